@@ -1,0 +1,71 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { categoryRoutes } from './categories/category.routes.ts';
+import { Categories, Category } from './categories/category.schemas.ts';
+import { registerAuth } from './http/auth.ts';
+import { ErrorBody } from './http/common.schemas.ts';
+import { registerDeprecation } from './http/deprecation.ts';
+import { registerErrorHandling, sendError } from './http/error-handler.ts';
+import { registerHealth } from './http/health.ts';
+import { methodNotAllowed } from './http/method-not-allowed.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { CursorCodec } from './http/paging.ts';
+import { buildValidatorCompiler } from './http/validation.ts';
+import { KeyVerifier } from './keys/key.service.ts';
+import { petRoutes } from './pets/pet.routes.ts';
+import { NewPet, Pet, PetStatus, Pets } from './pets/pet.schemas.ts';
+import { PetService } from './pets/pet.service.ts';
+import type { Storage } from './storage/storage.ts';
+import { orderRoutes } from './store/order.routes.ts';
+import { NewOrder, Order, OrderStatus, OrderUpdate, Orders } from './store/order.schemas.ts';
+import { OrderService } from './store/order.service.ts';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly clock?: Clock;
+  /** Fastify logger option; main.ts passes pino settings, tests usually false. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+const SHARED_SCHEMAS = [ErrorBody, PetStatus, NewPet, Pet, Pets, Category, Categories, OrderStatus, NewOrder, OrderUpdate, Order, Orders];
+
+export const DOCS_PATH = '/docs';
+
+/** The one app factory: main.ts, the CLI and every test build the service through it. */
+export async function buildApp({ config, storage, clock = systemClock, logger = false }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    // Framework-level failures (bad percent-encoding in the URL, …) get the same Error body.
+    frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  app.setValidatorCompiler(buildValidatorCompiler(SHARED_SCHEMAS));
+  registerErrorHandling(app);
+
+  const base = config.publicBaseUrl || '/v1';
+  registerDeprecation(app, clock, base, `${config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : ''}${DOCS_PATH}`);
+  registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys));
+  const notAllowed = methodNotAllowed(app);
+
+  await registerOpenApi(app, config);
+  registerHealth(app, storage);
+
+  const cursors = new CursorCodec(await storage.secret('cursor'));
+  await app.register(
+    async (v1) => {
+      await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors), base });
+      await v1.register(categoryRoutes, { categories: storage.categories });
+      await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
+    },
+    { prefix: '/v1' },
+  );
+  notAllowed.fill();
+  return app;
+}

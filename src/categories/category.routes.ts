@@ -1,0 +1,21 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { commonErrors } from '../http/common.schemas.ts';
+import type { CategoryRepository } from '../storage/storage.ts';
+import { Categories } from './category.schemas.ts';
+
+export const categoryRoutes: FastifyPluginAsyncTypebox<{ categories: CategoryRepository }> = async (app, { categories }) => {
+  app.get(
+    '/categories',
+    {
+      config: { scope: 'pets:read' },
+      schema: {
+        operationId: 'listCategories',
+        tags: ['Pets'],
+        summary: 'List categories',
+        description: 'All categories an animal can belong to (the values of `categoryId`), ascending by id. Operators add categories with `petstore categories add`.',
+        response: { 200: { ...Categories, description: 'Every category' }, ...commonErrors },
+      },
+    },
+    async () => categories.list(),
+  );
+};

@@ -1,0 +1,112 @@
+// Configuration is read once, from an environment-like record, into a frozen object.
+// Anything invalid throws ConfigError naming the variable; main.ts prints that one line and exits.
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export type DatabaseConfig =
+  | { readonly engine: 'sqlite'; readonly path: string } // ':memory:' for an in-memory database
+  | { readonly engine: 'postgres'; readonly url: string; readonly poolSize: number };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseConfig;
+  readonly bootstrapApiKeys: readonly string[];
+  readonly publicBaseUrl: string; // '' → relative links; otherwise absolute, ending in /v1, no trailing slash
+  readonly stagingBaseUrl: string;
+  readonly logLevel: LogLevel;
+  readonly production: boolean;
+  readonly bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  const trimmed = raw.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function baseUrl(env: Env, name: string): string {
+  const raw = value(env, name);
+  if (raw === undefined) return '';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected an absolute http(s) URL such as https://api.example.com/v1, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `expected an http or https URL, got "${raw}"`);
+  }
+  if (url.search || url.hash) throw new ConfigError(name, 'must not contain a query string or fragment');
+  const text = url.href.replace(/\/+$/, '');
+  if (!text.endsWith('/v1')) throw new ConfigError(name, `must end with the version segment /v1, got "${raw}"`);
+  return text;
+}
+
+export function parseDatabaseUrl(raw: string, poolSize: number, variable = 'DATABASE_URL'): DatabaseConfig {
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length);
+    if (path === '') throw new ConfigError(variable, 'sqlite: needs a file path, e.g. sqlite:data/petstore.db or sqlite::memory:');
+    return Object.freeze({ engine: 'sqlite', path });
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError(variable, 'is not a valid postgres:// URL');
+    }
+    return Object.freeze({ engine: 'postgres', url: raw, poolSize });
+  }
+  throw new ConfigError(variable, 'must start with sqlite: or postgres:// (or postgresql://)');
+}
+
+export function loadConfig(env: Env): Config {
+  const logLevel = (value(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const host = value(env, 'HOST') ?? '127.0.0.1';
+  const poolSize = integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
+  const keys = (value(env, 'PETSTORE_API_KEYS') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  for (const key of keys) {
+    if (key.length < 16 || /\s/.test(key)) {
+      throw new ConfigError('PETSTORE_API_KEYS', 'each key must be at least 16 characters with no spaces (use `petstore keys create` for strong keys)');
+    }
+  }
+  return Object.freeze({
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host,
+    database: parseDatabaseUrl(value(env, 'DATABASE_URL') ?? 'sqlite:data/petstore.db', poolSize),
+    bootstrapApiKeys: Object.freeze(keys),
+    publicBaseUrl: baseUrl(env, 'PUBLIC_BASE_URL'),
+    stagingBaseUrl: baseUrl(env, 'STAGING_BASE_URL'),
+    logLevel: logLevel as LogLevel,
+    production: value(env, 'NODE_ENV') === 'production',
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 100 * 1024 * 1024),
+  });
+}

@@ -1,0 +1,36 @@
+import { Type, type Static } from 'typebox';
+import { ERROR_CODES } from '../errors.ts';
+
+// int64 identifiers, kept inside the range a JSON number carries exactly (2^53 - 1).
+export const Id = (description: string) =>
+  Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.String({ description: 'Machine-readable error code; stable, see docs/api.md', examples: ['validation_failed'], enum: ERROR_CODES }),
+    message: Type.String({ description: 'Human-readable description', examples: ['body/name must not be blank'] }),
+    status: Type.Integer({ description: 'The HTTP status code', minimum: 400, maximum: 599, examples: [400] }),
+  },
+  { $id: 'Error', additionalProperties: false, description: 'The one error body of every error response' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of items returned' });
+export const Cursor = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'Opaque position from a previous page\'s `Link: rel="next"`; never build it by hand',
+});
+
+const errorRef = (description: string) => Type.Unsafe<ErrorBody>({ $ref: 'Error#', description });
+
+/** Error responses every authenticated operation can return. */
+export const commonErrors = {
+  401: errorRef('API key missing or invalid (`unauthorized`)'),
+  403: errorRef('The key lacks the scope this operation needs (`insufficient_scope`)'),
+  429: errorRef('Too many requests for this key (`rate_limited`)'),
+  500: errorRef('Unexpected failure (`internal_error`); details are logged, never returned'),
+  503: errorRef('The database is unreachable (`service_unavailable`); retry later'),
+} as const;
+
+export const errorResponse = errorRef;

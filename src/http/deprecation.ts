@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.ts';
+import { AppError } from '../errors.ts';
+
+export interface Deprecation {
+  /** When the operation was deprecated (RFC 9745 `Deprecation: @<unix seconds>`). */
+  readonly deprecatedAt: Date;
+  /** When it stops working (RFC 8594 `Sunset`); from then on it answers 410 Gone. */
+  readonly sunset: Date;
+  /** Path, under the API base, of the operation that replaces it. */
+  readonly successor: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    deprecation?: Deprecation;
+  }
+}
+
+/**
+ * Registered before authentication so that every response of a deprecated operation — 401s
+ * included — tells the client it is deprecated, when it ends and what replaces it.
+ */
+export function registerDeprecation(app: FastifyInstance, clock: Clock, base: string, docsUrl: string): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const d = request.routeOptions.config.deprecation;
+    if (d === undefined) return;
+    reply.header('deprecation', `@${Math.floor(d.deprecatedAt.getTime() / 1000)}`);
+    reply.header('sunset', d.sunset.toUTCString());
+    reply.header('link', `<${base}${d.successor}>; rel="successor-version", <${docsUrl}>; rel="deprecation"; type="text/html"`);
+    if (clock.now().getTime() >= d.sunset.getTime()) {
+      throw new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+    }
+  });
+}

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../errors.ts';
+import { describeValidationError } from './validation.ts';
+
+export interface HttpError {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'bad_request',
+};
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  unsupported_media_type: 'request body must be sent as Content-Type: application/json',
+  invalid_json: 'request body is not valid JSON',
+  internal_error: 'the service failed unexpectedly; the failure is logged with this request id',
+};
+
+/**
+ * Maps anything thrown to the public Error shape. Pure, so every branch is unit-tested.
+ * 4xx keep a message that helps the client; 5xx never show internals.
+ */
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof AppError) return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+  if (err instanceof StorageUnavailableError) {
+    return { status: 503, code: 'service_unavailable', message: 'the database is unreachable; retry later', headers: { 'retry-after': '1' } };
+  }
+  const e = err as Partial<FastifyError> & { validation?: unknown[]; validationContext?: string };
+  if (Array.isArray(e.validation) && e.validation.length > 0) {
+    return { status: 400, code: 'validation_failed', message: describeValidationError(e.validationContext ?? 'body', e.validation as never), headers: {} };
+  }
+  const mapped = e.code ? FASTIFY_CODES[e.code] : undefined;
+  if (mapped) {
+    const message = mapped === 'payload_too_large' ? 'request body is larger than the limit' : (MESSAGES[mapped] ?? e.message ?? mapped);
+    return { status: ERROR_STATUS[mapped], code: mapped, message, headers: {} };
+  }
+  // The JSON parser throws SyntaxError (bad JSON, or a __proto__ key) with statusCode 400.
+  if (err instanceof SyntaxError) return { status: 400, code: 'invalid_json', message: `${MESSAGES.invalid_json}: ${err.message}`, headers: {} };
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const code: ErrorCode = status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request';
+    return { status: ERROR_STATUS[code], code, message: e.message ?? code, headers: {} };
+  }
+  return { status: 500, code: 'internal_error', message: MESSAGES.internal_error!, headers: {} };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const http = toHttpError(err);
+  if (http.status >= 500) request.log.error({ err }, 'request failed');
+  return reply.code(http.status).headers(http.headers).send({ code: http.code, message: http.message, status: http.status });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    sendError(request, reply, new AppError('not_found', `no resource at ${request.method} ${path}`));
+  });
+}

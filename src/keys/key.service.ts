@@ -1,0 +1,58 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKeyRepository } from '../storage/storage.ts';
+import { SCOPES, type ApiKeyInfo, type Principal, type Scope } from './key.types.ts';
+
+export const KEY_PREFIX = 'pst_';
+
+/** 32 random bytes, base64url, behind a prefix secret scanners can match (`pst_` + 43 chars). */
+export function generateKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** Keys are random and long, so one SHA-256 (no salt, no stretching) is the right hash. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** What `keys list` shows to tell keys apart: the prefix and first 4 secret characters. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX.length + 4);
+}
+
+export function parseScopes(text: string | undefined): Scope[] {
+  if (text === undefined || text.trim() === '') return [...SCOPES];
+  const scopes = text.split(/[\s,]+/).filter(Boolean);
+  for (const s of scopes) {
+    if (!(SCOPES as readonly string[]).includes(s)) throw new Error(`unknown scope "${s}"; known scopes: ${SCOPES.join(', ')}`);
+  }
+  return [...new Set(scopes)] as Scope[];
+}
+
+export async function createApiKey(repo: ApiKeyRepository, name: string, scopes: readonly Scope[], now = new Date()): Promise<{ key: string; info: ApiKeyInfo }> {
+  const key = generateKey();
+  const info = await repo.create({ name, prefix: displayPrefix(key), hash: hashKey(key), scopes }, now);
+  return { key, info };
+}
+
+/**
+ * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
+ * memory) first, then stored keys. Nothing is cached, so a revocation applies on the next request.
+ */
+export class KeyVerifier {
+  readonly #bootstrap: Map<string, Principal>;
+  readonly #repo: ApiKeyRepository;
+
+  constructor(repo: ApiKeyRepository, bootstrapKeys: readonly string[]) {
+    this.#repo = repo;
+    this.#bootstrap = new Map(bootstrapKeys.map((k) => [hashKey(k), { keyId: null, scopes: SCOPES }]));
+  }
+
+  get hasBootstrapKeys(): boolean {
+    return this.#bootstrap.size > 0;
+  }
+
+  async verify(token: string): Promise<Principal | undefined> {
+    const hash = hashKey(token);
+    return this.#bootstrap.get(hash) ?? (await this.#repo.findActiveByHash(hash));
+  }
+}

@@ -1,0 +1,18 @@
+export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** What an operator sees of a key: never the secret, never its hash. */
+export interface ApiKeyInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+}
+
+/** The identity a request runs as once its bearer token is accepted. */
+export interface Principal {
+  readonly keyId: number | null; // null for bootstrap keys from PETSTORE_API_KEYS
+  readonly scopes: readonly Scope[];
+}

@@ -1,0 +1,71 @@
+// Process entry: configuration → storage → app → listen; graceful close on SIGTERM/SIGINT.
+// The only module that reads process.env, listens or exits.
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { loggerOptions } from './logger.ts';
+import { createApiKey } from './keys/key.service.ts';
+import { SCOPES } from './keys/key.types.ts';
+import { openStorage } from './storage/open.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`petstore: invalid configuration: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  let storage;
+  try {
+    storage = await openStorage(config.database);
+  } catch (err) {
+    process.stderr.write(`petstore: cannot open the database (${config.database.engine}): ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+
+  const app = await buildApp({ config, storage, logger: loggerOptions(config) });
+
+  // First run: no key anywhere → in development mint one so a newcomer can call the API at once.
+  if (config.bootstrapApiKeys.length === 0 && (await storage.apiKeys.count()) === 0) {
+    if (config.production) {
+      app.log.warn('no API key exists: create one with `npx petstore keys create --name <name>` (same DATABASE_URL)');
+    } else {
+      const { key } = await createApiKey(storage.apiKeys, 'first-run', SCOPES);
+      const base = config.publicBaseUrl || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/v1`;
+      process.stdout.write(
+        `\nNo API key existed, so one was created. It is shown only this once:\n\n  ${key}\n\nTry it:\n\n  curl -H 'Authorization: Bearer ${key}' ${base}/pets\n\n`,
+      );
+    }
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    await app.close();
+    await storage.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
+    await storage.close();
+    process.exit(1);
+  }
+}
+
+await main();

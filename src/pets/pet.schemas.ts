@@ -1,0 +1,48 @@
+import { Type, type Static } from 'typebox';
+import { Cursor, Id, Limit } from '../http/common.schemas.ts';
+
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+export const PetStatus = Type.Enum(PET_STATUSES, { $id: 'PetStatus', type: 'string', description: 'Availability status' } as {});
+export type PetStatus = (typeof PET_STATUSES)[number];
+const statusRef = Type.Unsafe<PetStatus>({ $ref: 'PetStatus#' });
+
+export const PET_NAME_MAX = 100;
+const name = Type.String({ minLength: 1, maxLength: PET_NAME_MAX, pattern: '\\S', description: "The animal's name (1–100 characters, not blank)", examples: ['Rex'] });
+const categoryId = Id('Identifier of the category the animal belongs to (see GET /categories)');
+
+export const NewPet = Type.Object(
+  {
+    name,
+    categoryId: { ...categoryId, examples: [1] },
+    status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Availability status; defaults to `available`' })),
+  },
+  { $id: 'NewPet', additionalProperties: false, examples: [{ name: 'Rex', categoryId: 1, status: 'available' }] },
+);
+export type NewPet = Static<typeof NewPet>;
+
+export const Pet = Type.Object(
+  {
+    id: { ...Id('Unique identifier, assigned by the service on creation'), examples: [1] },
+    name,
+    categoryId: { ...categoryId, examples: [1] },
+    status: statusRef,
+  },
+  { $id: 'Pet', additionalProperties: false, examples: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] },
+);
+// status is always present in responses (it defaults on creation), so the domain type requires it.
+export type Pet = Static<typeof Pet>;
+
+export const Pets = Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), { $id: 'Pets', description: 'A page of animals, ascending by id' });
+
+export const ListPetsQuery = Type.Object(
+  {
+    limit: Type.Optional(Limit),
+    status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Filters by availability status' })),
+    cursor: Type.Optional(Cursor),
+  },
+  { additionalProperties: false },
+);
+export type ListPetsQuery = Static<typeof ListPetsQuery>;
+
+export const PetIdParams = Type.Object({ petId: Id('The identifier of the animal') }, { additionalProperties: false });
+export type PetIdParams = Static<typeof PetIdParams>;

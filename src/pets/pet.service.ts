@@ -1,0 +1,38 @@
+import type { CursorCodec } from '../http/paging.ts';
+import type { PetRepository } from '../storage/storage.ts';
+import type { ListPetsQuery, NewPet, Pet } from './pet.schemas.ts';
+
+export interface Page<T> {
+  readonly items: T[];
+  /** Cursor for the next page, when more items may follow. */
+  readonly next?: string;
+}
+
+export class PetService {
+  readonly #pets: PetRepository;
+  readonly #cursors: CursorCodec;
+
+  constructor(pets: PetRepository, cursors: CursorCodec) {
+    this.#pets = pets;
+    this.#cursors = cursors;
+  }
+
+  create(input: NewPet): Promise<Pet> {
+    return this.#pets.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? 'available' });
+  }
+
+  get(id: number): Promise<Pet | undefined> {
+    return this.#pets.get(id);
+  }
+
+  async list(q: ListPetsQuery): Promise<Page<Pet>> {
+    const limit = q.limit ?? 20;
+    const scope = `pets;${q.status ?? ''}`;
+    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
+    // One row more than asked tells whether a next page exists without a second query.
+    const rows = await this.#pets.list({ limit: limit + 1, afterId, status: q.status });
+    if (rows.length <= limit) return { items: rows };
+    const items = rows.slice(0, limit);
+    return { items, next: this.#cursors.encode(scope, items[items.length - 1].id) };
+  }
+}

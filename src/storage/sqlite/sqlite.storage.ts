@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DatabaseSync } from 'node:sqlite';
+import type { Storage } from '../storage.ts';
+import { SQLITE_MIGRATIONS, type Migration } from './migrations.ts';
+import { SqlitePets } from './sqlite.pets.ts';
+import { SqliteCategories } from './sqlite.categories.ts';
+import { SqliteOrders } from './sqlite.orders.ts';
+import { SqliteApiKeys } from './sqlite.api-keys.ts';
+import { transaction } from './sqlite.tx.ts';
+
+export interface SqliteOptions {
+  /** File path, or ':memory:'. */
+  readonly path: string;
+  /** Apply pending migrations while opening (start-up and `petstore migrate` do; default true). */
+  readonly migrate?: boolean;
+}
+
+export function openSqlite(options: SqliteOptions): Storage {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true, timeout: 5000 });
+  // WAL lets readers run beside the writer; synchronous=FULL fsyncs the WAL at every commit, so
+  // an acknowledged write survives power loss (docs/operations.md, "Durability").
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA busy_timeout = 5000');
+  if (options.migrate !== false) migrateSqlite(db, SQLITE_MIGRATIONS);
+
+  const secretGet = db.prepare('SELECT value FROM meta WHERE key = ?');
+  const secretPut = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+  const ping = db.prepare('SELECT 1');
+  let closed = false;
+
+  return {
+    engine: 'sqlite',
+    pets: new SqlitePets(db),
+    categories: new SqliteCategories(db),
+    orders: new SqliteOrders(db),
+    apiKeys: new SqliteApiKeys(db),
+    async secret(name) {
+      secretPut.run(name, randomBytes(32).toString('base64url'));
+      return (secretGet.get(name) as { value: string }).value;
+    },
+    async ping() {
+      ping.get();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}
+
+export function migrateSqlite(db: DatabaseSync, migrations: readonly Migration[]): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    // One write transaction per migration; BEGIN IMMEDIATE serialises processes starting together.
+    transaction(db, () => {
+      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
+      if (done) return;
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+      applied.push(migration.version);
+    });
+  }
+  return applied;
+}

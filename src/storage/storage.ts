@@ -1,0 +1,84 @@
+// The repository interfaces every engine implements. Routes and services depend on these only;
+// only src/storage/<engine>/ knows SQL. Repositories return domain objects, never rows.
+import type { Category } from '../categories/category.schemas.ts';
+import type { ApiKeyInfo, Principal, Scope } from '../keys/key.types.ts';
+import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import type { Order, OrderStatus } from '../store/order.schemas.ts';
+
+export interface PetCreate {
+  readonly name: string;
+  readonly categoryId: number;
+  readonly status: PetStatus;
+}
+
+/** Keyset page request: rows with id > afterId, ascending, at most `limit`. */
+export interface PetQuery {
+  readonly limit: number;
+  readonly afterId: number;
+  readonly status?: PetStatus;
+}
+
+export interface PetRepository {
+  /** Throws AppError('unknown_category') when categoryId does not exist. */
+  create(input: PetCreate): Promise<Pet>;
+  get(id: number): Promise<Pet | undefined>;
+  list(query: PetQuery): Promise<Pet[]>;
+}
+
+export interface CategoryRepository {
+  list(): Promise<Category[]>;
+  create(name: string): Promise<Category>;
+}
+
+export interface OrderQuery {
+  readonly limit: number;
+  readonly afterId: number;
+  readonly status?: OrderStatus;
+  readonly petId?: number;
+}
+
+export interface OrderRepository {
+  /**
+   * Places an order and marks the pet `pending`, atomically.
+   * Throws AppError('unknown_pet') or AppError('pet_not_available').
+   */
+  place(petId: number, now: Date): Promise<Order>;
+  get(id: number): Promise<Order | undefined>;
+  list(query: OrderQuery): Promise<Order[]>;
+  /**
+   * Moves an order to `to` and the pet to the status that follows, atomically, when the
+   * transition from the order's current status is allowed (see store/order.lifecycle.ts).
+   * Throws AppError('not_found') or AppError('invalid_transition').
+   */
+  transition(id: number, to: OrderStatus, now: Date): Promise<Order>;
+}
+
+export interface ApiKeyCreate {
+  readonly name: string;
+  readonly prefix: string;
+  readonly hash: string; // hex SHA-256 of the whole key
+  readonly scopes: readonly Scope[];
+}
+
+export interface ApiKeyRepository {
+  create(input: ApiKeyCreate, now: Date): Promise<ApiKeyInfo>;
+  /** The active (not revoked) key with this hash, if any. */
+  findActiveByHash(hash: string): Promise<Principal | undefined>;
+  list(): Promise<ApiKeyInfo[]>;
+  /** true when an active key was revoked by this call. */
+  revoke(id: number, now: Date): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+export interface Storage {
+  readonly engine: 'sqlite' | 'postgres';
+  readonly pets: PetRepository;
+  readonly categories: CategoryRepository;
+  readonly orders: OrderRepository;
+  readonly apiKeys: ApiKeyRepository;
+  /** A random secret created once per database, shared by every instance (signs cursors). */
+  secret(name: string): Promise<string>;
+  /** Resolves when the database answers a trivial query and migrations are applied. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

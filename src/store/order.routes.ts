@@ -1,0 +1,123 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../errors.ts';
+import { commonErrors, errorResponse } from '../http/common.schemas.ts';
+import { nextLink } from '../http/paging.ts';
+import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
+import type { OrderService } from './order.service.ts';
+
+export interface OrderRoutesOptions {
+  readonly orders: OrderService;
+  readonly base: string;
+}
+
+const bodyErrors = {
+  413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
+  415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
+};
+
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, base }) => {
+  app.get(
+    '/store/orders',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'listOrders',
+        tags: ['Store'],
+        summary: 'List store orders',
+        description: 'A page of orders, ascending by id, optionally filtered by `status` and `petId`; paged like `GET /pets` (`Link: rel="next"`).',
+        'x-stability': 'beta',
+        querystring: ListOrdersQuery,
+        response: {
+          200: { ...Orders, description: 'A page of orders' },
+          400: errorResponse('Invalid `limit`, `status`, `petId` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)'),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const page = await orders.list(request.query);
+      if (page.next !== undefined) {
+        const { limit, status, petId } = request.query;
+        reply.header('link', nextLink(base, '/store/orders', { limit, status, petId, cursor: page.next }));
+      }
+      return page.items;
+    },
+  );
+
+  app.post(
+    '/store/orders',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        operationId: 'placeOrder',
+        tags: ['Store'],
+        summary: 'Place an order for an animal',
+        description: 'Creates an order in state `placed`; the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered.',
+        'x-stability': 'experimental',
+        body: NewOrder,
+        response: {
+          201: { ...Order, description: 'Order placed; `Location` names it' },
+          400: errorResponse('Missing or invalid fields, body not JSON, or unknown pet (`validation_failed`, `invalid_json`, `unknown_pet`)'),
+          409: errorResponse('The animal is not available (`pet_not_available`)'),
+          ...bodyErrors,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const order = await orders.place(request.body.petId);
+      return reply.code(201).header('location', `${base}/store/orders/${order.id}`).send(order);
+    },
+  );
+
+  app.get(
+    '/store/orders/:orderId',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'getOrder',
+        tags: ['Store'],
+        summary: 'Get an order',
+        'x-stability': 'experimental',
+        params: OrderIdParams,
+        response: {
+          200: { ...Order, description: 'The order' },
+          400: errorResponse('`orderId` is not an integer between 1 and 2^53-1 (`validation_failed`)'),
+          404: errorResponse('No order with this id (`not_found`)'),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => {
+      const order = await orders.get(request.params.orderId);
+      if (!order) throw new AppError('not_found', `order ${request.params.orderId} does not exist`);
+      return order;
+    },
+  );
+
+  app.patch(
+    '/store/orders/:orderId',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        operationId: 'updateOrder',
+        tags: ['Store'],
+        summary: 'Move an order to its next state',
+        description:
+          'Allowed transitions: placed → approved, approved → delivered (animal becomes `sold`), placed|approved → cancelled (animal becomes `available`). `delivered` and `cancelled` are final.',
+        'x-stability': 'experimental',
+        params: OrderIdParams,
+        body: OrderUpdate,
+        response: {
+          200: { ...Order, description: 'The order after the transition' },
+          400: errorResponse('Invalid `orderId` or body (`validation_failed`, `invalid_json`)'),
+          404: errorResponse('No order with this id (`not_found`)'),
+          409: errorResponse('The transition is not allowed from the current state (`invalid_transition`)'),
+          ...bodyErrors,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => orders.update(request.params.orderId, request.body.status),
+  );
+};

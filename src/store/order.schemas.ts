@@ -1,0 +1,49 @@
+import { Type, type Static } from 'typebox';
+import { Cursor, Id, Limit } from '../http/common.schemas.ts';
+
+export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const OrderStatus = Type.Enum(ORDER_STATUSES, { $id: 'OrderStatus', type: 'string', description: 'Order lifecycle state' } as {});
+const statusRef = (description: string) => Type.Unsafe<OrderStatus>({ $ref: 'OrderStatus#', description });
+
+const timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: ['2026-11-22T12:00:00.000Z'] });
+
+export const Order = Type.Object(
+  {
+    id: { ...Id('Unique identifier, assigned by the service'), examples: [1] },
+    petId: { ...Id('The animal ordered'), examples: [1] },
+    status: statusRef('Order lifecycle state'),
+    createdAt: timestamp('When the order was placed'),
+    updatedAt: timestamp('When the order last changed'),
+  },
+  { $id: 'Order', additionalProperties: false },
+);
+export type Order = Static<typeof Order>;
+export const Orders = Type.Array(Type.Unsafe<Order>({ $ref: 'Order#' }), { $id: 'Orders', description: 'A page of orders, ascending by id' });
+
+export const NewOrder = Type.Object(
+  { petId: { ...Id('The animal to buy; it must be `available`'), examples: [1] } },
+  { $id: 'NewOrder', additionalProperties: false, examples: [{ petId: 1 }] },
+);
+export type NewOrder = Static<typeof NewOrder>;
+
+export const OrderUpdate = Type.Object(
+  { status: statusRef('Target state: approved, delivered or cancelled, subject to the allowed transitions') },
+  { $id: 'OrderUpdate', additionalProperties: false, examples: [{ status: 'approved' }] },
+);
+export type OrderUpdate = Static<typeof OrderUpdate>;
+
+export const ListOrdersQuery = Type.Object(
+  {
+    limit: Type.Optional(Limit),
+    status: Type.Optional(statusRef('Filters by order status')),
+    petId: Type.Optional(Id('Filters by the animal ordered')),
+    cursor: Type.Optional(Cursor),
+  },
+  { additionalProperties: false },
+);
+export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
+
+export const OrderIdParams = Type.Object({ orderId: Id('The identifier of the order') }, { additionalProperties: false });
+export type OrderIdParams = Static<typeof OrderIdParams>;

@@ -1,0 +1,39 @@
+import type { Clock } from '../clock.ts';
+import type { CursorCodec } from '../http/paging.ts';
+import type { Page } from '../pets/pet.service.ts';
+import type { OrderRepository } from '../storage/storage.ts';
+import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
+
+export class OrderService {
+  readonly #orders: OrderRepository;
+  readonly #cursors: CursorCodec;
+  readonly #clock: Clock;
+
+  constructor(orders: OrderRepository, cursors: CursorCodec, clock: Clock) {
+    this.#orders = orders;
+    this.#cursors = cursors;
+    this.#clock = clock;
+  }
+
+  place(petId: number): Promise<Order> {
+    return this.#orders.place(petId, this.#clock.now());
+  }
+
+  get(id: number): Promise<Order | undefined> {
+    return this.#orders.get(id);
+  }
+
+  update(id: number, status: OrderStatus): Promise<Order> {
+    return this.#orders.transition(id, status, this.#clock.now());
+  }
+
+  async list(q: ListOrdersQuery): Promise<Page<Order>> {
+    const limit = q.limit ?? 20;
+    const scope = `orders;${q.status ?? ''};${q.petId ?? ''}`;
+    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
+    const rows = await this.#orders.list({ limit: limit + 1, afterId, status: q.status, petId: q.petId });
+    if (rows.length <= limit) return { items: rows };
+    const items = rows.slice(0, limit);
+    return { items, next: this.#cursors.encode(scope, items[items.length - 1].id) };
+  }
+}
