@@ -45,6 +45,8 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
+  app.removeContentTypeParser('text/plain');
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.setValidatorCompiler(buildValidatorCompiler(SHARED_SCHEMAS));
   registerErrorHandling(app);
