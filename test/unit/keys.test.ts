@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { displayPrefix, generateKey, hashKey, parseScopes } from '../../src/keys/key.service.ts';
+import { parseBearer } from '../../src/http/auth.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
+
+describe('API keys', () => {
+  test('are pst_ + 43 base64url characters (256 bits) and never repeat', () => {
+    const keys = new Set(Array.from({ length: 1000 }, generateKey));
+    assert.equal(keys.size, 1000);
+    for (const k of keys) assert.match(k, /^pst_[A-Za-z0-9_-]{43}$/);
+  });
+
+  test('hash is hex SHA-256 of the whole key', () => {
+    const k = generateKey();
+    assert.equal(hashKey(k), createHash('sha256').update(k).digest('hex'));
+    assert.notEqual(hashKey(k), hashKey(`${k}x`));
+  });
+
+  test('display prefix shows 4 secret characters at most', () => {
+    assert.equal(displayPrefix('pst_abcdefgh'), 'pst_abcd');
+  });
+
+  test('scopes default to all, parse lists, and refuse unknown names', () => {
+    assert.deepEqual(parseScopes(undefined), [...SCOPES]);
+    assert.deepEqual(parseScopes('pets:read, orders:read'), ['pets:read', 'orders:read']);
+    assert.throws(() => parseScopes('pets:admin'), /unknown scope "pets:admin"/);
+  });
+
+  test('parseBearer accepts RFC 6750 b64token and any scheme case', () => {
+    assert.equal(parseBearer('Bearer abc.DEF-_~+/=='), 'abc.DEF-_~+/==');
+    assert.equal(parseBearer('bearer   tok'), 'tok');
+    for (const h of [undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Bearer a b', 'Bearertok', 'Bearer tök']) assert.equal(parseBearer(h), undefined, String(h));
+  });
+});
