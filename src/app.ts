@@ -7,6 +7,7 @@ import { Categories, Category } from './categories/category.schemas.ts';
 import { registerAuth } from './http/auth.ts';
 import { ErrorBody } from './http/common.schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
+import { registerDocs } from './http/docs.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerHealth } from './http/health.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
@@ -57,6 +58,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   const notAllowed = methodNotAllowed(app);
 
   await registerOpenApi(app, config);
+  await registerDocs(app, config, DOCS_PATH);
   registerHealth(app, storage);
 
   const cursors = new CursorCodec(await storage.secret('cursor'));

@@ -11,7 +11,12 @@ export const ErrorBody = Type.Object(
     message: Type.String({ description: 'Human-readable description', examples: ['body/name must not be blank'] }),
     status: Type.Integer({ description: 'The HTTP status code', minimum: 400, maximum: 599, examples: [400] }),
   },
-  { $id: 'Error', additionalProperties: false, description: 'The one error body of every error response' },
+  {
+    $id: 'Error',
+    additionalProperties: false,
+    description: 'The one error body of every error response',
+    examples: [{ code: 'validation_failed', message: 'body field "name" must be at least 1 character long', status: 400 }],
+  },
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { SCOPES } from '../keys/key.types.ts';
 
 export const API_VERSION = '1.0.0';
@@ -50,8 +51,75 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
       const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
-      return { schema: { ...schema, description, security } as never, url };
+      const { body, response } = schema as { body?: { $id?: string }; response?: Record<string, unknown> };
+      return {
+        schema: {
+          ...schema,
+          description,
+          security,
+          ...(body && { body: referenced(body) }),
+          ...(response && { response: documentResponses(response) }),
+        } as never,
+        url,
+      };
     },
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+}
+
+// Example messages as the service words them; a code missing here falls back to the response description.
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  validation_failed: 'body field "name" must be at least 1 character long',
+  invalid_json: 'request body is not valid JSON',
+  unknown_category: 'body/categoryId 42 is not a known category (see GET /v1/categories)',
+  unknown_pet: 'body/petId 42 is not a known pet',
+  invalid_cursor: 'query parameter "cursor" is not a cursor this service issued; use the Link rel="next" URL as given',
+  unauthorized: 'missing Authorization header; send Authorization: Bearer <API key>',
+  insufficient_scope: 'this API key lacks the scope pets:write',
+  not_found: 'pet 42 does not exist',
+  pet_not_available: 'pet 42 is pending, not available',
+  invalid_transition: 'order 7 cannot go from delivered to cancelled (delivered is final)',
+  gone: 'this operation was removed on Thu, 05 Dec 2030 00:00:00 GMT; use GET /v1/pets instead',
+  payload_too_large: 'request body is larger than the limit',
+  unsupported_media_type: 'request body must be sent as Content-Type: application/json',
+  rate_limited: 'too many requests; retry after the time in Retry-After',
+  internal_error: 'the service failed unexpectedly; the failure is logged with this request id',
+  service_unavailable: 'the database is unreachable; retry later',
+};
+
+/** A shared schema (one with an $id) is referenced from components, not repeated inline. */
+function referenced(schema: { $id?: string }): unknown {
+  return typeof schema.$id === 'string' ? { $ref: `${schema.$id}#` } : schema;
+}
+
+/**
+ * Shapes the documented responses; documentation only, the route schemas that serialize replies
+ * are untouched. Success bodies built from a shared schema (`{ ...Pet, description }`) reference it.
+ * Every error response gets one named example per error code it can carry: the codes come from
+ * the response description, which names them in backticks (`validation_failed`); a description
+ * naming no code of its status is a mistake in the route schema and fails loudly.
+ */
+function documentResponses(response: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(response).map(([status, value]) => {
+      const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[] };
+      if (Number(status) < 400) {
+        if (typeof r.$id !== 'string') return [status, value];
+        const example = r.examples?.[0];
+        return [status, { description: r.description, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } }];
+      }
+      if (r.$ref !== 'Error#') return [status, value];
+      const description = r.description ?? '';
+      const codes = [...description.matchAll(/`([a-z_]+)`/g)]
+        .map((m) => m[1] as ErrorCode)
+        .filter((code) => (ERROR_STATUS[code] as number | undefined) === Number(status));
+      if (codes.length === 0) throw new Error(`OpenAPI: the ${status} response "${description}" must name its error code(s) in backticks`);
+      const fallback = description.replace(/\s*\([^)]*`[^)]*\)/g, '');
+      const examples = Object.fromEntries(
+        codes.map((code) => [code, { summary: code, value: { code, message: EXAMPLE_MESSAGES[code] ?? fallback, status: Number(status) } }]),
+      );
+      // The content form lets the media type carry named examples next to the Error reference.
+      return [status, { description, content: { 'application/json': { schema: { $ref: 'Error#' }, examples } } }];
+    }),
+  );
 }

@@ -17,7 +17,11 @@ export const Order = Type.Object(
     createdAt: timestamp('When the order was placed'),
     updatedAt: timestamp('When the order last changed'),
   },
-  { $id: 'Order', additionalProperties: false },
+  {
+    $id: 'Order',
+    additionalProperties: false,
+    examples: [{ id: 7, petId: 1, status: 'placed', createdAt: '2026-11-22T12:00:00.000Z', updatedAt: '2026-11-22T12:00:00.000Z' }],
+  },
 );
 export type Order = Static<typeof Order>;
 export const Orders = Type.Array(Type.Unsafe<Order>({ $ref: 'Order#' }), { $id: 'Orders', description: 'A page of orders, ascending by id' });

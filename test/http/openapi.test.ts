@@ -1,0 +1,353 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { validate } from '@scalar/openapi-parser';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { runCli } from '../../src/cli/cli.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ERROR_STATUS } from '../../src/errors.ts';
+import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
+import type { Storage } from '../../src/storage/storage.ts';
+import { buildTestApp } from '../helpers/app.ts';
+
+// A loose view of the document: the tests walk it as plain JSON.
+type Json = Record<string, any>;
+interface Operation {
+  readonly method: string;
+  readonly path: string;
+  readonly op: Json;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+function operations(doc: Json): Operation[] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m] !== undefined).map((method) => ({ method, path, op: item[method] as Json })),
+  );
+}
+
+function byId(doc: Json, operationId: string): Json {
+  const found = operations(doc).find((o) => o.op.operationId === operationId);
+  assert.ok(found, `operation ${operationId} is missing from the document`);
+  return found.op;
+}
+
+/** Follows a local JSON pointer (`#/a/b`); undefined when it leads nowhere. */
+function resolvePointer(doc: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = doc;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Json)[key];
+  }
+  return node;
+}
+
+function collectRefs(node: unknown, at = '#', out: { at: string; ref: string }[] = []): { at: string; ref: string }[] {
+  if (Array.isArray(node)) node.forEach((v, i) => collectRefs(v, `${at}/${i}`, out));
+  else if (node !== null && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.push({ at, ref: v });
+      else collectRefs(v, `${at}/${k}`, out);
+    }
+  }
+  return out;
+}
+
+/** The first few JSON paths at which two documents differ, for a readable failure message. */
+function differences(a: unknown, b: unknown, at = '', out: string[] = []): string[] {
+  if (out.length >= 10) return out;
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) differences((a as Json)[k], (b as Json)[k], `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, out);
+  } else if (JSON.stringify(a) !== JSON.stringify(b)) out.push(at || '/');
+  return out;
+}
+
+/** The media-type objects of a response or request body. */
+function media(container: Json | undefined): Json[] {
+  return Object.values((container?.content ?? {}) as Json);
+}
+
+function schemaOf(doc: Json, schema: Json): Json {
+  return typeof schema.$ref === 'string' ? (resolvePointer(doc, schema.$ref) as Json) : schema;
+}
+
+async function generateLikeNpmScript(): Promise<unknown> {
+  // package.json: "openapi": "PUBLIC_BASE_URL= STAGING_BASE_URL= node src/cli/main.ts openapi --out openapi.json"
+  const out: string[] = [];
+  const code = await runCli(['openapi'], { PUBLIC_BASE_URL: '', STAGING_BASE_URL: '' }, { out: (s) => out.push(s), err: (s) => out.push(s) });
+  assert.equal(code, 0, out.join('\n'));
+  return JSON.parse(out.join('\n'));
+}
+
+async function documentFor(env: Record<string, string>): Promise<Json> {
+  const storage = openSqlite({ path: ':memory:' });
+  const app = await buildApp({ config: loadConfig(env), storage });
+  try {
+    const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    return res.json();
+  } finally {
+    await app.close();
+    await storage.close();
+  }
+}
+
+describe('committed openapi.json', () => {
+  test('is exactly the document the code generates (run `npm run openapi` after changing a schema)', async () => {
+    const committed = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8'));
+    const generated = await generateLikeNpmScript();
+    const diff = differences(generated, committed);
+    assert.deepEqual(
+      diff,
+      [],
+      `openapi.json is out of date with the code; run \`npm run openapi\` and commit the result. First differences at: ${diff.join(', ')}`,
+    );
+  });
+});
+
+describe('GET /v1/openapi.json', () => {
+  test('is public: answers 200 without a key, with a valid key and with an unknown key, always the same document', async (t) => {
+    const { app, auth } = await buildTestApp(t);
+    const bodies = [];
+    for (const headers of [{}, auth, { authorization: 'Bearer pst_not_a_real_key_0000000000000000' }]) {
+      const res = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers });
+      assert.equal(res.statusCode, 200, `headers ${JSON.stringify(Object.keys(headers))}`);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assert.equal(res.headers['www-authenticate'], undefined);
+      bodies.push(res.json());
+    }
+    assert.equal(bodies[0].openapi, '3.1.0');
+    assert.deepEqual(bodies[1], bodies[0]);
+    assert.deepEqual(bodies[2], bodies[0]);
+  });
+
+  test('servers is the relative /v1 when PUBLIC_BASE_URL and STAGING_BASE_URL are unset', async () => {
+    const doc = await documentFor({});
+    assert.deepEqual(doc.servers.map((s: Json) => s.url), ['/v1']);
+  });
+
+  test('servers lists production then staging from PUBLIC_BASE_URL and STAGING_BASE_URL', async () => {
+    const doc = await documentFor({ PUBLIC_BASE_URL: 'https://api.example.com/v1', STAGING_BASE_URL: 'https://staging.example.com/v1' });
+    assert.deepEqual(
+      doc.servers.map((s: Json) => [s.url, s.description]),
+      [
+        ['https://api.example.com/v1', 'Production'],
+        ['https://staging.example.com/v1', 'Staging'],
+      ],
+    );
+  });
+});
+
+describe('the OpenAPI document', () => {
+  let storage: Storage;
+  let app: FastifyInstance;
+  let doc: Json;
+
+  before(async () => {
+    storage = openSqlite({ path: ':memory:' });
+    app = await buildApp({ config: loadConfig({}), storage });
+    doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  });
+  after(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  test('is OpenAPI 3.1.0 and valid against the OpenAPI 3.1 specification schema', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await validate(structuredClone(doc));
+    assert.deepEqual(result.errors, []);
+    assert.equal(result.valid, true);
+  });
+
+  test('the validator rejects a broken document (the validity test can fail)', async () => {
+    const broken = structuredClone(doc);
+    broken.paths['/pets'].get.responses = 'none';
+    assert.equal((await validate(broken)).valid, false);
+  });
+
+  test('every $ref resolves inside the document', () => {
+    const refs = collectRefs(doc);
+    assert.ok(refs.length > 10, 'the document uses component references');
+    const dangling = refs.filter(({ ref }) => resolvePointer(doc, ref) === undefined).map(({ at, ref }) => `${at} → ${ref}`);
+    assert.deepEqual(dangling, []);
+  });
+
+  test('components.schemas holds the shared models', () => {
+    for (const name of ['Pet', 'NewPet', 'Pets', 'PetStatus', 'Error', 'Order', 'NewOrder', 'OrderUpdate', 'Orders', 'OrderStatus', 'Category', 'Categories']) {
+      assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
+    }
+    assert.deepEqual(doc.components.schemas.PetStatus.enum, ['available', 'pending', 'sold']);
+    assert.deepEqual(doc.components.schemas.Error.required, ['code', 'message', 'status']);
+  });
+
+  test('documents the operations of the service, each with a unique operationId, a summary and a tag', () => {
+    const ops = operations(doc);
+    const ids = ops.map((o) => o.op.operationId);
+    for (const id of ['listPets', 'createPet', 'getPet', 'listCategories', 'listOrders', 'placeOrder', 'getOrder', 'updateOrder']) {
+      assert.ok(ids.includes(id), `operation ${id}`);
+    }
+    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+    for (const { method, path, op } of ops) {
+      assert.ok(op.summary, `${method} ${path} has a summary`);
+      assert.ok(op.tags?.length === 1, `${method} ${path} has one tag`);
+    }
+    assert.equal(byId(doc, 'listPets').summary, 'List animals');
+    assert.ok(doc.paths['/pets'].get && doc.paths['/pets'].post && doc.paths['/pets/{petId}'].get);
+    assert.ok(doc.paths['/store/orders/{orderId}'].patch);
+  });
+
+  test('leaves out the public infrastructure routes (document, docs page, health)', () => {
+    for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /openapi|docs|healthz|readyz/);
+  });
+
+  test('declares the bearer scheme and applies it globally; each operation names the scope it needs', () => {
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
+    const scopes: Record<string, string> = {
+      listPets: 'pets:read',
+      createPet: 'pets:write',
+      getPet: 'pets:read',
+      listCategories: 'pets:read',
+      listOrders: 'orders:read',
+      placeOrder: 'orders:write',
+      getOrder: 'orders:read',
+      updateOrder: 'orders:write',
+    };
+    for (const [id, scope] of Object.entries(scopes)) {
+      const op = byId(doc, id);
+      assert.deepEqual(op.security, [{ bearerAuth: [scope] }], id);
+      assert.match(op.description, new RegExp(`Requires scope \`${scope}\``), id);
+    }
+    for (const { method, path, op } of operations(doc)) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
+  });
+
+  test('groups the tags Pets and Store with x-tagGroups, and every operation tag is declared and grouped', () => {
+    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Pets', 'Store']);
+    for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
+    const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
+    assert.deepEqual([...grouped].sort(), ['Pets', 'Store']);
+    for (const { method, path, op } of operations(doc)) assert.ok(grouped.includes(op.tags[0]), `${method} ${path} tag ${op.tags[0]}`);
+    assert.equal(byId(doc, 'listPets').tags[0], 'Pets');
+    assert.equal(byId(doc, 'listOrders').tags[0], 'Store');
+  });
+
+  test('marks getPet deprecated with x-deprecated-sunset 2030-12-05, and nothing else deprecated', () => {
+    const getPet = byId(doc, 'getPet');
+    assert.equal(getPet.deprecated, true);
+    assert.equal(getPet['x-deprecated-sunset'], '2030-12-05');
+    for (const { op } of operations(doc)) if (op.operationId !== 'getPet') assert.equal(op.deprecated, undefined, op.operationId);
+  });
+
+  test('marks listOrders beta and placeOrder, getOrder, updateOrder experimental', () => {
+    assert.equal(byId(doc, 'listOrders')['x-stability'], 'beta');
+    for (const id of ['placeOrder', 'getOrder', 'updateOrder']) assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
+    for (const id of ['listPets', 'createPet', 'getPet', 'listCategories']) assert.equal(byId(doc, id)['x-stability'], undefined, id);
+    for (const { op } of operations(doc)) if (op['x-stability'] !== undefined) assert.ok(['experimental', 'beta'].includes(op['x-stability']));
+  });
+
+  test('every response has a description, and every 4xx/5xx response has the Error body', () => {
+    for (const { method, path, op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        assert.ok(response.description && response.description !== 'Default Response', `${method} ${path} ${status} description`);
+        if (Number(status) >= 400) {
+          const schemas = media(response).map((m) => m.schema.$ref);
+          assert.deepEqual(schemas, ['#/components/schemas/Error'], `${method} ${path} ${status} body`);
+        }
+      }
+    }
+  });
+
+  test('every operation documents 401, 403, 500 and 503', () => {
+    for (const { method, path, op } of operations(doc)) {
+      for (const status of ['401', '403', '500', '503']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+    }
+  });
+
+  test('operations with parameters or a body document 400; those with a body also 413 and 415', () => {
+    for (const { method, path, op } of operations(doc)) {
+      const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
+      if (takesInput) assert.ok(op.responses['400'], `${method} ${path} documents 400`);
+      if (op.requestBody) {
+        assert.ok(op.responses['413'], `${method} ${path} documents 413`);
+        assert.ok(op.responses['415'], `${method} ${path} documents 415`);
+      }
+    }
+  });
+
+  test('operations addressing one resource by id document 404; getPet documents 410', () => {
+    for (const { method, path, op } of operations(doc)) {
+      if (op.parameters?.some((p: Json) => p.in === 'path')) assert.ok(op.responses['404'], `${method} ${path} documents 404`);
+    }
+    assert.ok(byId(doc, 'getPet').responses['410']);
+  });
+
+  test('creating operations answer 201 with the created resource, and never 200', () => {
+    for (const [id, schema] of [
+      ['createPet', 'Pet'],
+      ['placeOrder', 'Order'],
+    ]) {
+      const responses = byId(doc, id).responses;
+      assert.equal(responses['200'], undefined, id);
+      const created = media(responses['201'])[0].schema;
+      assert.deepEqual(schemaOf(doc, created).required, doc.components.schemas[schema].required, id);
+    }
+  });
+
+  test('every error response has one named example per code it can carry, with that status', () => {
+    for (const { method, path, op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        if (Number(status) < 400) continue;
+        const where = `${method} ${path} ${status}`;
+        const examples = Object.entries((media(response)[0].examples ?? {}) as Json);
+        assert.ok(examples.length > 0, `${where} has examples`);
+        for (const [name, { value }] of examples) {
+          assert.equal(value.code, name, where);
+          assert.equal(ERROR_STATUS[value.code as keyof typeof ERROR_STATUS], Number(status), `${where}: ${value.code} is not a ${status} code`);
+          assert.equal(value.status, Number(status), where);
+          assert.ok(value.message, where);
+          assert.ok(response.description.includes(`\`${value.code}\``), `${where} description names ${value.code}`);
+        }
+      }
+    }
+    const badRequest = Object.keys(media(byId(doc, 'createPet').responses['400'])[0].examples);
+    assert.deepEqual(badRequest, ['validation_failed', 'invalid_json', 'unknown_category']);
+  });
+
+  test('request bodies and success responses reference the shared models instead of repeating them', () => {
+    const expected: Record<string, [body: string | undefined, success: string]> = {
+      listPets: [undefined, 'Pets'],
+      createPet: ['NewPet', 'Pet'],
+      getPet: [undefined, 'Pet'],
+      listCategories: [undefined, 'Categories'],
+      listOrders: [undefined, 'Orders'],
+      placeOrder: ['NewOrder', 'Order'],
+      getOrder: [undefined, 'Order'],
+      updateOrder: ['OrderUpdate', 'Order'],
+    };
+    for (const [id, [body, success]] of Object.entries(expected)) {
+      const op = byId(doc, id);
+      assert.equal(media(op.requestBody)[0]?.schema.$ref, body && `#/components/schemas/${body}`, `${id} request body`);
+      const [status] = Object.keys(op.responses).filter((s) => s.startsWith('2'));
+      assert.equal(media(op.responses[status])[0].schema.$ref, `#/components/schemas/${success}`, `${id} ${status}`);
+    }
+  });
+
+  test('carries examples: on every object model, every request body and every success response', () => {
+    for (const [name, schema] of Object.entries(doc.components.schemas as Json)) {
+      if (schema.type === 'object') assert.ok(schema.examples?.length > 0, `components.schemas.${name} has examples`);
+    }
+    for (const { method, path, op } of operations(doc)) {
+      const bodies = [...media(op.requestBody), ...Object.entries(op.responses as Json).filter(([s]) => s.startsWith('2')).flatMap(([, r]) => media(r))];
+      for (const m of bodies) {
+        const schema = schemaOf(doc, m.schema);
+        const items = schema.type === 'array' ? schemaOf(doc, schema.items) : undefined;
+        const hasExample = m.example !== undefined || m.examples !== undefined || schema.examples?.length > 0 || items?.examples?.length > 0;
+        assert.ok(hasExample, `${method} ${path}: a body without an example`);
+      }
+    }
+  });
+});
