@@ -17,6 +17,15 @@ declare module 'fastify' {
   }
 }
 
+/** The headers every response of a deprecated operation carries (also the OpenAPI examples). */
+export function deprecationHeaders(d: Deprecation, base: string, docsUrl: string): { deprecation: string; sunset: string; link: string } {
+  return {
+    deprecation: `@${Math.floor(d.deprecatedAt.getTime() / 1000)}`,
+    sunset: d.sunset.toUTCString(),
+    link: `<${base}${d.successor}>; rel="successor-version", <${docsUrl}>; rel="deprecation"; type="text/html"`,
+  };
+}
+
 /**
  * Registered before authentication so that every response of a deprecated operation — 401s
  * included — tells the client it is deprecated, when it ends and what replaces it.
@@ -25,9 +34,7 @@ export function registerDeprecation(app: FastifyInstance, clock: Clock, base: st
   app.addHook('onRequest', async (request, reply) => {
     const d = request.routeOptions.config.deprecation;
     if (d === undefined) return;
-    reply.header('deprecation', `@${Math.floor(d.deprecatedAt.getTime() / 1000)}`);
-    reply.header('sunset', d.sunset.toUTCString());
-    reply.header('link', `<${base}${d.successor}>; rel="successor-version", <${docsUrl}>; rel="deprecation"; type="text/html"`);
+    reply.headers(deprecationHeaders(d, base, docsUrl));
     if (clock.now().getTime() >= d.sunset.getTime()) {
       throw new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
     }

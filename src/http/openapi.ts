@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { deprecationHeaders, type Deprecation } from './deprecation.ts';
 import { SCOPES } from '../keys/key.types.ts';
 
 export const API_VERSION = '1.0.0';
@@ -51,14 +52,18 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
       const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
-      const { body, response } = schema as { body?: { $id?: string }; response?: Record<string, unknown> };
+      const { body, response, querystring } = schema as { body?: { $id?: string }; response?: Record<string, unknown>; querystring?: { properties?: object } };
+      const headers = {
+        deprecation: route.config?.deprecation,
+        paged: querystring?.properties !== undefined && 'cursor' in querystring.properties,
+      };
       return {
         schema: {
           ...schema,
           description,
           security,
           ...(body && { body: referenced(body) }),
-          ...(response && { response: documentResponses(response) }),
+          ...(response && { response: documentResponses(response, headers) }),
         } as never,
         url,
       };
@@ -99,14 +104,15 @@ function referenced(schema: { $id?: string }): unknown {
  * the response description, which names them in backticks (`validation_failed`); a description
  * naming no code of its status is a mistake in the route schema and fails loudly.
  */
-function documentResponses(response: Record<string, unknown>): Record<string, unknown> {
+function documentResponses(response: Record<string, unknown>, kind: ResponseKind): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(response).map(([status, value]) => {
       const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[] };
+      const headers = responseHeaders(Number(status), kind);
       if (Number(status) < 400) {
         if (typeof r.$id !== 'string') return [status, value];
         const example = r.examples?.[0];
-        return [status, { description: r.description, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } }];
+        return [status, { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } }];
       }
       if (r.$ref !== 'Error#') return [status, value];
       const description = r.description ?? '';
@@ -119,7 +125,33 @@ function documentResponses(response: Record<string, unknown>): Record<string, un
         codes.map((code) => [code, { summary: code, value: { code, message: EXAMPLE_MESSAGES[code] ?? fallback, status: Number(status) } }]),
       );
       // The content form lets the media type carry named examples next to the Error reference.
-      return [status, { description, content: { 'application/json': { schema: { $ref: 'Error#' }, examples } } }];
+      return [status, { description, headers, content: { 'application/json': { schema: { $ref: 'Error#' }, examples } } }];
     }),
   );
+}
+
+interface ResponseKind {
+  readonly deprecation: Deprecation | undefined;
+  /** Lists paged with a cursor answer `Link: rel="next"`. */
+  readonly paged: boolean;
+}
+
+const header = (description: string, example: string) => ({ type: 'string', description, examples: [example] });
+
+/** The response headers the service sets (auth.ts, deprecation.ts, paging.ts, the routes, error-handler.ts). */
+function responseHeaders(status: number, kind: ResponseKind): Record<string, unknown> | undefined {
+  const headers: Record<string, unknown> = {};
+  if (status === 201) headers.Location = header('URL of the created resource', '/v1/pets/1');
+  if (status === 200 && kind.paged) {
+    headers.Link = header('`rel="next"` (RFC 8288) when more results may follow; absent on the last page', '</v1/pets?limit=20&cursor=…>; rel="next"');
+  }
+  if (status === 401 || status === 403) headers['WWW-Authenticate'] = header('Bearer challenge (RFC 6750)', 'Bearer realm="petstore", error="invalid_token"');
+  if (status === 503) headers['Retry-After'] = header('Seconds to wait before retrying', '1');
+  if (kind.deprecation) {
+    const example = deprecationHeaders(kind.deprecation, '/v1', '/docs');
+    headers.Deprecation = header('When the operation was deprecated (RFC 9745)', example.deprecation);
+    headers.Sunset = header('When the operation stops working (RFC 8594); from then on it answers 410', example.sunset);
+    headers.Link = header('The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`)', example.link);
+  }
+  return Object.keys(headers).length > 0 ? headers : undefined;
 }

@@ -317,6 +317,22 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(badRequest, ['validation_failed', 'invalid_json', 'unknown_category']);
   });
 
+  test('documents the response headers clients rely on', () => {
+    const headerNames = (op: Json, status: string) => Object.keys(op.responses[status].headers ?? {});
+    for (const id of ['createPet', 'placeOrder']) assert.ok(headerNames(byId(doc, id), '201').includes('Location'), `${id} 201 Location`);
+    for (const id of ['listPets', 'listOrders']) assert.ok(headerNames(byId(doc, id), '200').includes('Link'), `${id} 200 Link`);
+    const getPet = byId(doc, 'getPet');
+    for (const status of Object.keys(getPet.responses)) {
+      assert.deepEqual(headerNames(getPet, status).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)), ['Deprecation', 'Sunset', 'Link'], `getPet ${status}`);
+    }
+    assert.equal(getPet.responses['200'].headers.Sunset.schema.examples[0], 'Thu, 05 Dec 2030 00:00:00 GMT');
+    assert.equal(getPet.responses['200'].headers.Deprecation.schema.examples[0], '@1767225600', '2026-01-01, the date docs/api.md gives');
+    for (const { method, path, op } of operations(doc)) {
+      assert.ok(headerNames(op, '401').includes('WWW-Authenticate'), `${method} ${path} 401 WWW-Authenticate`);
+      if (op.operationId !== 'getPet') assert.equal(op.responses['200']?.headers?.Deprecation, undefined);
+    }
+  });
+
   test('request bodies and success responses reference the shared models instead of repeating them', () => {
     const expected: Record<string, [body: string | undefined, success: string]> = {
       listPets: [undefined, 'Pets'],
