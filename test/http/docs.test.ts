@@ -58,9 +58,9 @@ const haveChromium = existsSync(CHROMIUM);
 const skipBrowser = !haveChromium && !process.env.CI ? `${CHROMIUM} not found (apt-get install chromium); CI runs this test` : false;
 
 describe('API reference page in headless Chromium', () => {
-  test('renders every operation from /v1/openapi.json and requests nothing from another host', { skip: skipBrowser, timeout: 90_000 }, async (t) => {
+  test('renders every operation from /v1/openapi.json, sends test requests to this service only, and requests nothing from another host', { skip: skipBrowser, timeout: 90_000 }, async (t) => {
     assert.ok(haveChromium, `Chromium is required in CI but ${CHROMIUM} is missing: install the Debian package chromium (.ci/run does)`);
-    const { app } = await buildTestApp(t);
+    const { app, key } = await buildTestApp(t);
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const origin = new URL(base).origin;
 
@@ -115,6 +115,17 @@ describe('API reference page in headless Chromium', () => {
     const screenshot = join(tmpdir(), 'petstore-docs.png');
     await page.screenshot({ path: screenshot });
     t.diagnostic(`screenshot: ${screenshot}`);
+
+    // "Test Request": the in-page client calls the API directly (no proxy.scalar.com) with the key.
+    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    await page.getByPlaceholder('Token').last().fill(key);
+    const [sent] = await Promise.all([
+      page.waitForRequest((r) => r.url().startsWith(`${origin}/v1/`) && r.headers().authorization === `Bearer ${key}`),
+      page.getByRole('button', { name: /^Send/ }).first().click(),
+    ]);
+    assert.equal((await sent.response())?.status(), 200, sent.url());
+    await page.getByText('200 OK').first().waitFor({ timeout: 10_000 });
+    while (Date.now() - lastRequestAt < 1000) await page.waitForTimeout(250);
 
     assert.ok(requests.includes(`${origin}/v1/openapi.json`), 'the page loads the published document');
     assert.ok(requests.includes(`${origin}/docs/js/scalar.js`), 'the page loads the bundle from this service');
