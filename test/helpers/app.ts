@@ -5,8 +5,8 @@ import type { Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
-import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
+import { openEngine, type Engine } from './engines.ts';
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -19,19 +19,24 @@ export interface TestApp {
 export interface TestAppOptions {
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
-  /** Defaults to a fresh in-memory SQLite database, closed with the app. */
+  /** A storage the test owns (and closes). Without it, a fresh database of `engine` is used. */
   readonly storage?: Storage;
+  /** Engine of the fresh database, closed and deleted with the app (default 'sqlite'; see engines.ts). */
+  readonly engine?: Engine;
 }
 
 /** Builds the real app for one test and closes it (and its storage) when the test ends. */
 export async function buildTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
-  const storage = options.storage ?? openSqlite({ path: ':memory:' });
-  const app = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock });
-  const { key } = await createApiKey(storage.apiKeys, 'test', SCOPES);
+  const own = options.storage ? undefined : await openEngine(options.engine ?? 'sqlite');
+  const storage = options.storage ?? own!.storage;
+  let built: FastifyInstance | undefined;
+  // Registered before building, so the database is released even if building fails.
   t.after(async () => {
-    await app.close();
-    if (!options.storage) await storage.close();
+    await built?.close();
+    await own?.dispose();
   });
+  const app = (built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock }));
+  const { key } = await createApiKey(storage.apiKeys, 'test', SCOPES);
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
 }
 

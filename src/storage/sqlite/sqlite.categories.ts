@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Category } from '../../categories/category.schemas.ts';
 import type { CategoryRepository } from '../storage.ts';
-import { AppError } from '../../errors.ts';
+import { duplicateCategory } from '../rules.ts';
 import { isConstraint } from './sqlite.tx.ts';
 
 export class SqliteCategories implements CategoryRepository {
@@ -22,7 +22,7 @@ export class SqliteCategories implements CategoryRepository {
       const r = this.#insert.get(name)!;
       return { id: r.id as number, name: r.name as string };
     } catch (err) {
-      if (isConstraint(err, 'UNIQUE')) throw new AppError('validation_failed', `a category named "${name}" already exists`);
+      if (isConstraint(err, 'UNIQUE')) throw duplicateCategory(name);
       throw err;
     }
   }

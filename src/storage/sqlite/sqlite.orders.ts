@@ -1,20 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { AppError } from '../../errors.ts';
+import type { PetStatus } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { canTransition, petStatusFor, allowedFrom } from '../../store/order.lifecycle.ts';
+import { petStatusFor } from '../../store/order.lifecycle.ts';
+import { assertPetOrderable, assertTransition } from '../rules.ts';
 import type { OrderQuery, OrderRepository } from '../storage.ts';
+import { ORDER_COLUMNS as COLUMNS, toOrder, type OrderRow } from '../rows.ts';
 import { transaction } from './sqlite.tx.ts';
-
-interface OrderRow {
-  id: number;
-  pet_id: number;
-  status: OrderStatus;
-  created_at: string;
-  updated_at: string;
-}
-
-const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
-const COLUMNS = 'id, pet_id, status, created_at, updated_at';
 
 export class SqliteOrders implements OrderRepository {
   readonly #db: DatabaseSync;
@@ -41,9 +32,8 @@ export class SqliteOrders implements OrderRepository {
   async place(petId: number, now: Date): Promise<Order> {
     // One IMMEDIATE transaction: the check and both writes happen under the database write lock.
     return transaction(this.#db, () => {
-      const pet = this.#petStatus.get(petId) as { status: string } | undefined;
-      if (!pet) throw new AppError('unknown_pet', `body/petId ${petId} is not a known pet`);
-      if (pet.status !== 'available') throw new AppError('pet_not_available', `pet ${petId} is ${pet.status}, not available`);
+      const pet = this.#petStatus.get(petId) as { status: PetStatus } | undefined;
+      assertPetOrderable(petId, pet?.status);
       this.#setPetStatus.run('pending', petId);
       const at = now.toISOString();
       return toOrder(this.#insert.get(petId, at, at) as unknown as OrderRow);
@@ -63,14 +53,7 @@ export class SqliteOrders implements OrderRepository {
   async transition(id: number, to: OrderStatus, now: Date): Promise<Order> {
     return transaction(this.#db, () => {
       const current = this.#get.get(id) as OrderRow | undefined;
-      if (!current) throw new AppError('not_found', `order ${id} does not exist`);
-      if (!canTransition(current.status, to)) {
-        const allowed = allowedFrom(current.status);
-        throw new AppError(
-          'invalid_transition',
-          `order ${id} cannot go from ${current.status} to ${to}` + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ` (${current.status} is final)`),
-        );
-      }
+      assertTransition(id, current, to);
       this.#setPetStatus.run(petStatusFor(to), current.pet_id);
       return toOrder(this.#update.get(to, now.toISOString(), id) as unknown as OrderRow);
     });

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Migration } from '../sqlite/migrations.ts';
+import type { Storage } from '../storage.ts';
+import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
+import { POSTGRES_MIGRATIONS } from './migrations.ts';
+import { PostgresApiKeys } from './postgres.api-keys.ts';
+import { PostgresCategories } from './postgres.categories.ts';
+import { PostgresOrders } from './postgres.orders.ts';
+import { PostgresPets } from './postgres.pets.ts';
+
+export interface PostgresOptions {
+  /** postgres:// or postgresql:// connection URL. */
+  readonly url: string;
+  readonly poolSize: number;
+  /** Apply pending migrations while opening (start-up and `petstore migrate` do; default true). */
+  readonly migrate?: boolean;
+  /** How long opening keeps retrying an unreachable database before giving up (default 20 s). */
+  readonly startupRetryMs?: number;
+  readonly timeouts?: Partial<PgTimeouts>;
+}
+
+// Any fixed 64-bit number works; every instance and the CLI must use the same one.
+const MIGRATION_LOCK = 7_290_514_001;
+
+/**
+ * Opens a pool on the database and applies pending migrations. An unreachable database is retried
+ * with backoff for `startupRetryMs` (it may be starting next to us); a refusal that retrying cannot
+ * fix (bad password, missing database) fails at once. The error names host, port and database,
+ * never the credentials.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<Storage> {
+  const db = new PgDb(options);
+  const deadline = Date.now() + (options.startupRetryMs ?? 20_000);
+  for (let attempt = 1, delay = 250; ; attempt++, delay = Math.min(delay * 2, 2000)) {
+    try {
+      if (options.migrate === false) await db.query('SELECT 1');
+      else await migratePostgres(db, POSTGRES_MIGRATIONS);
+      break;
+    } catch (err) {
+      const retry = isUnavailable(err) && Date.now() + delay < deadline;
+      if (retry) {
+        await sleep(delay);
+        continue;
+      }
+      await db.close();
+      const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+      const why = isUnavailable(err) ? `unreachable after ${attempt} attempt${attempt > 1 ? 's' : ''}` : 'refused the connection';
+      throw new Error(`PostgreSQL at ${describe(options.url)} ${why}: ${(cause as Error).message}`, { cause: err });
+    }
+  }
+  return postgresStorage(db);
+}
+
+function postgresStorage(db: PgDb): Storage {
+  let closed = false;
+  return {
+    engine: 'postgres',
+    pets: new PostgresPets(db),
+    categories: new PostgresCategories(db),
+    orders: new PostgresOrders(db),
+    apiKeys: new PostgresApiKeys(db),
+    async secret(name) {
+      // Insert-if-absent, then read what won: instances starting together all end up with the
+      // first committed value.
+      await db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [name, randomBytes(32).toString('base64url')]);
+      const [row] = await db.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [name]);
+      return row.value;
+    },
+    async ping() {
+      await db.query('SELECT 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Applies pending migrations, each in its own transaction (PostgreSQL DDL is transactional), while
+ * holding a session-level advisory lock: instances starting together wait for the first one and
+ * then find nothing left to do. The lock dies with the connection if this process does.
+ */
+export async function migratePostgres(db: PgDb, migrations: readonly Migration[]): Promise<number[]> {
+  const applied: number[] = [];
+  await db.session(async (query) => {
+    await query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)');
+      const done = new Set((await query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+      for (const migration of migrations) {
+        if (done.has(migration.version)) continue;
+        await query('BEGIN');
+        try {
+          await query(migration.sql);
+          await query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())', [migration.version, migration.name]);
+          await query('COMMIT');
+        } catch (err) {
+          await query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+        applied.push(migration.version);
+      }
+    } finally {
+      await query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    }
+  });
+  return applied;
+}
+
+/** host:port/database of a connection URL, without user or password (safe to print). */
+function describe(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}

@@ -1,0 +1,43 @@
+// Table rows as both engines return them (snake_case columns, ids as numbers, timestamps as
+// RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
+import type { ApiKeyInfo, Scope } from '../keys/key.types.ts';
+import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import type { Order, OrderStatus } from '../store/order.schemas.ts';
+
+export interface PetRow {
+  id: number;
+  name: string;
+  category_id: number;
+  status: PetStatus;
+}
+export const PET_COLUMNS = 'id, name, category_id, status';
+export const toPet = (r: PetRow): Pet => ({ id: r.id, name: r.name, categoryId: r.category_id, status: r.status });
+
+export interface OrderRow {
+  id: number;
+  pet_id: number;
+  status: OrderStatus;
+  created_at: string;
+  updated_at: string;
+}
+export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
+export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
+
+export interface KeyRow {
+  id: number;
+  name: string;
+  prefix: string;
+  scopes: string; // space-separated
+  created_at: string;
+  revoked_at: string | null;
+}
+export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, revoked_at';
+export const toKeyInfo = (r: KeyRow): ApiKeyInfo => ({
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  scopes: parseScopes(r.scopes),
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[];

@@ -1,0 +1,258 @@
+// The storage contract: every engine behind src/storage/storage.ts must pass all of it.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AppError } from '../../src/errors.ts';
+import { hashKey } from '../../src/keys/key.service.ts';
+import type { Storage } from '../../src/storage/storage.ts';
+import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
+
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+function rejectsWith(code: AppError['code'], message?: RegExp) {
+  return (err: unknown) => {
+    assert.ok(err instanceof AppError, `expected AppError(${code}), got ${String(err)}`);
+    assert.equal(err.code, code);
+    if (message) assert.match(err.message, message);
+    return true;
+  };
+}
+
+async function pet(storage: Storage, status: 'available' | 'pending' | 'sold' = 'available') {
+  return storage.pets.create({ name: 'Rex', categoryId: 1, status });
+}
+
+for (const engine of ENGINES) {
+  describe(`${engine} storage`, () => {
+    describe('pets', () => {
+      test('create returns the stored pet with a database-assigned id; get reads it back', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const a = await storage.pets.create({ name: 'Rex', categoryId: 2, status: 'sold' });
+        const b = await storage.pets.create({ name: 'Tom', categoryId: 1, status: 'available' });
+        assert.deepEqual(a, { id: a.id, name: 'Rex', categoryId: 2, status: 'sold' });
+        assert.ok(Number.isSafeInteger(a.id) && a.id > 0);
+        assert.ok(b.id > a.id);
+        assert.deepEqual(await storage.pets.get(a.id), a);
+        assert.equal(await storage.pets.get(b.id + 1000), undefined);
+      });
+
+      test('create with an unknown category throws unknown_category', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await assert.rejects(storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }), rejectsWith('unknown_category', /categoryId 999 is not a known category/));
+        assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
+      });
+
+      test('list pages by id (keyset) and filters by status', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const statuses = ['available', 'sold', 'available', 'pending', 'available'] as const;
+        const pets = [];
+        for (const status of statuses) pets.push(await storage.pets.create({ name: status, categoryId: 3, status }));
+        const ids = pets.map((p) => p.id);
+        assert.deepEqual((await storage.pets.list({ limit: 2, afterId: 0 })).map((p) => p.id), ids.slice(0, 2));
+        assert.deepEqual((await storage.pets.list({ limit: 2, afterId: ids[1] })).map((p) => p.id), ids.slice(2, 4));
+        assert.deepEqual((await storage.pets.list({ limit: 2, afterId: ids[3] })).map((p) => p.id), ids.slice(4));
+        assert.deepEqual(await storage.pets.list({ limit: 2, afterId: ids[4] }), []);
+        const available = [ids[0], ids[2], ids[4]];
+        assert.deepEqual((await storage.pets.list({ limit: 10, afterId: 0, status: 'available' })).map((p) => p.id), available);
+        assert.deepEqual((await storage.pets.list({ limit: 1, afterId: ids[0], status: 'available' })).map((p) => p.id), [ids[2]]);
+        assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0, status: 'pending' }), [pets[3]]);
+      });
+    });
+
+    describe('categories', () => {
+      test('lists the six seeded categories in id order', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        assert.deepEqual(await storage.categories.list(), [
+          { id: 1, name: 'Dogs' },
+          { id: 2, name: 'Cats' },
+          { id: 3, name: 'Birds' },
+          { id: 4, name: 'Fish' },
+          { id: 5, name: 'Reptiles' },
+          { id: 6, name: 'Small mammals' },
+        ]);
+      });
+
+      test('create assigns the next id after the seeds and makes the category usable by pets', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const c = await storage.categories.create('Horses');
+        assert.deepEqual(c, { id: 7, name: 'Horses' });
+        assert.deepEqual((await storage.categories.list()).at(-1), c);
+        assert.equal((await storage.pets.create({ name: 'Bolt', categoryId: 7, status: 'available' })).categoryId, 7);
+      });
+
+      test('create refuses a duplicate name, ignoring case', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await assert.rejects(storage.categories.create('Dogs'), rejectsWith('validation_failed', /^a category named "Dogs" already exists$/));
+        await assert.rejects(storage.categories.create('dOGS'), rejectsWith('validation_failed', /"dOGS" already exists/));
+        assert.equal((await storage.categories.list()).length, 6);
+      });
+    });
+
+    describe('api keys', () => {
+      const input = { name: 'ci', prefix: 'pst_abcd', hash: hashKey('pst_secret-one'), scopes: ['pets:read', 'orders:write'] as const };
+      const now = new Date('2026-01-02T03:04:05.678Z');
+
+      test('create returns the key info with ISO timestamps and no secret', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const info = await storage.apiKeys.create(input, now);
+        assert.deepEqual(info, { id: info.id, name: 'ci', prefix: 'pst_abcd', scopes: ['pets:read', 'orders:write'], createdAt: '2026-01-02T03:04:05.678Z', revokedAt: null });
+        assert.deepEqual(await storage.apiKeys.list(), [info]);
+      });
+
+      test('findActiveByHash resolves a key to its principal until it is revoked', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const info = await storage.apiKeys.create(input, now);
+        assert.deepEqual(await storage.apiKeys.findActiveByHash(input.hash), { keyId: info.id, scopes: ['pets:read', 'orders:write'] });
+        assert.equal(await storage.apiKeys.findActiveByHash(hashKey('pst_other')), undefined);
+        const later = new Date('2026-02-03T04:05:06.007Z');
+        assert.equal(await storage.apiKeys.revoke(info.id, later), true);
+        assert.equal(await storage.apiKeys.revoke(info.id, later), false, 'a second revocation changes nothing');
+        assert.equal(await storage.apiKeys.revoke(info.id + 100, later), false);
+        assert.equal(await storage.apiKeys.findActiveByHash(input.hash), undefined);
+        assert.deepEqual(await storage.apiKeys.list(), [{ ...info, revokedAt: '2026-02-03T04:05:06.007Z' }]);
+      });
+
+      test('count counts every key, revoked or not; hashes are unique', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        assert.equal(await storage.apiKeys.count(), 0);
+        const a = await storage.apiKeys.create(input, now);
+        await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two') }, now);
+        await storage.apiKeys.revoke(a.id, now);
+        assert.equal(await storage.apiKeys.count(), 2);
+        await assert.rejects(storage.apiKeys.create(input, now));
+        assert.equal(await storage.apiKeys.count(), 2);
+      });
+    });
+
+    describe('secret', () => {
+      test('is stable across calls, distinct per name, and shared by every instance on the database', async (t) => {
+        const [a, b] = await openSharedStorages(t, engine, 2);
+        const first = await a.secret('cursor');
+        assert.match(first, /^[\w-]{43}$/);
+        assert.equal(await a.secret('cursor'), first);
+        assert.equal(await b.secret('cursor'), first);
+        assert.notEqual(await b.secret('other'), first);
+        assert.equal(await a.secret('other'), await b.secret('other'));
+      });
+    });
+
+    describe('orders', () => {
+      const placedAt = new Date('2026-03-04T05:06:07.089Z');
+      const laterAt = new Date('2026-03-04T06:00:00.001Z');
+
+      test('place creates a placed order with RFC 3339 UTC timestamps and marks the pet pending', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const p = await pet(storage);
+        const order = await storage.orders.place(p.id, placedAt);
+        assert.deepEqual(order, { id: order.id, petId: p.id, status: 'placed', createdAt: '2026-03-04T05:06:07.089Z', updatedAt: '2026-03-04T05:06:07.089Z' });
+        assert.match(order.createdAt, ISO_MS);
+        assert.equal((await storage.pets.get(p.id))!.status, 'pending');
+        assert.deepEqual(await storage.orders.get(order.id), order);
+        assert.equal(await storage.orders.get(order.id + 1000), undefined);
+      });
+
+      test('place refuses an unknown pet and a pet that is not available, changing nothing', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await assert.rejects(storage.orders.place(4242, placedAt), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
+        const sold = await pet(storage, 'sold');
+        await assert.rejects(storage.orders.place(sold.id, placedAt), rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)));
+        const p = await pet(storage);
+        await storage.orders.place(p.id, placedAt);
+        await assert.rejects(storage.orders.place(p.id, placedAt), rejectsWith('pet_not_available', /is pending/));
+        assert.equal((await storage.pets.get(sold.id))!.status, 'sold');
+        assert.equal((await storage.orders.list({ limit: 10, afterId: 0 })).length, 1);
+      });
+
+      test('transition walks the lifecycle and moves the pet with it', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const p = await pet(storage);
+        const placed = await storage.orders.place(p.id, placedAt);
+        const approved = await storage.orders.transition(placed.id, 'approved', laterAt);
+        assert.deepEqual(approved, { ...placed, status: 'approved', updatedAt: '2026-03-04T06:00:00.001Z' });
+        assert.equal((await storage.pets.get(p.id))!.status, 'pending');
+        const delivered = await storage.orders.transition(placed.id, 'delivered', laterAt);
+        assert.equal(delivered.status, 'delivered');
+        assert.equal((await storage.pets.get(p.id))!.status, 'sold');
+        assert.deepEqual(await storage.orders.get(placed.id), delivered);
+      });
+
+      test('cancelling makes the pet available again, and it can be ordered anew', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const p = await pet(storage);
+        const first = await storage.orders.place(p.id, placedAt);
+        await storage.orders.transition(first.id, 'cancelled', laterAt);
+        assert.equal((await storage.pets.get(p.id))!.status, 'available');
+        const second = await storage.orders.place(p.id, laterAt);
+        assert.ok(second.id > first.id);
+        assert.equal((await storage.pets.get(p.id))!.status, 'pending');
+      });
+
+      test('transition refuses what the lifecycle forbids and unknown orders, changing nothing', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const p = await pet(storage);
+        const order = await storage.orders.place(p.id, placedAt);
+        await assert.rejects(storage.orders.transition(order.id, 'delivered', laterAt), rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/));
+        assert.equal((await storage.orders.get(order.id))!.status, 'placed');
+        assert.equal((await storage.pets.get(p.id))!.status, 'pending');
+        await storage.orders.transition(order.id, 'cancelled', laterAt);
+        await assert.rejects(storage.orders.transition(order.id, 'approved', laterAt), rejectsWith('invalid_transition', /\(cancelled is final\)/));
+        assert.equal((await storage.pets.get(p.id))!.status, 'available');
+        await assert.rejects(storage.orders.transition(order.id + 1000, 'approved', laterAt), rejectsWith('not_found', /does not exist/));
+      });
+
+      test('list pages by id and filters by status and pet', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const [p1, p2, p3] = [await pet(storage), await pet(storage), await pet(storage)];
+        const o1 = await storage.orders.place(p1.id, placedAt);
+        const o2 = await storage.orders.place(p2.id, placedAt);
+        const o3 = await storage.orders.place(p3.id, placedAt);
+        await storage.orders.transition(o2.id, 'cancelled', laterAt);
+        const o4 = await storage.orders.place(p2.id, laterAt);
+        const ids = (q: Parameters<Storage['orders']['list']>[0]) => storage.orders.list(q).then((os) => os.map((o) => o.id));
+        assert.deepEqual(await ids({ limit: 10, afterId: 0 }), [o1.id, o2.id, o3.id, o4.id]);
+        assert.deepEqual(await ids({ limit: 2, afterId: o1.id }), [o2.id, o3.id]);
+        assert.deepEqual(await ids({ limit: 10, afterId: 0, status: 'placed' }), [o1.id, o3.id, o4.id]);
+        assert.deepEqual(await ids({ limit: 10, afterId: 0, petId: p2.id }), [o2.id, o4.id]);
+        assert.deepEqual(await ids({ limit: 10, afterId: 0, petId: p2.id, status: 'cancelled' }), [o2.id]);
+        assert.deepEqual(await ids({ limit: 10, afterId: o4.id }), []);
+      });
+    });
+
+    describe('concurrency', () => {
+      test('50 concurrent orders for one pet: exactly one succeeds, the rest get pet_not_available', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const p = await pet(storage);
+        await warmUp(storage);
+        const results = await Promise.allSettled(Array.from({ length: 50 }, () => storage.orders.place(p.id, new Date())));
+        const won = results.filter((r) => r.status === 'fulfilled');
+        assert.equal(won.length, 1);
+        for (const r of results) if (r.status === 'rejected') rejectsWith('pet_not_available')(r.reason);
+        assert.equal((await storage.pets.get(p.id))!.status, 'pending');
+        assert.deepEqual(await storage.orders.list({ limit: 100, afterId: 0, petId: p.id }), [won[0].value]);
+      });
+
+      test('deliver racing cancel on one order: exactly one wins and the pet status matches the winner', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await warmUp(storage);
+        for (let round = 0; round < 10; round++) {
+          const p = await pet(storage);
+          const order = await storage.orders.place(p.id, new Date());
+          await storage.orders.transition(order.id, 'approved', new Date());
+          const moves = ['delivered', 'cancelled'] as const;
+          const ordered = round % 2 ? moves : [...moves].reverse();
+          const results = await Promise.allSettled(ordered.map((to) => storage.orders.transition(order.id, to, new Date())));
+          const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+          assert.equal(won.length, 1, `round ${round}: one winner`);
+          for (const r of results) if (r.status === 'rejected') rejectsWith('invalid_transition', /is final/)(r.reason);
+          assert.equal((await storage.orders.get(order.id))!.status, won[0].status);
+          assert.equal((await storage.pets.get(p.id))!.status, won[0].status === 'delivered' ? 'sold' : 'available');
+        }
+      });
+    });
+  });
+}
+
+/** Opens the pool's connections first; on a cold pool the first transaction can finish before a
+ * second connection exists, and a race test would then prove nothing. */
+async function warmUp(storage: Storage): Promise<void> {
+  await Promise.all(Array.from({ length: 20 }, () => storage.ping()));
+}
