@@ -1,0 +1,47 @@
+// A TCP proxy in front of the test database that can play a network failure: `freeze()` stops
+// forwarding bytes on every connection and leaves new ones unanswered (nothing is refused or closed,
+// so only the engine's timeouts can notice); `thaw()` drops the frozen connections and forwards again.
+import { connect, createServer, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  readonly port: number;
+  freeze(): void;
+  thaw(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  let frozen = false;
+  const sockets = new Set<Socket>();
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => s.destroy());
+  };
+  const server = createServer((client) => {
+    track(client);
+    if (frozen) return; // accepted, never answered
+    const upstream = connect(target.port, target.host);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    freeze() {
+      frozen = true;
+      for (const s of sockets) s.pause();
+    },
+    thaw() {
+      frozen = false;
+      for (const s of sockets) s.destroy();
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// What only the PostgreSQL engine has to prove: racing migrations, start-up against an unreachable
+// or refusing server, bounded failure and self-recovery when the database stops answering.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { describe, test } from 'node:test';
+import pg from 'pg';
+import { StorageUnavailableError } from '../../src/errors.ts';
+import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
+import { createTestDatabase } from '../helpers/engines.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+
+async function testDatabase(t: import('node:test').TestContext): Promise<string> {
+  const db = await createTestDatabase();
+  t.after(() => db.drop());
+  return db.url;
+}
+
+function withPort(url: string, host: string, port: number): string {
+  const u = new URL(url);
+  u.hostname = host;
+  u.port = String(port);
+  return u.href;
+}
+
+describe('postgres engine', () => {
+  test('instances starting together apply each migration exactly once', async (t) => {
+    const url = await testDatabase(t);
+    const storages = await Promise.all(Array.from({ length: 5 }, () => openPostgres({ url, poolSize: 2 })));
+    t.after(() => Promise.all(storages.map((s) => s.close())));
+    const client = new pg.Client(url);
+    await client.connect();
+    const { rows } = await client.query('SELECT version FROM schema_migrations ORDER BY version');
+    await client.end();
+    assert.deepEqual(rows.map((r) => r.version), [1, 2]);
+    assert.equal((await storages[4].categories.list()).length, 6);
+  });
+
+  test('start-up against a port nobody listens on retries for the window, then fails naming the server but not the password', async () => {
+    const port = await closedPort();
+    const url = `postgres://petstore:s3cret-pw@127.0.0.1:${port}/petstore`;
+    const started = Date.now();
+    await assert.rejects(openPostgres({ url, poolSize: 2, startupRetryMs: 800 }), (err: Error) => {
+      assert.match(err.message, new RegExp(`^PostgreSQL at 127\\.0\\.0\\.1:${port}/petstore unreachable after [2-9] attempts: .*ECONNREFUSED`));
+      assert.doesNotMatch(err.message, /s3cret-pw/);
+      return true;
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 500 && elapsed < 3000, `gave up after ${elapsed} ms`);
+  });
+
+  test('start-up with a wrong password fails at once, without retrying', async (t) => {
+    const url = new URL(await testDatabase(t));
+    url.password = 'wrong-password';
+    const started = Date.now();
+    await assert.rejects(openPostgres({ url: url.href, poolSize: 2, startupRetryMs: 10_000 }), /refused the connection: password authentication failed/);
+    assert.ok(Date.now() - started < 3000);
+  });
+
+  test('a database that stops answering yields StorageUnavailableError within the timeouts, and service resumes by itself', async (t) => {
+    const url = new URL(await testDatabase(t));
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
+    t.after(() => proxy.close());
+    const storage = await openPostgres({ url: withPort(url.href, '127.0.0.1', proxy.port), poolSize: 4, timeouts: { connectMs: 500, statementMs: 500, queryMs: 700 } });
+    t.after(() => storage.close());
+    const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+
+    proxy.freeze();
+    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => storage.orders.place(pet.id, new Date())]) {
+      const started = Date.now();
+      await assert.rejects(call(), StorageUnavailableError);
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed < 1500, `failed after ${elapsed} ms`);
+    }
+
+    proxy.thaw();
+    await storage.ping();
+    assert.equal((await storage.pets.get(pet.id))!.status, 'available', 'the order cut off mid-way was not half-applied');
+    assert.equal((await storage.orders.place(pet.id, new Date())).petId, pet.id);
+  });
+
+  test('an id beyond 2^53 is refused rather than returned rounded', async (t) => {
+    const url = await testDatabase(t);
+    const storage = await openPostgres({ url, poolSize: 2 });
+    t.after(() => storage.close());
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query('ALTER TABLE pets ALTER COLUMN id RESTART WITH 9007199254740993');
+    await client.end();
+    await assert.rejects(storage.pets.create({ name: 'Big', categoryId: 1, status: 'available' }), RangeError);
+  });
+});
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
