@@ -7,7 +7,7 @@ import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { startPostgresServer } from '../helpers/postgres-server.ts';
-import { startService } from '../helpers/service-process.ts';
+import { startService } from '../helpers/process.ts';
 
 // The engine's worst case is a connect timeout plus a query timeout (3 s + 6 s); a stopped server
 // refuses connections at once, so in practice answers come in milliseconds.
@@ -28,15 +28,15 @@ test('stopping the database turns answers into 503s, restarting it brings 200s b
   const { key } = await createApiKey(storage.apiKeys, 'fault', SCOPES);
   const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'sold' });
   await storage.close();
-  const service = await startService({ DATABASE_URL: server.url, DATABASE_POOL_SIZE: '4' });
-  t.after(() => service.stop());
+  const service = await startService({ DATABASE_URL: server.url, DATABASE_POOL_SIZE: '4', NODE_ENV: 'production' });
+  t.after(async () => void (await service.stop()));
 
   let phase = 'up';
   const samples: Sample[] = [];
   const request = async (path: string, init: RequestInit = {}): Promise<void> => {
     const at = phase;
     const started = performance.now();
-    const res = await fetch(`${service.origin}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(BOUND_MS + 5000) });
+    const res = await fetch(`${service.base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(BOUND_MS + 5000) });
     const body = await res.json();
     // A request in flight while the phase changed (say, when the server went down) belongs to neither.
     samples.push({ phase: at === phase ? at : `${at}→${phase}`, status: res.status, code: body.code, ms: performance.now() - started });
