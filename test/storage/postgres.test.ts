@@ -52,7 +52,7 @@ describe('postgres engine', () => {
     const url = new URL(await testDatabase(t));
     url.password = 'wrong-password';
     const started = Date.now();
-    await assert.rejects(openPostgres({ url: url.href, poolSize: 2, startupRetryMs: 10_000 }), /refused the connection: password authentication failed/);
+    await assert.rejects(openPostgres({ url: url.href, poolSize: 2, startupRetryMs: 10_000 }), /^Error: PostgreSQL at 127\.0\.0\.1:\d+\/postgres could not be opened: password authentication failed/);
     assert.ok(Date.now() - started < 3000);
   });
 

@@ -25,8 +25,8 @@ const MIGRATION_LOCK = 7_290_514_001;
 
 /**
  * Opens a pool on the database and applies pending migrations. An unreachable database is retried
- * with backoff for `startupRetryMs` (it may be starting next to us); a refusal that retrying cannot
- * fix (bad password, missing database) fails at once. The error names host, port and database,
+ * with backoff for `startupRetryMs` (it may be starting next to us); a failure that retrying cannot
+ * fix (bad password, missing database, a failing migration) fails at once. The error names host, port and database,
  * never the credentials.
  */
 export async function openPostgres(options: PostgresOptions): Promise<Storage> {
@@ -45,7 +45,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Storage> {
       }
       await db.close();
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-      const why = isUnavailable(err) ? `unreachable after ${attempt} attempt${attempt > 1 ? 's' : ''}` : 'refused the connection';
+      const why = isUnavailable(err) ? `unreachable after ${attempt} attempt${attempt > 1 ? 's' : ''}` : 'could not be opened';
       throw new Error(`PostgreSQL at ${describe(options.url)} ${why}: ${(cause as Error).message}`, { cause: err });
     }
   }
