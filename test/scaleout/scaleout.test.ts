@@ -31,7 +31,7 @@ describe('two instances on one PostgreSQL database', () => {
     db = await createTestDatabase();
     storage = await openPostgres({ url: db.url, poolSize: 2 }); // migrates, so the services start on a ready schema
     key = (await createApiKey(storage.apiKeys, 'scaleout', SCOPES)).key;
-    const env = { DATABASE_URL: db.url, DATABASE_POOL_SIZE: '5' };
+    const env = { DATABASE_URL: db.url, DATABASE_POOL_SIZE: '10' };
     [a, b] = await Promise.all([startService(env), startService(env)]);
   });
 
