@@ -3,6 +3,7 @@ import type { Pet } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS, toPet, type PetRow } from '../rows.ts';
 import type { PetCreate, PetQuery, PetRepository } from '../storage.ts';
 import { unknownCategory } from '../rules.ts';
+import { GroupCommit } from './sqlite.group-commit.ts';
 import { isConstraint } from './sqlite.tx.ts';
 
 export class SqlitePets implements PetRepository {
@@ -10,8 +11,10 @@ export class SqlitePets implements PetRepository {
   readonly #get: StatementSync;
   readonly #list: StatementSync;
   readonly #listByStatus: StatementSync;
+  readonly #writes: GroupCommit;
 
   constructor(db: DatabaseSync) {
+    this.#writes = new GroupCommit(db);
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`);
     this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?`);
     this.#list = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`);
@@ -20,7 +23,8 @@ export class SqlitePets implements PetRepository {
 
   async create(input: PetCreate): Promise<Pet> {
     try {
-      return toPet(this.#insert.get(input.name, input.categoryId, input.status) as unknown as PetRow);
+      // Durable when it resolves: the insert's transaction has committed (see GroupCommit).
+      return toPet((await this.#writes.run(() => this.#insert.get(input.name, input.categoryId, input.status))) as unknown as PetRow);
     } catch (err) {
       if (isConstraint(err, 'FOREIGN KEY')) throw unknownCategory(input.categoryId);
       throw err;
