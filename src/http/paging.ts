@@ -10,14 +10,24 @@ import { AppError } from '../errors.ts';
  */
 export class CursorCodec {
   readonly #secret: string;
+  // Hot listings hand out the same few cursors over and over; an HMAC each time is a measurable
+  // share of a cached page's cost (docs/performance.md). Deterministic, so a memo is exact.
+  readonly #encoded = new Map<string, string>();
 
   constructor(secret: string) {
     this.#secret = secret;
   }
 
   encode(scope: string, lastId: number): string {
-    const payload = Buffer.from(`${scope}\n${lastId}`).toString('base64url');
-    return `${payload}.${this.#mac(payload)}`;
+    const text = `${scope}\n${lastId}`;
+    let cursor = this.#encoded.get(text);
+    if (cursor === undefined) {
+      const payload = Buffer.from(text).toString('base64url');
+      cursor = `${payload}.${this.#mac(payload)}`;
+      if (this.#encoded.size >= 10_000) this.#encoded.clear();
+      this.#encoded.set(text, cursor);
+    }
+    return cursor;
   }
 
   /** Returns the id to continue after; throws AppError('invalid_cursor'). */

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import { AppError } from '../errors.ts';
 import { commonErrors, errorResponse } from '../http/common.schemas.ts';
 import { nextLink } from '../http/paging.ts';
@@ -40,7 +41,13 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         const { limit, status } = request.query;
         reply.header('link', nextLink(base, '/pets', { limit, status, cursor: page.next }));
       }
-      return page.items;
+      if (typeof page.body === 'string') {
+        // The page as the database serialised it (PetRepository.listJson), the same bytes the Pets
+        // serializer would write; with a JSON content type Fastify sends a string as is. The type
+        // provider only knows the object form of the payload, hence the cast.
+        return reply.type('application/json; charset=utf-8').send(page.body as unknown as Static<typeof Pets>);
+      }
+      return page.body;
     },
   );
 

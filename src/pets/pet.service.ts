@@ -8,6 +8,12 @@ export interface Page<T> {
   readonly next?: string;
 }
 
+/** A page of pets to send: `body` is the JSON array already serialised when the engine built it. */
+export interface PetPage {
+  readonly body: Pet[] | string;
+  readonly next?: string;
+}
+
 export class PetService {
   readonly #pets: PetRepository;
   readonly #cursors: CursorCodec;
@@ -25,14 +31,18 @@ export class PetService {
     return this.#pets.get(id);
   }
 
-  async list(q: ListPetsQuery): Promise<Page<Pet>> {
+  async list(q: ListPetsQuery): Promise<PetPage> {
     const limit = q.limit ?? 20;
     const scope = `pets;${q.status ?? ''}`;
     const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
+    if (this.#pets.listJson) {
+      const page = await this.#pets.listJson({ limit, afterId, status: q.status });
+      return { body: page.json, next: page.more && page.lastId !== undefined ? this.#cursors.encode(scope, page.lastId) : undefined };
+    }
     // One row more than asked tells whether a next page exists without a second query.
     const rows = await this.#pets.list({ limit: limit + 1, afterId, status: q.status });
-    if (rows.length <= limit) return { items: rows };
+    if (rows.length <= limit) return { body: rows };
     const items = rows.slice(0, limit);
-    return { items, next: this.#cursors.encode(scope, items[items.length - 1].id) };
+    return { body: items, next: this.#cursors.encode(scope, items[items.length - 1].id) };
   }
 }

@@ -18,11 +18,27 @@ export interface PetQuery {
   readonly status?: PetStatus;
 }
 
+/** A page of pets already serialised: exactly the bytes the `Pets` response schema would produce. */
+export interface PetPageJson {
+  readonly json: string;
+  /** Id of the last pet in the page (undefined when it is empty): the next cursor continues after it. */
+  readonly lastId: number | undefined;
+  /** Whether pets matching the query follow lastId. */
+  readonly more: boolean;
+}
+
 export interface PetRepository {
   /** Throws AppError('unknown_category') when categoryId does not exist. */
   create(input: PetCreate): Promise<Pet>;
   get(id: number): Promise<Pet | undefined>;
   list(query: PetQuery): Promise<Pet[]>;
+  /**
+   * Optional fast path for listings (`limit` is the page size, no look-ahead row): the page
+   * already serialised, so a hot listing skips row objects and the serializer. The SQLite engine
+   * memoises pages until the database changes; PostgreSQL could build it with json_agg. Engines
+   * without it are served through list() and the response schema's serializer.
+   */
+  listJson?(query: PetQuery): Promise<PetPageJson>;
 }
 
 export interface CategoryRepository {

@@ -1,10 +1,14 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Pet } from '../../pets/pet.schemas.ts';
+import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS, toPet, type PetRow } from '../rows.ts';
-import type { PetCreate, PetQuery, PetRepository } from '../storage.ts';
+import type { PetCreate, PetPageJson, PetQuery, PetRepository } from '../storage.ts';
 import { unknownCategory } from '../rules.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
+import { ReadCache } from './sqlite.read-cache.ts';
 import { isConstraint } from './sqlite.tx.ts';
+
+type PetTuple = [id: number, name: string, categoryId: number, status: PetStatus];
+const fromTuple = (r: PetTuple): Pet => ({ id: r[0], name: r[1], categoryId: r[2], status: r[3] });
 
 export class SqlitePets implements PetRepository {
   readonly #insert: StatementSync;
@@ -12,13 +16,19 @@ export class SqlitePets implements PetRepository {
   readonly #list: StatementSync;
   readonly #listByStatus: StatementSync;
   readonly #writes: GroupCommit;
+  readonly #pages: ReadCache<PetPageJson>;
 
   constructor(db: DatabaseSync) {
     this.#writes = new GroupCommit(db);
+    // A few thousand pages of at most 100 pets: a few MiB at worst.
+    this.#pages = new ReadCache(db, 2_000);
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`);
     this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?`);
+    // Rows as arrays: node:sqlite then builds no per-row objects with named keys.
     this.#list = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`);
+    this.#list.setReturnArrays(true);
     this.#listByStatus = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`);
+    this.#listByStatus.setReturnArrays(true);
   }
 
   async create(input: PetCreate): Promise<Pet> {
@@ -37,7 +47,24 @@ export class SqlitePets implements PetRepository {
   }
 
   async list(q: PetQuery): Promise<Pet[]> {
-    const rows = q.status === undefined ? this.#list.all(q.afterId, q.limit) : this.#listByStatus.all(q.status, q.afterId, q.limit);
-    return (rows as unknown as PetRow[]).map(toPet);
+    return this.#rows(q.limit, q.afterId, q.status).map(fromTuple);
+  }
+
+  /**
+   * Pages as JSON, remembered until the database changes (ReadCache): a hot listing costs one
+   * lookup. JSON.stringify of objects with the Pet schema's keys in its order writes exactly what
+   * the response serializer writes (test/http/pets-list-json.test.ts holds both to the byte).
+   */
+  async listJson(q: PetQuery): Promise<PetPageJson> {
+    return this.#pages.get(`${q.status ?? ''};${q.afterId};${q.limit}`, () => {
+      const rows = this.#rows(q.limit + 1, q.afterId, q.status); // one more tells whether a next page exists
+      const items = (rows.length > q.limit ? rows.slice(0, q.limit) : rows).map(fromTuple);
+      return { json: JSON.stringify(items), lastId: items.at(-1)?.id, more: rows.length > q.limit };
+    })!;
+  }
+
+  #rows(limit: number, afterId: number, status: PetStatus | undefined): PetTuple[] {
+    const rows = status === undefined ? this.#list.all(afterId, limit) : this.#listByStatus.all(status, afterId, limit);
+    return rows as unknown as PetTuple[];
   }
 }
