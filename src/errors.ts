@@ -32,10 +32,16 @@ export class AppError extends Error {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    const status = ERROR_STATUS[code];
+    // A 4xx is an answer, not a failure: nobody reads its stack, and capturing one was the largest
+    // single cost of a 401 (docs/performance.md). 5xx keep theirs for the logs.
+    const limit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'AppError';
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.status = status;
     this.headers = headers;
   }
 }
