@@ -36,7 +36,8 @@ export async function createApiKey(repo: ApiKeyRepository, name: string, scopes:
 
 /**
  * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
- * memory) first, then stored keys. Nothing is cached, so a revocation applies on the next request.
+ * memory) first, then stored keys. A revocation applies on the next request: nothing is cached here,
+ * and an engine that caches lookups (SQLite) asks the database on every lookup whether it changed.
  */
 export class KeyVerifier {
   readonly #bootstrap: Map<string, Principal>;
