@@ -22,7 +22,7 @@ export interface LoadResult {
   readonly p50Us: number;
   readonly p99Us: number;
   readonly maxUs: number;
-  /** Responses outside 2xx/3xx (wrk cannot tell statuses apart more finely without slowing down). */
+  /** Responses with status ≥ 400 (wrk cannot tell statuses apart more finely without slowing down). */
   readonly non2xx: number;
   readonly socketErrors: number;
 }

@@ -235,7 +235,7 @@ async function measure(server: Server, s: Scenario, auth: string, seconds: numbe
     });
     const after = server.memory().rss;
     peakRss = Math.max(peakRss, after);
-    // wrk counts responses outside 2xx/3xx; for the 401 scenario the correct answers are those.
+    // wrk counts responses with status ≥ 400; for the 401 scenario the correct answers are those.
     const wrong = s.expect < 400 ? result.non2xx : result.requests - result.non2xx;
     return { result, reqPerSec: result.requests / (result.durationUs / 1e6), errors: wrong + result.socketErrors, peakRss, rssAfter: after };
   } finally {
