@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -9,7 +9,10 @@ import { ErrorBody } from './http/common.schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
-import { registerHealth } from './http/health.ts';
+import { Metrics } from './http/metrics.ts';
+import { registerOps } from './http/ops.ts';
+import { registerRequestId, requestId } from './http/request-id.ts';
+import { registerTelemetry } from './http/telemetry.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { CursorCodec } from './http/paging.ts';
@@ -29,6 +32,8 @@ export interface AppOptions {
   readonly clock?: Clock;
   /** Fastify logger option; main.ts passes pino settings, tests usually false. */
   readonly logger?: FastifyServerOptions['logger'];
+  /** Shared with the ops app when METRICS_PORT is set; otherwise created here. */
+  readonly metrics?: Metrics;
 }
 
 const SHARED_SCHEMAS = [ErrorBody, PetStatus, NewPet, Pet, Pets, Category, Categories, OrderStatus, NewOrder, OrderUpdate, Order, Orders];
@@ -36,11 +41,15 @@ const SHARED_SCHEMAS = [ErrorBody, PetStatus, NewPet, Pet, Pets, Category, Categ
 export const DOCS_PATH = '/docs';
 
 /** The one app factory: main.ts, the CLI and every test build the service through it. */
-export async function buildApp({ config, storage, clock = systemClock, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage) }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     bodyLimit: config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
+    // genReqId vets the incoming X-Request-Id itself (request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestId,
+    // One line per request from telemetry.ts instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     // Framework-level failures (bad percent-encoding in the URL, …) get the same Error body.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
@@ -48,6 +57,10 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
   // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
   app.removeContentTypeParser('text/plain');
+
+  registerRequestId(app);
+  registerTelemetry(app, metrics);
+
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.setValidatorCompiler(buildValidatorCompiler(SHARED_SCHEMAS));
   registerErrorHandling(app);
@@ -59,7 +72,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
   await registerOpenApi(app, config);
   await registerDocs(app, config, DOCS_PATH);
-  registerHealth(app, storage);
+  if (config.metricsPort === undefined) registerOps(app, storage, metrics);
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
   await app.register(
@@ -71,5 +84,14 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
     { prefix: '/v1' },
   );
   notAllowed.fill();
+  return app;
+}
+
+/** The app main.ts listens with on METRICS_PORT: health and metrics only, no API, no keys. */
+export async function buildOpsApp({ storage, metrics, logger = false }: { storage: Storage; metrics: Metrics; logger?: FastifyServerOptions['logger'] }): Promise<FastifyInstance> {
+  const app = Fastify({ logger, requestIdHeader: false, genReqId: requestId, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
+  registerRequestId(app);
+  registerErrorHandling(app);
+  registerOps(app, storage, metrics);
   return app;
 }

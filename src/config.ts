@@ -18,6 +18,20 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly production: boolean;
   readonly bodyLimitBytes: number;
+  /** Separate port for /metrics, /healthz, /readyz; undefined → served on the main port. */
+  readonly metricsPort: number | undefined;
+  readonly shutdownTimeoutMs: number;
+  /** Origins allowed by CORS; empty → CORS off. ['*'] → any origin. */
+  readonly corsOrigins: readonly string[];
+  /** Requests per minute per API key; 0 disables. */
+  readonly rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address; 0 disables. */
+  readonly authFailureLimitPerMinute: number;
+  /** Shared rate-limit state; '' → per instance. */
+  readonly redisUrl: string;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -45,6 +59,35 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function origins(env: Env, name: string): string[] {
+  const raw = value(env, name);
+  if (raw === undefined) return [];
+  const list = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const o of list) {
+    if (o === '*') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(o);
+    } catch {}
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== o) {
+      throw new ConfigError(name, `each entry must be an origin such as https://app.example.com (scheme, host, optional port, nothing else) or *, got "${o}"`);
+    }
+  }
+  return list;
+}
+
+function redisUrl(env: Env, name: string): string {
+  const raw = value(env, name);
+  if (raw === undefined) return '';
+  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError(name, 'must start with redis:// or rediss://');
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid redis:// URL');
+  }
+  return raw;
 }
 
 function baseUrl(env: Env, name: string): string {
@@ -108,5 +151,14 @@ export function loadConfig(env: Env): Config {
     logLevel: logLevel as LogLevel,
     production: value(env, 'NODE_ENV') === 'production',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 100 * 1024 * 1024),
+    metricsPort: value(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    corsOrigins: Object.freeze(origins(env, 'CORS_ORIGINS')),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    authFailureLimitPerMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 0, 1_000_000),
+    redisUrl: redisUrl(env, 'REDIS_URL'),
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   });
 }

@@ -6,7 +6,17 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'authorization', '*.authorization', 'key', '*.key'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["proxy-authorization"]',
+        'headers.authorization',
+        '*.headers.authorization',
+        'authorization',
+        '*.authorization',
+        'key',
+        '*.key',
+      ],
       censor: '[redacted]',
     },
   };

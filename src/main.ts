@@ -1,6 +1,7 @@
 // Process entry: configuration → storage → app → listen; graceful close on SIGTERM/SIGINT.
 // The only module that reads process.env, listens or exits.
-import { buildApp } from './app.ts';
+import { buildApp, buildOpsApp } from './app.ts';
+import { Metrics } from './http/metrics.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { loggerOptions } from './logger.ts';
 import { createApiKey } from './keys/key.service.ts';
@@ -27,7 +28,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const app = await buildApp({ config, storage, logger: loggerOptions(config) });
+  const metrics = new Metrics(storage);
+  const app = await buildApp({ config, storage, metrics, logger: loggerOptions(config) });
+  const ops = config.metricsPort === undefined ? undefined : await buildOpsApp({ storage, metrics, logger: loggerOptions(config) });
 
   // First run: no key anywhere → in development mint one so a newcomer can call the API at once.
   if (config.bootstrapApiKeys.length === 0 && (await storage.apiKeys.count()) === 0) {
@@ -46,14 +49,26 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: no new connections, finishing in-flight requests');
+    // Past SHUTDOWN_TIMEOUT_MS the requests still running are cut off: exit 1 says so.
     const timer = setTimeout(() => {
-      app.log.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, 10_000);
+      app.log.error('shutdown timed out; closing remaining connections');
+      app.server.closeAllConnections();
+      void storage.close().finally(() => process.exit(1));
+    }, config.shutdownTimeoutMs);
     timer.unref();
-    await app.close();
+    // close() stops accepting, closes idle keep-alive connections, and resolves once every
+    // in-flight request has been answered; only then is the database closed under them.
+    // A keep-alive connection whose request finishes after close() began is idle only from then
+    // on; closing idle connections repeatedly lets close() resolve without waiting for clients.
+    const reaper = setInterval(() => {
+      app.server.closeIdleConnections();
+      ops?.server.closeIdleConnections();
+    }, 100);
+    await Promise.all([app.close(), ops?.close()]);
+    clearInterval(reaper);
     await storage.close();
+    app.log.info('shut down cleanly');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -61,8 +76,9 @@ async function main(): Promise<void> {
 
   try {
     await app.listen({ port: config.port, host: config.host });
+    if (ops) await ops.listen({ port: config.metricsPort, host: config.host });
   } catch (err) {
-    process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}: ${(err as Error).message}\n`);
+    process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}${ops ? ` or ${config.metricsPort}` : ''}: ${(err as Error).message}\n`);
     await storage.close();
     process.exit(1);
   }

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
-import type { Principal, Scope } from '../keys/key.types.ts';
+import type { Caller, Scope } from '../keys/key.types.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: Principal | null;
+    principal: Caller | null;
   }
   interface FastifyContextConfig {
     /** Routes that answer without an API key (OpenAPI document, docs, health). */

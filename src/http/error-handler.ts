@@ -56,6 +56,8 @@ export function toHttpError(err: unknown): HttpError {
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);
   if (http.status >= 500) request.log.error({ err }, 'request failed');
+  // frameworkErrors (a malformed URL) are answered before any hook ran: name the request here too.
+  reply.header('x-request-id', request.id);
   return reply.code(http.status).headers(http.headers).send({ code: http.code, message: http.message, status: http.status });
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyRepository } from '../storage/storage.ts';
-import { SCOPES, type ApiKeyInfo, type Principal, type Scope } from './key.types.ts';
+import { SCOPES, type ApiKeyInfo, type Caller, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -40,20 +40,28 @@ export async function createApiKey(repo: ApiKeyRepository, name: string, scopes:
  * and an engine that caches lookups (SQLite) asks the database on every lookup whether it changed.
  */
 export class KeyVerifier {
-  readonly #bootstrap: Map<string, Principal>;
+  readonly #bootstrap: Map<string, Caller>;
   readonly #repo: ApiKeyRepository;
 
   constructor(repo: ApiKeyRepository, bootstrapKeys: readonly string[]) {
     this.#repo = repo;
-    this.#bootstrap = new Map(bootstrapKeys.map((k) => [hashKey(k), { keyId: null, scopes: SCOPES }]));
+    this.#bootstrap = new Map(
+      bootstrapKeys.map((k) => {
+        const hash = hashKey(k);
+        return [hash, { keyId: null, scopes: SCOPES, subject: `bootstrap:${hash.slice(0, 16)}` }];
+      }),
+    );
   }
 
   get hasBootstrapKeys(): boolean {
     return this.#bootstrap.size > 0;
   }
 
-  async verify(token: string): Promise<Principal | undefined> {
+  async verify(token: string): Promise<Caller | undefined> {
     const hash = hashKey(token);
-    return this.#bootstrap.get(hash) ?? (await this.#repo.findActiveByHash(hash));
+    const bootstrap = this.#bootstrap.get(hash);
+    if (bootstrap) return bootstrap;
+    const stored = await this.#repo.findActiveByHash(hash);
+    return stored && { ...stored, subject: `key:${stored.keyId}` };
   }
 }

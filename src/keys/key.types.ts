@@ -16,3 +16,11 @@ export interface Principal {
   readonly keyId: number | null; // null for bootstrap keys from PETSTORE_API_KEYS
   readonly scopes: readonly Scope[];
 }
+
+/**
+ * A principal with a stable name for per-key state (rate limits, idempotency keys):
+ * `key:<id>` for stored keys, `bootstrap:<first 16 hex of the key's SHA-256>` for bootstrap keys.
+ */
+export interface Caller extends Principal {
+  readonly subject: string;
+}

@@ -86,6 +86,17 @@ export interface ApiKeyRepository {
   count(): Promise<number>;
 }
 
+/**
+ * Engine-neutral connection gauges for /metrics. A pool reports its own figures (PostgreSQL:
+ * pg.Pool totalCount / idleCount / waitingCount); SQLite holds one synchronous connection, so it
+ * is always 1 / 1 / 0 whenever the metrics are read.
+ */
+export interface StorageStats {
+  readonly connections: number;
+  readonly idle: number;
+  readonly waiting: number;
+}
+
 export interface Storage {
   readonly engine: 'sqlite' | 'postgres';
   readonly pets: PetRepository;
@@ -96,5 +107,7 @@ export interface Storage {
   secret(name: string): Promise<string>;
   /** Resolves when the database answers a trivial query and migrations are applied. */
   ping(): Promise<void>;
+  /** Connection gauges; optional so an engine without meaningful figures can omit it. */
+  stats?(): StorageStats;
   close(): Promise<void>;
 }

@@ -1,8 +1,9 @@
 import type { TestContext } from 'node:test';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
+import { Metrics } from '../../src/http/metrics.ts';
 import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
 import type { Storage } from '../../src/storage/storage.ts';
@@ -23,19 +24,23 @@ export interface TestAppOptions {
   readonly storage?: Storage;
   /** Engine of the fresh database, closed and deleted with the app (default 'sqlite'; see engines.ts). */
   readonly engine?: Engine;
+  readonly logger?: FastifyServerOptions['logger'];
+  readonly metrics?: Metrics;
 }
 
 /** Builds the real app for one test and closes it (and its storage) when the test ends. */
 export async function buildTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const own = options.storage ? undefined : await openEngine(options.engine ?? 'sqlite');
   const storage = options.storage ?? own!.storage;
+  // Process metrics (event-loop monitor, GC observer) are left out: tests build hundreds of apps.
+  const metrics = options.metrics ?? new Metrics(storage, { processMetrics: false });
   let built: FastifyInstance | undefined;
   // Registered before building, so the database is released even if building fails.
   t.after(async () => {
     await built?.close();
     await own?.dispose();
   });
-  const app = (built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock }));
+  const app = (built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics }));
   const { key } = await createApiKey(storage.apiKeys, 'test', SCOPES);
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
 }
@@ -49,4 +54,14 @@ export async function keyWithScopes(storage: Storage, scopes: readonly Scope[]):
 export function fixedClock(at: Date): Clock & { set(d: Date): void } {
   let now = at;
   return { now: () => now, set: (d) => (now = d) };
+}
+
+/** Collects pino's JSON lines, for tests that read the logs. */
+export function logCapture(): { stream: { write(line: string): void }; lines: () => Record<string, unknown>[]; text: () => string } {
+  const chunks: string[] = [];
+  return {
+    stream: { write: (line: string) => void chunks.push(line) },
+    text: () => chunks.join(''),
+    lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
+import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
 import { SQLITE_MIGRATIONS, type Migration } from './migrations.ts';
 import { SqlitePets } from './sqlite.pets.ts';
@@ -43,7 +44,15 @@ export function openSqlite(options: SqliteOptions): Storage {
       return (secretGet.get(name) as { value: string }).value;
     },
     async ping() {
-      ping.get();
+      if (closed) throw new StorageUnavailableError('the SQLite database is closed');
+      try {
+        ping.get();
+      } catch (err) {
+        throw new StorageUnavailableError('the SQLite database does not answer', { cause: err });
+      }
+    },
+    stats() {
+      return { connections: closed ? 0 : 1, idle: closed ? 0 : 1, waiting: 0 };
     },
     async close() {
       if (closed) return;

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+// An incoming id is echoed into logs and headers, so only short ids of a log-safe charset are
+// honoured (no spaces, quotes, control characters or CRLF); anything else gets a fresh UUID.
+const SANE = /^[A-Za-z0-9._:@+=\/-]{1,128}$/;
+
+export function requestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && SANE.test(incoming) ? incoming : randomUUID();
+}
+
+/** First hook of all: every response — 404, 405, 401, errors — names the request. */
+export function registerRequestId(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+}
