@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category } from './categories/category.schemas.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerCors } from './http/cors.ts';
 import { ErrorBody } from './http/common.schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
 import { registerDocs } from './http/docs.ts';
@@ -67,6 +68,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
   const base = config.publicBaseUrl || '/v1';
   registerDeprecation(app, clock, base, `${config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : ''}${DOCS_PATH}`);
+  await registerCors(app, config.corsOrigins);
   registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys));
   const notAllowed = methodNotAllowed(app);
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
@@ -30,8 +30,10 @@ export function parseBearer(header: string | undefined): string | undefined {
  */
 export function registerAuth(app: FastifyInstance, verifier: KeyVerifier): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.routeOptions.config.public === true || !request.url.startsWith('/v1/')) return;
+    // Per-key data, and refusals of it, must not be kept by shared or browser caches.
+    reply.header('cache-control', 'no-store');
     const header = request.headers.authorization;
     const token = parseBearer(header);
     if (token === undefined) {

@@ -58,6 +58,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   if (http.status >= 500) request.log.error({ err }, 'request failed');
   // frameworkErrors (a malformed URL) are answered before any hook ran: name the request here too.
   reply.header('x-request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
   return reply.code(http.status).headers(http.headers).send({ code: http.code, message: http.message, status: http.status });
 }
 

@@ -12,7 +12,8 @@ export function methodNotAllowed(app: FastifyInstance) {
   const allowed = new Map<string, Set<string>>();
   const publicUrls = new Set<string>();
   app.addHook('onRoute', (route) => {
-    if (route.config?.methodNotAllowed) return;
+    // '*' is @fastify/cors's catch-all OPTIONS route: it must not make every unknown path a 405.
+    if (route.config?.methodNotAllowed || route.url === '*') return;
     const set = allowed.get(route.url) ?? new Set<string>();
     for (const m of [route.method].flat()) set.add(m);
     allowed.set(route.url, set);

@@ -11,9 +11,13 @@ export function requestId(req: IncomingMessage): string {
   return typeof incoming === 'string' && SANE.test(incoming) ? incoming : randomUUID();
 }
 
-/** First hook of all: every response — 404, 405, 401, errors — names the request. */
+/**
+ * First hook of all, so every response — 404, 405, 401, errors — names the request and tells
+ * browsers not to sniff content types. (Fastify sends no X-Powered-By.)
+ */
 export function registerRequestId(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
   });
 }

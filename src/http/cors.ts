@@ -1,0 +1,30 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/** Response headers a browser script may read: paging, creation, limits, deprecation, tracing. */
+export const EXPOSED_HEADERS = ['Link', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Deprecation', 'Sunset', 'X-Request-Id', 'Idempotent-Replayed'];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
+const OFF: FastifyCorsOptions = { origin: false };
+
+/**
+ * CORS for the origins in CORS_ORIGINS (off when empty). Registered before authentication:
+ * a preflight carries no Authorization header, so @fastify/cors answers it (204) in its own
+ * onRequest hook before auth and before the explicit OPTIONS → 405 routes could. A request that
+ * is not CORS at all (no Origin), or an OPTIONS that is no preflight, is left alone, so it still
+ * gets the service's own answers (405 with Allow for a bare OPTIONS).
+ */
+export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+  if (origins.length === 0) return;
+  const on: FastifyCorsOptions = {
+    origin: origins.includes('*') ? '*' : [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PATCH'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+    strictPreflight: false,
+  };
+  const isPreflight = (req: FastifyRequest) => req.method !== 'OPTIONS' || req.headers['access-control-request-method'] !== undefined;
+  await app.register(cors, () => (req: FastifyRequest, cb: (err: Error | null, options: FastifyCorsOptions) => void) => {
+    cb(null, req.headers.origin !== undefined && isPreflight(req) ? on : OFF);
+  });
+}
