@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { buildApp } from '../../src/app.ts';
+import { runCli } from '../../src/cli/cli.ts';
+import { loadConfig } from '../../src/config.ts';
+import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
+import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
+import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
+
+interface Operation {
+  readonly name: string;
+  readonly method: 'GET' | 'POST' | 'PATCH';
+  readonly url: string;
+  readonly scope: Scope;
+  readonly payload?: object;
+}
+
+const OPERATIONS: readonly Operation[] = [
+  { name: 'listPets', method: 'GET', url: '/v1/pets', scope: 'pets:read' },
+  { name: 'createPet', method: 'POST', url: '/v1/pets', scope: 'pets:write', payload: { name: 'Rex', categoryId: 1 } },
+  { name: 'getPet', method: 'GET', url: '/v1/pets/1', scope: 'pets:read' },
+  { name: 'listCategories', method: 'GET', url: '/v1/categories', scope: 'pets:read' },
+  { name: 'listOrders', method: 'GET', url: '/v1/store/orders', scope: 'orders:read' },
+  { name: 'placeOrder', method: 'POST', url: '/v1/store/orders', scope: 'orders:write', payload: { petId: 1 } },
+  { name: 'getOrder', method: 'GET', url: '/v1/store/orders/1', scope: 'orders:read' },
+  { name: 'updateOrder', method: 'PATCH', url: '/v1/store/orders/1', scope: 'orders:write', payload: { status: 'approved' } },
+];
+
+describe('key scopes', () => {
+  for (const op of OPERATIONS) {
+    test(`${op.name} refuses a key without ${op.scope} with 403 insufficient_scope and the challenge naming it`, async (t) => {
+      const { app, storage } = await buildTestApp(t);
+      const headers = await keyWithScopes(storage, SCOPES.filter((s) => s !== op.scope));
+      const res = await app.inject({ method: op.method, url: op.url, headers, payload: op.payload });
+      assert.equal(res.statusCode, 403);
+      assert.deepEqual(res.json(), { code: 'insufficient_scope', message: `this API key lacks the scope ${op.scope}`, status: 403 });
+      assert.equal(res.headers['www-authenticate'], `Bearer realm="petstore", error="insufficient_scope", scope="${op.scope}"`);
+    });
+
+    test(`${op.name} is allowed to a key holding only ${op.scope}`, async (t) => {
+      const { app, storage, auth } = await buildTestApp(t);
+      // Data for the by-id operations: pet 1 and order 1.
+      await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Seed', categoryId: 1 } });
+      if (op.name === 'getOrder' || op.name === 'updateOrder') await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: 1 } });
+      const headers = await keyWithScopes(storage, [op.scope]);
+      const res = await app.inject({ method: op.method, url: op.url, headers, payload: op.payload });
+      assert.ok(res.statusCode === 200 || res.statusCode === 201, `${op.name}: ${res.statusCode} ${res.body}`);
+    });
+  }
+
+  test('the scope is checked before the body is validated: a write without the scope is 403 even with a bad body', async (t) => {
+    const { app, storage } = await buildTestApp(t);
+    const headers = await keyWithScopes(storage, ['pets:read']);
+    const res = await app.inject({ method: 'POST', url: '/v1/pets', headers, payload: { nonsense: true } });
+    assert.equal(res.statusCode, 403);
+  });
+
+  test('keys create --scopes issues a key limited to those scopes', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-scopes-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` };
+    let out = '';
+    const code = await runCli(['keys', 'create', '--name', 'reader', '--scopes', 'pets:read,orders:read'], env, { out: (s) => (out += s), err: () => {} });
+    assert.equal(code, 0);
+    const key = /pst_[A-Za-z0-9_-]{43}/.exec(out)?.[0];
+    assert.ok(key, out);
+    const storage = openSqlite({ path: join(dir, 'db.sqlite') });
+    const app = await buildApp({ config: loadConfig(env), storage });
+    t.after(async () => {
+      await app.close();
+      await storage.close();
+    });
+    const headers = { authorization: `Bearer ${key}` };
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/store/orders', headers })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'POST', url: '/v1/pets', headers, payload: { name: 'x', categoryId: 1 } })).statusCode, 403);
+    assert.equal((await app.inject({ method: 'POST', url: '/v1/store/orders', headers, payload: { petId: 1 } })).statusCode, 403);
+  });
+
+  test('the OpenAPI document names each operation\'s scope', async (t) => {
+    const { app } = await buildTestApp(t);
+    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const op of OPERATIONS) {
+      const path = op.url.replace(/\/1$/, op.url.includes('orders') ? '/{orderId}' : '/{petId}').replace('/v1', '');
+      const operation = doc.paths[path][op.method.toLowerCase()];
+      assert.deepEqual(operation.security, [{ bearerAuth: [op.scope] }], op.name);
+      assert.match(operation.description, new RegExp(`Requires scope \`${op.scope}\``), op.name);
+      assert.ok(operation.responses['403'], `${op.name} documents 403`);
+    }
+  });
+});
