@@ -6,6 +6,7 @@ import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category } from './categories/category.schemas.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
+import { buildLimits } from './http/rate-limit.ts';
 import { ErrorBody } from './http/common.schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
 import { registerDocs } from './http/docs.ts';
@@ -69,7 +70,9 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   const base = config.publicBaseUrl || '/v1';
   registerDeprecation(app, clock, base, `${config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : ''}${DOCS_PATH}`);
   await registerCors(app, config.corsOrigins);
-  registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys));
+  const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
+  app.addHook('onClose', () => limits.close());
+  registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys), { ...limits, metrics });
   const notAllowed = methodNotAllowed(app);
 
   await registerOpenApi(app, config);

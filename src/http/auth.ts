@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
+import type { Limiter, Metrics } from './metrics.ts';
+import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
 
 declare module 'fastify' {
@@ -24,27 +26,53 @@ export function parseBearer(header: string | undefined): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
+export interface AuthLimits {
+  /** Requests per API key (RATE_LIMIT_PER_MINUTE); absent when disabled. */
+  readonly perKey?: FixedWindowLimiter;
+  /** Failed authentications per client address (AUTH_FAILURE_LIMIT_PER_MINUTE); absent when disabled. */
+  readonly authFailures?: FixedWindowLimiter;
+  readonly metrics: Metrics;
+}
+
 /**
  * Authentication runs in onRequest, before the body is read or validated, for everything under
  * /v1 except public routes — unknown /v1 paths included, so routes cannot be probed without a key.
+ * Rate limits run here too: an address over its failure budget is refused before its token is
+ * even looked at (so a correct guess would not tell), and a key over its budget gets 429.
  */
-export function registerAuth(app: FastifyInstance, verifier: KeyVerifier): void {
+export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): void {
+  const { perKey, authFailures, metrics } = limits;
+  const tooMany = (limiter: Limiter, v: Verdict, message: string, headers: Record<string, string> = {}) => {
+    metrics.rateLimited.inc({ limiter });
+    return new AppError('rate_limited', message, { ...headers, 'retry-after': String(v.reset) });
+  };
+  const refuse = async (request: FastifyRequest, message: string, challenge: string) => {
+    const v = await authFailures?.hit(request.ip);
+    if (v && !v.allowed) throw tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
+    throw new AppError('unauthorized', message, { 'www-authenticate': challenge });
+  };
+
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.routeOptions.config.public === true || !request.url.startsWith('/v1/')) return;
     // Per-key data, and refusals of it, must not be kept by shared or browser caches.
     reply.header('cache-control', 'no-store');
+    const blocked = authFailures?.isBlocked(request.ip);
+    if (blocked) throw tooMany('auth_failure', blocked, `too many failed authentications from this address; retry in ${blocked.reset} s`);
     const header = request.headers.authorization;
     const token = parseBearer(header);
     if (token === undefined) {
       const why = header === undefined ? 'missing Authorization header; send Authorization: Bearer <API key>' : 'Authorization header is not of the form Bearer <API key>';
       // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
-      const challenge = header !== undefined && /^bearer\b/i.test(header) ? `${REALM}, error="invalid_token"` : REALM;
-      throw new AppError('unauthorized', why, { 'www-authenticate': challenge });
+      return refuse(request, why, header !== undefined && /^bearer\b/i.test(header) ? `${REALM}, error="invalid_token"` : REALM);
     }
     const principal = await verifier.verify(token);
-    if (!principal) {
-      throw new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+    if (!principal) return refuse(request, 'API key is unknown or revoked', `${REALM}, error="invalid_token"`);
+    if (perKey) {
+      const v = await perKey.hit(principal.subject);
+      reply.header('ratelimit-policy', perKey.policy);
+      reply.header('ratelimit', FixedWindowLimiter.field(v));
+      if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
     }
     const scope = request.routeOptions.config.scope;
     if (scope !== undefined && !principal.scopes.includes(scope)) {
