@@ -6,6 +6,7 @@ import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category } from './categories/category.schemas.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { buildLimits } from './http/rate-limit.ts';
 import { ErrorBody } from './http/common.schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
@@ -74,6 +75,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   app.addHook('onClose', () => limits.close());
   registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys), { ...limits, metrics });
   const notAllowed = methodNotAllowed(app);
+  registerIdempotency(app, storage.idempotency, clock);
 
   await registerOpenApi(app, config);
   await registerDocs(app, config, DOCS_PATH);

@@ -39,3 +39,18 @@ export const commonErrors = {
 } as const;
 
 export const errorResponse = errorRef;
+
+/** The Idempotency-Key request header of the creating operations (checked in http/idempotency.ts). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1–255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to your API key. A repeat with the same key and body within 24 h returns the first response with `Idempotent-Replayed: true` and creates nothing.',
+      examples: ['4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21'],
+    }),
+  ),
+});
+
+export const idempotencyErrors = {
+  422: errorRef('The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`)'),
+} as const;

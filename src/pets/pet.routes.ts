@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { AppError } from '../errors.ts';
-import { commonErrors, errorResponse } from '../http/common.schemas.ts';
+import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../http/common.schemas.ts';
 import { nextLink } from '../http/paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
@@ -54,16 +54,19 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
   app.post(
     '/pets',
     {
-      config: { scope: 'pets:write' },
+      config: { scope: 'pets:write', idempotent: true },
       schema: {
         operationId: 'createPet',
         tags: ['Pets'],
         summary: 'Add an animal',
-        description: 'Creates an animal; `status` defaults to `available`. Unknown fields are rejected.',
+        description: 'Creates an animal; `status` defaults to `available`. Unknown fields are rejected. Send `Idempotency-Key` to make a retry safe.',
+        headers: IdempotencyHeaders,
         body: NewPet,
         response: {
           201: { ...Pet, description: 'Animal added; `Location` names it' },
-          400: errorResponse('Missing or invalid fields, unknown field, body not JSON, or unknown category (`validation_failed`, `invalid_json`, `unknown_category`)'),
+          400: errorResponse('Missing or invalid fields, unknown field, body not JSON, unknown category, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_category`, `bad_request`)'),
+          409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          ...idempotencyErrors,
           413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
           415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
           ...commonErrors,

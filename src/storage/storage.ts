@@ -86,6 +86,43 @@ export interface ApiKeyRepository {
   count(): Promise<number>;
 }
 
+/** One Idempotency-Key: whose it is, which operation it was sent to, and the key itself. */
+export interface IdempotencyId {
+  readonly subject: string; // Caller.subject: key:<id> or bootstrap:<hash prefix>
+  readonly operation: string; // e.g. 'POST /v1/pets'
+  readonly key: string; // 1–255 characters
+}
+
+/** The first response, replayed to repeats: only successful (2xx) responses are stored. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: string; // serialized JSON, as sent
+  readonly location: string | null;
+}
+
+export interface IdempotencyRecord {
+  /** SHA-256 of the canonical request body. */
+  readonly fingerprint: string;
+  /** undefined while the first request is still in flight. */
+  readonly response: StoredResponse | undefined;
+}
+
+export interface IdempotencyRepository {
+  /**
+   * Atomically claims `id` for a request whose body has `fingerprint`, unless a live record
+   * exists. A record is dead when created before `expiredBefore`, or when it is still in flight
+   * but was claimed before `abandonedBefore` (its process died). Returns undefined when the claim
+   * was taken (a dead record is replaced), otherwise the live record, untouched.
+   */
+  claim(id: IdempotencyId, fingerprint: string, now: Date, expiredBefore: Date, abandonedBefore: Date): Promise<IdempotencyRecord | undefined>;
+  /** Stores the response of a claimed request. */
+  complete(id: IdempotencyId, response: StoredResponse): Promise<void>;
+  /** Drops an in-flight claim (the request failed), so the key can be used again. */
+  release(id: IdempotencyId): Promise<void>;
+  /** Deletes records created before `before`; returns how many. */
+  purge(before: Date): Promise<number>;
+}
+
 /**
  * Engine-neutral connection gauges for /metrics. A pool reports its own figures (PostgreSQL:
  * pg.Pool totalCount / idleCount / waitingCount); SQLite holds one synchronous connection, so it
@@ -103,6 +140,7 @@ export interface Storage {
   readonly categories: CategoryRepository;
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly idempotency: IdempotencyRepository;
   /** A random secret created once per database, shared by every instance (signs cursors). */
   secret(name: string): Promise<string>;
   /** Resolves when the database answers a trivial query and migrations are applied. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.ts';
-import { commonErrors, errorResponse } from '../http/common.schemas.ts';
+import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../http/common.schemas.ts';
 import { nextLink } from '../http/paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import type { OrderService } from './order.service.ts';
@@ -47,18 +47,21 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
   app.post(
     '/store/orders',
     {
-      config: { scope: 'orders:write' },
+      config: { scope: 'orders:write', idempotent: true },
       schema: {
         operationId: 'placeOrder',
         tags: ['Store'],
         summary: 'Place an order for an animal',
-        description: 'Creates an order in state `placed`; the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered.',
+        description:
+          'Creates an order in state `placed`; the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered. Send `Idempotency-Key` to make a retry safe.',
         'x-stability': 'experimental',
+        headers: IdempotencyHeaders,
         body: NewOrder,
         response: {
           201: { ...Order, description: 'Order placed; `Location` names it' },
-          400: errorResponse('Missing or invalid fields, body not JSON, or unknown pet (`validation_failed`, `invalid_json`, `unknown_pet`)'),
-          409: errorResponse('The animal is not available (`pet_not_available`)'),
+          400: errorResponse('Missing or invalid fields, body not JSON, unknown pet, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_pet`, `bad_request`)'),
+          409: errorResponse('The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
         },

@@ -50,4 +50,22 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX orders_pet_id_id ON orders (pet_id, id);
     `,
   },
+  {
+    version: 3,
+    name: 'idempotency keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        subject TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER,
+        body TEXT,
+        location TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (subject, operation, key)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `,
+  },
 ];

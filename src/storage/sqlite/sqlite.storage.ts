@@ -9,6 +9,7 @@ import { SqlitePets } from './sqlite.pets.ts';
 import { SqliteCategories } from './sqlite.categories.ts';
 import { SqliteOrders } from './sqlite.orders.ts';
 import { SqliteApiKeys } from './sqlite.api-keys.ts';
+import { SqliteIdempotency } from './sqlite.idempotency.ts';
 import { transaction } from './sqlite.tx.ts';
 
 export interface SqliteOptions {
@@ -39,6 +40,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     categories: new SqliteCategories(db),
     orders: new SqliteOrders(db),
     apiKeys: new SqliteApiKeys(db),
+    idempotency: new SqliteIdempotency(db),
     async secret(name) {
       secretPut.run(name, randomBytes(32).toString('base64url'));
       return (secretGet.get(name) as { value: string }).value;

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { Clock } from '../clock.ts';
+import { AppError } from '../errors.ts';
+import type { IdempotencyId, IdempotencyRepository } from '../storage/storage.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** POST routes that honour Idempotency-Key (draft-ietf-httpapi-idempotency-key-header). */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    idempotency: IdempotencyId | null;
+  }
+}
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A claim still in flight after this long belongs to a request whose process died. */
+export const IDEMPOTENCY_ABANDONED_MS = 5 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+// The draft makes the field an sf-string ("…"); a bare token is accepted as well, as most
+// clients send one. Printable ASCII only, 1–255 characters.
+const KEY = /^[\x20-\x7e]{1,255}$/;
+
+export function parseIdempotencyKey(raw: string): string | undefined {
+  const key = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+  return KEY.test(key) ? key : undefined;
+}
+
+/** SHA-256 of the body as JSON with object keys sorted, so key order does not matter. */
+export function fingerprint(body: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
+  return createHash('sha256').update(JSON.stringify(canonical(body) ?? null)).digest('hex');
+}
+
+/**
+ * Idempotency-Key for routes with config `idempotent`. After auth and body validation, the key is
+ * claimed in the database under (key subject, operation, key):
+ * - fresh → the request runs; a 2xx response is stored, anything else releases the claim;
+ * - same body, answered → the stored response is replayed with `Idempotent-Replayed: true`;
+ * - same body, still in flight → 409 idempotency_key_in_use; different body → 422 idempotency_key_reused.
+ * Records are kept 24 h (older ones are ignored, and purged hourly).
+ */
+export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): void {
+  app.decorateRequest('idempotency', null);
+
+  const claim: preHandlerHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
+    const raw = request.headers['idempotency-key'];
+    if (raw === undefined) return;
+    const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
+    if (key === undefined) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+    const id = { subject: request.principal!.subject, operation: `${request.method} ${request.routeOptions.url}`, key };
+    const print = fingerprint(request.body);
+    const now = clock.now().getTime();
+    const existing = await repo.claim(id, print, new Date(now), new Date(now - IDEMPOTENCY_RETENTION_MS), new Date(now - IDEMPOTENCY_ABANDONED_MS));
+    if (existing === undefined) {
+      request.idempotency = id;
+      return;
+    }
+    if (existing.fingerprint !== print) {
+      throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
+    }
+    if (existing.response === undefined) {
+      throw new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
+    }
+    const { status, body, location } = existing.response;
+    if (location !== null) reply.header('location', location);
+    return reply.code(status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(body);
+  };
+
+  const settle: onSendHookHandler = async function (request, reply, payload) {
+    const id = request.idempotency;
+    if (id === null) return payload;
+    request.idempotency = null;
+    if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
+      const location = reply.getHeader('location');
+      await repo.complete(id, { status: reply.statusCode, body: payload, location: typeof location === 'string' ? location : null });
+    } else {
+      await repo.release(id);
+    }
+    return payload;
+  };
+
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), claim];
+    route.onSend = [...[route.onSend ?? []].flat(), settle];
+  });
+
+  const purge = () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)).catch((err) => app.log.warn({ err }, 'purging idempotency keys failed'));
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await purge();
+    timer = setInterval(purge, PURGE_EVERY_MS).unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}

@@ -1,0 +1,60 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../storage.ts';
+import { transaction } from './sqlite.tx.ts';
+
+interface Row {
+  fingerprint: string;
+  status: number | null;
+  body: string | null;
+  location: string | null;
+  created_at: number;
+}
+
+export class SqliteIdempotency implements IdempotencyRepository {
+  readonly #db: DatabaseSync;
+  readonly #get: StatementSync;
+  readonly #put: StatementSync;
+  readonly #complete: StatementSync;
+  readonly #release: StatementSync;
+  readonly #purge: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    const id = 'subject = ? AND operation = ? AND key = ?';
+    this.#get = db.prepare(`SELECT fingerprint, status, body, location, created_at FROM idempotency_keys WHERE ${id}`);
+    this.#put = db.prepare(
+      'INSERT OR REPLACE INTO idempotency_keys (subject, operation, key, fingerprint, status, body, location, created_at) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?)',
+    );
+    this.#complete = db.prepare(`UPDATE idempotency_keys SET status = ?, body = ?, location = ? WHERE ${id}`);
+    this.#release = db.prepare(`DELETE FROM idempotency_keys WHERE ${id} AND status IS NULL`);
+    this.#purge = db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
+  }
+
+  async claim(id: IdempotencyId, fingerprint: string, now: Date, expiredBefore: Date, abandonedBefore: Date): Promise<IdempotencyRecord | undefined> {
+    // BEGIN IMMEDIATE: read-then-write is atomic across processes sharing the file.
+    return transaction(this.#db, () => {
+      const row = this.#get.get(id.subject, id.operation, id.key) as Row | undefined;
+      const dead = !row || row.created_at < expiredBefore.getTime() || (row.status === null && row.created_at < abandonedBefore.getTime());
+      if (!dead) {
+        return {
+          fingerprint: row.fingerprint,
+          response: row.status === null ? undefined : { status: row.status, body: row.body ?? '', location: row.location },
+        };
+      }
+      this.#put.run(id.subject, id.operation, id.key, fingerprint, now.getTime());
+      return undefined;
+    });
+  }
+
+  async complete(id: IdempotencyId, response: StoredResponse): Promise<void> {
+    this.#complete.run(response.status, response.body, response.location, id.subject, id.operation, id.key);
+  }
+
+  async release(id: IdempotencyId): Promise<void> {
+    this.#release.run(id.subject, id.operation, id.key);
+  }
+
+  async purge(before: Date): Promise<number> {
+    return Number(this.#purge.run(before.getTime()).changes);
+  }
+}
