@@ -7,6 +7,7 @@ import { Categories, Category } from './categories/category.schemas.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerJsonParser, serverOptions } from './http/limits.ts';
 import { buildLimits } from './http/rate-limit.ts';
 import { ErrorBody } from './http/common.schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
@@ -47,7 +48,7 @@ export const DOCS_PATH = '/docs';
 export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage) }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
-    bodyLimit: config.bodyLimitBytes,
+    ...serverOptions(config),
     // genReqId vets the incoming X-Request-Id itself (request-id.ts).
     requestIdHeader: false,
     genReqId: requestId,
@@ -60,6 +61,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
   // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
 
   registerRequestId(app);
   registerTelemetry(app, metrics);
