@@ -56,7 +56,8 @@ export async function startService(env: Record<string, string>, timeoutMs = 15_0
     stdout: () => out,
     stderr: () => err,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // A child killed by a signal has exitCode null and signalCode set: it has exited all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;
