@@ -3,6 +3,7 @@
 import type { ApiKeyInfo, Scope } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
+import type { IdempotencyRecord } from './storage.ts';
 
 export interface PetRow {
   id: number;
@@ -41,3 +42,19 @@ export const toKeyInfo = (r: KeyRow): ApiKeyInfo => ({
   revokedAt: r.revoked_at,
 });
 export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[];
+
+export interface IdempotencyRow {
+  fingerprint: string;
+  status: number | null; // NULL while the first request is in flight
+  body: string | null;
+  location: string | null;
+  created_at: number; // ms since the epoch
+}
+export const IDEMPOTENCY_COLUMNS = 'fingerprint, status, body, location, created_at';
+export const toIdempotencyRecord = (r: IdempotencyRow): IdempotencyRecord => ({
+  fingerprint: r.fingerprint,
+  response: r.status === null ? undefined : { status: r.status, body: r.body ?? '', location: r.location },
+});
+/** Whether a stored claim no longer counts: past retention, or in flight since before `abandonedBefore`. */
+export const isDeadClaim = (r: IdempotencyRow, expiredBefore: Date, abandonedBefore: Date): boolean =>
+  r.created_at < expiredBefore.getTime() || (r.status === null && r.created_at < abandonedBefore.getTime());

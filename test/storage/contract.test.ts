@@ -217,6 +217,64 @@ for (const engine of ENGINES) {
       });
     });
 
+    describe('idempotency keys', () => {
+      const id = { subject: 'key:1', operation: 'POST /v1/pets', key: 'k1' };
+      const t0 = new Date('2026-05-01T12:00:00Z');
+      const at = (ms: number) => new Date(t0.getTime() + ms);
+      const DAY = 24 * 3600 * 1000;
+      const claim = (storage: Storage, fingerprint: string, now: Date, key = id) => storage.idempotency.claim(key, fingerprint, now, at(now.getTime() - t0.getTime() - DAY), at(now.getTime() - t0.getTime() - 300_000));
+
+      test('claim takes a fresh key, reports it in flight, then replays the completed response', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        assert.equal(await claim(storage, 'f1', t0), undefined);
+        assert.deepEqual(await claim(storage, 'f1', at(1000)), { fingerprint: 'f1', response: undefined });
+        await storage.idempotency.complete(id, { status: 201, body: '{"id":1}', location: '/v1/pets/1' });
+        assert.deepEqual(await claim(storage, 'f2', at(2000)), { fingerprint: 'f1', response: { status: 201, body: '{"id":1}', location: '/v1/pets/1' } });
+        assert.equal(await claim(storage, 'f1', at(0), { ...id, subject: 'key:2' }), undefined, 'another subject is another key');
+        assert.equal(await claim(storage, 'f1', at(0), { ...id, operation: 'POST /v1/store/orders' }), undefined, 'another operation is another key');
+      });
+
+      test('release frees an in-flight claim but never a completed one', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await claim(storage, 'f1', t0);
+        await storage.idempotency.release(id);
+        assert.equal(await claim(storage, 'f2', at(1)), undefined);
+        await storage.idempotency.complete(id, { status: 201, body: '{}', location: null });
+        await storage.idempotency.release(id);
+        assert.equal((await claim(storage, 'f2', at(2)))?.response?.status, 201);
+      });
+
+      test('records past retention and abandoned in-flight claims are taken over; purge deletes old records', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await claim(storage, 'f1', t0);
+        assert.ok(await claim(storage, 'f1', at(299_000)), 'in flight for under 5 min: still live');
+        assert.equal(await claim(storage, 'f2', at(301_000)), undefined, 'abandoned claim taken over');
+        await storage.idempotency.complete(id, { status: 201, body: '{}', location: null });
+        assert.ok(await claim(storage, 'f3', at(301_000 + DAY - 1)), 'completed record kept for 24 h');
+        assert.equal(await claim(storage, 'f3', at(301_000 + DAY + 1)), undefined, 'then the key is new again');
+        await claim(storage, 'x', t0, { ...id, key: 'old' });
+        assert.equal(await storage.idempotency.purge(at(1)), 1);
+        assert.equal(await storage.idempotency.purge(at(1)), 0);
+      });
+
+      test('20 concurrent claims of one key: exactly one wins', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const results = await Promise.all(Array.from({ length: 20 }, () => claim(storage, 'f', t0)));
+        assert.equal(results.filter((r) => r === undefined).length, 1);
+        for (const r of results.filter(Boolean)) assert.deepEqual(r, { fingerprint: 'f', response: undefined });
+      });
+    });
+
+    describe('stats', () => {
+      test('reports connection gauges', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        await storage.ping();
+        const s = storage.stats?.();
+        assert.ok(s, 'the engine reports stats');
+        assert.ok(s.connections >= 1 && s.idle >= 0 && s.idle <= s.connections && s.waiting >= 0, JSON.stringify(s));
+      });
+    });
+
     describe('concurrency', () => {
       test('50 concurrent orders for one pet: exactly one succeeds, the rest get pet_not_available', async (t) => {
         const storage = await openTestStorage(t, engine);

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { StorageUnavailableError } from '../../src/errors.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { createTestDatabase } from '../helpers/engines.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
@@ -31,7 +32,7 @@ describe('postgres engine', () => {
     await client.connect();
     const { rows } = await client.query('SELECT version FROM schema_migrations ORDER BY version');
     await client.end();
-    assert.deepEqual(rows.map((r) => r.version), [1, 2]);
+    assert.deepEqual(rows.map((r) => r.version), POSTGRES_MIGRATIONS.map((m) => m.version));
     assert.equal((await storages[4].categories.list()).length, 6);
   });
 

@@ -51,4 +51,22 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX orders_pet_id_id ON orders (pet_id, id);
     `,
   },
+  {
+    version: 3,
+    name: 'idempotency keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        subject TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER,
+        body TEXT,
+        location TEXT,
+        created_at BIGINT NOT NULL, -- ms since the epoch, as in SQLite
+        PRIMARY KEY (subject, operation, key)
+      );
+      CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `,
+  },
 ];

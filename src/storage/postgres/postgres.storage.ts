@@ -6,6 +6,7 @@ import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { PostgresApiKeys } from './postgres.api-keys.ts';
 import { PostgresCategories } from './postgres.categories.ts';
+import { PostgresIdempotency } from './postgres.idempotency.ts';
 import { PostgresOrders } from './postgres.orders.ts';
 import { PostgresPets } from './postgres.pets.ts';
 
@@ -60,6 +61,7 @@ function postgresStorage(db: PgDb): Storage {
     categories: new PostgresCategories(db),
     orders: new PostgresOrders(db),
     apiKeys: new PostgresApiKeys(db),
+    idempotency: new PostgresIdempotency(db),
     async secret(name) {
       // Insert-if-absent, then read what won: instances starting together all end up with the
       // first committed value.
@@ -69,6 +71,10 @@ function postgresStorage(db: PgDb): Storage {
     },
     async ping() {
       await db.query('SELECT 1');
+    },
+    stats() {
+      const { totalCount, idleCount, waitingCount } = db.pool;
+      return { connections: totalCount, idle: idleCount, waiting: waitingCount };
     },
     async close() {
       if (closed) return;

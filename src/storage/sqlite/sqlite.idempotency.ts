@@ -1,14 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { IDEMPOTENCY_COLUMNS, isDeadClaim, toIdempotencyRecord, type IdempotencyRow } from '../rows.ts';
 import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../storage.ts';
 import { transaction } from './sqlite.tx.ts';
-
-interface Row {
-  fingerprint: string;
-  status: number | null;
-  body: string | null;
-  location: string | null;
-  created_at: number;
-}
 
 export class SqliteIdempotency implements IdempotencyRepository {
   readonly #db: DatabaseSync;
@@ -21,7 +14,7 @@ export class SqliteIdempotency implements IdempotencyRepository {
   constructor(db: DatabaseSync) {
     this.#db = db;
     const id = 'subject = ? AND operation = ? AND key = ?';
-    this.#get = db.prepare(`SELECT fingerprint, status, body, location, created_at FROM idempotency_keys WHERE ${id}`);
+    this.#get = db.prepare(`SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE ${id}`);
     this.#put = db.prepare(
       'INSERT OR REPLACE INTO idempotency_keys (subject, operation, key, fingerprint, status, body, location, created_at) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?)',
     );
@@ -33,14 +26,8 @@ export class SqliteIdempotency implements IdempotencyRepository {
   async claim(id: IdempotencyId, fingerprint: string, now: Date, expiredBefore: Date, abandonedBefore: Date): Promise<IdempotencyRecord | undefined> {
     // BEGIN IMMEDIATE: read-then-write is atomic across processes sharing the file.
     return transaction(this.#db, () => {
-      const row = this.#get.get(id.subject, id.operation, id.key) as Row | undefined;
-      const dead = !row || row.created_at < expiredBefore.getTime() || (row.status === null && row.created_at < abandonedBefore.getTime());
-      if (!dead) {
-        return {
-          fingerprint: row.fingerprint,
-          response: row.status === null ? undefined : { status: row.status, body: row.body ?? '', location: row.location },
-        };
-      }
+      const row = this.#get.get(id.subject, id.operation, id.key) as IdempotencyRow | undefined;
+      if (row && !isDeadClaim(row, expiredBefore, abandonedBefore)) return toIdempotencyRecord(row);
       this.#put.run(id.subject, id.operation, id.key, fingerprint, now.getTime());
       return undefined;
     });
