@@ -23,7 +23,7 @@ export interface Started {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `node src/main.ts` (what `npm start` runs) and resolves once /healthz answers. */
+/** Starts `node src/main.ts` (what `npm start` runs) and resolves once /healthz answers (on METRICS_PORT when set). */
 export async function startService(env: Record<string, string>, timeoutMs = 15_000): Promise<Started> {
   const port = await freePort();
   const child = spawn(NODE, ['src/main.ts'], {
@@ -40,7 +40,8 @@ export async function startService(env: Record<string, string>, timeoutMs = 15_0
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: ${err}`);
     try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
+      const health = env.METRICS_PORT ? `http://127.0.0.1:${env.METRICS_PORT}` : base;
+      if ((await fetch(`${health}/healthz`)).ok) break;
     } catch {
       // not listening yet
     }

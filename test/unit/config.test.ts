@@ -65,4 +65,51 @@ describe('loadConfig', () => {
       );
     });
   }
+
+  test('hardening variables: defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.metricsPort, undefined);
+    assert.equal(c.shutdownTimeoutMs, 10_000);
+    assert.deepEqual(c.corsOrigins, []);
+    assert.equal(c.rateLimitPerMinute, 600);
+    assert.equal(c.authFailureLimitPerMinute, 60);
+    assert.equal(c.redisUrl, '');
+    assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs], [10_000, 30_000, 5_000]);
+  });
+
+  test('hardening variables: parsed', () => {
+    const c = loadConfig({
+      METRICS_PORT: '9464',
+      SHUTDOWN_TIMEOUT_MS: '2500',
+      CORS_ORIGINS: 'https://a.example.com, http://localhost:3000',
+      RATE_LIMIT_PER_MINUTE: '0',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '5',
+      REDIS_URL: 'redis://cache:6379/0',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+    });
+    assert.equal(c.metricsPort, 9464);
+    assert.equal(c.shutdownTimeoutMs, 2500);
+    assert.deepEqual(c.corsOrigins, ['https://a.example.com', 'http://localhost:3000']);
+    assert.equal(c.rateLimitPerMinute, 0);
+    assert.equal(c.authFailureLimitPerMinute, 5);
+    assert.equal(c.redisUrl, 'redis://cache:6379/0');
+    assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.keepAliveTimeoutMs], [2000, 4000, 1000]);
+  });
+
+  test('hardening variables: invalid values name the variable', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
+      [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
+      [{ CORS_ORIGINS: 'https://a.example.com/' }, 'CORS_ORIGINS'],
+      [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'RATE_LIMIT_PER_MINUTE'],
+      [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL'],
+      [{ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, 'HEADERS_TIMEOUT_MS'],
+      [{ SHUTDOWN_TIMEOUT_MS: '1.5' }, 'SHUTDOWN_TIMEOUT_MS'],
+    ];
+    for (const [env, variable] of cases) {
+      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable, JSON.stringify(env));
+    }
+  });
 });
