@@ -42,13 +42,14 @@ export interface AuthLimits {
  */
 export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): void {
   const { perKey, authFailures, metrics } = limits;
-  const tooMany = (limiter: Limiter, v: Verdict, message: string, headers: Record<string, string> = {}) => {
+  const tooMany = (limiter: Limiter, v: Verdict, message: string) => {
     metrics.rateLimited.inc({ limiter });
-    return new AppError('rate_limited', message, { ...headers, 'retry-after': String(v.reset) });
+    return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
   };
+  const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
   const refuse = async (request: FastifyRequest, message: string, challenge: string) => {
     const v = await authFailures?.hit(request.ip);
-    if (v && !v.allowed) throw tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
+    if (v && !v.allowed) throw tooManyFailures(v);
     throw new AppError('unauthorized', message, { 'www-authenticate': challenge });
   };
 
@@ -58,7 +59,7 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     // Per-key data, and refusals of it, must not be kept by shared or browser caches.
     reply.header('cache-control', 'no-store');
     const blocked = authFailures?.isBlocked(request.ip);
-    if (blocked) throw tooMany('auth_failure', blocked, `too many failed authentications from this address; retry in ${blocked.reset} s`);
+    if (blocked) throw tooManyFailures(blocked);
     const header = request.headers.authorization;
     const token = parseBearer(header);
     if (token === undefined) {
@@ -68,6 +69,8 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     }
     const principal = await verifier.verify(token);
     if (!principal) return refuse(request, 'API key is unknown or revoked', `${REALM}, error="invalid_token"`);
+    // Known from here on, so the request log line names the key even when it is refused below.
+    request.principal = principal;
     if (perKey) {
       const v = await perKey.hit(principal.subject);
       reply.header('ratelimit-policy', perKey.policy);
@@ -80,6 +83,5 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
         'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
       });
     }
-    request.principal = principal;
   });
 }
