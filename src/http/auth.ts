@@ -47,8 +47,11 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
   };
   const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
-  const refuse = async (request: FastifyRequest, message: string, challenge: string) => {
-    const v = await authFailures?.hit(request.ip);
+  // Only a presented bearer token that fails is a guess worth counting: a request without
+  // credentials (or with another scheme) cannot find a key, so it answers 401 without using up
+  // the address's failure budget — clients probing the 401 contract are not locked out.
+  const refuse = async (request: FastifyRequest, message: string, challenge: string, guess: boolean) => {
+    const v = guess ? await authFailures?.hit(request.ip) : undefined;
     if (v && !v.allowed) throw tooManyFailures(v);
     throw new AppError('unauthorized', message, { 'www-authenticate': challenge });
   };
@@ -65,10 +68,11 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (token === undefined) {
       const why = header === undefined ? 'missing Authorization header; send Authorization: Bearer <API key>' : 'Authorization header is not of the form Bearer <API key>';
       // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
-      return refuse(request, why, header !== undefined && /^bearer\b/i.test(header) ? `${REALM}, error="invalid_token"` : REALM);
+      const bearer = header !== undefined && /^bearer\b/i.test(header);
+      return refuse(request, why, bearer ? `${REALM}, error="invalid_token"` : REALM, bearer);
     }
     const principal = await verifier.verify(token);
-    if (!principal) return refuse(request, 'API key is unknown or revoked', `${REALM}, error="invalid_token"`);
+    if (!principal) return refuse(request, 'API key is unknown or revoked', `${REALM}, error="invalid_token"`, true);
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = principal;
     if (perKey) {

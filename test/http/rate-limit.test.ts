@@ -82,7 +82,7 @@ describe('failed-authentication limit per client address', () => {
     const { app, auth } = await buildTestApp(t, { clock, env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '5' } });
     const from = (remoteAddress: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url: '/v1/pets', headers, remoteAddress });
     for (let i = 0; i < 5; i++) {
-      const res = await from('203.0.113.7', i % 2 ? { authorization: `Bearer pst_guess${i}` } : {});
+      const res = await from('203.0.113.7', i % 2 ? { authorization: `Bearer pst_guess${i}` } : { authorization: 'Bearer' });
       assert.equal(res.statusCode, 401);
     }
     const limited = await from('203.0.113.7', { authorization: 'Bearer pst_guess6' });
@@ -97,6 +97,19 @@ describe('failed-authentication limit per client address', () => {
 
     clock.set(new Date('2026-03-01T10:01:00Z'));
     assert.equal((await from('203.0.113.7', auth)).statusCode, 200);
+  });
+
+  test('requests without credentials get 401 and do not use up the failure budget (they cannot guess a key)', async (t) => {
+    const { app, auth } = await buildTestApp(t, { clock: at(), env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '2' } });
+    const from = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/v1/pets', headers, remoteAddress: '203.0.113.9' });
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await from({})).statusCode, 401);
+      assert.equal((await from({ authorization: 'Basic dXNlcjpwYXNz' })).statusCode, 401);
+    }
+    assert.equal((await from(auth)).statusCode, 200);
+    assert.equal((await from({ authorization: 'Bearer pst_guess1' })).statusCode, 401);
+    assert.equal((await from({ authorization: 'Bearer pst_guess2' })).statusCode, 401);
+    assert.equal((await from({ authorization: 'Bearer pst_guess3' })).statusCode, 429, 'presented tokens still count');
   });
 
   test('successful requests do not use up the failure budget', async (t) => {
