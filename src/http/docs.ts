@@ -1,6 +1,13 @@
-import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+
+/** One response of the Scalar plugin, kept: the page and the bundle are the same every time. */
+interface Asset {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+const SCRIPT = 'js/scalar.js';
 
 /**
  * The interactive API reference (Scalar), public, outside /v1. Everything the page loads comes
@@ -10,34 +17,72 @@ import type { Config } from '../config.ts';
  * off: web fonts from fonts.scalar.com (the page uses system fonts), telemetry, the request proxy
  * at proxy.scalar.com, the hosted "ask AI" agent and the MCP generator. A Content-Security-Policy makes the browser
  * enforce it: only this origin, plus the configured API servers for "Test request".
+ *
+ * `@scalar/fastify-api-reference` inlines its 4 MB bundle in its module: importing it costs
+ * ≈ 38 MiB of memory. So it is imported on the first request for the page, not at start-up: that
+ * request registers the plugin on a private Fastify instance, takes the page and the bundle from
+ * it once, and this app serves them from then on — the plugin's own bytes and content types.
  */
 export async function registerDocs(app: FastifyInstance, config: Config, path: `/${string}`): Promise<void> {
   const csp = contentSecurityPolicy(config);
-  await app.register(scalar, {
-    routePrefix: path,
+  let assets: Promise<Map<string, Asset>> | undefined;
+  const load = () => {
+    assets ??= renderWithPlugin(path).catch((err: unknown) => {
+      assets = undefined; // a failed load is retried by the next request
+      throw err;
+    });
+    return assets;
+  };
+  const serve = (name: string) => async (_request: FastifyRequest, reply: FastifyReply) => {
+    const asset = (await load()).get(name)!;
+    return reply.header('content-type', asset.contentType).send(asset.body);
+  };
+  const common = {
+    schema: { hide: true },
     logLevel: 'warn',
-    hooks: {
-      onRequest: async (_request, reply) => {
-        reply.header('content-security-policy', csp);
+    onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('content-security-policy', csp);
+    },
+  } as const;
+  // What the plugin does for the bare prefix (Fastify does not ignore trailing slashes here).
+  app.get(path, { ...common }, async (request, reply) => reply.redirect(`${new URL(request.url, `${request.protocol}://${request.hostname}`).pathname}/`, 301));
+  app.get(`${path}/`, { ...common }, serve('page'));
+  app.get(`${path}/${SCRIPT}`, { ...common }, serve('script'));
+}
+
+async function renderWithPlugin(path: `/${string}`): Promise<Map<string, Asset>> {
+  const [{ default: Fastify }, { default: scalar }] = await Promise.all([import('fastify'), import('@scalar/fastify-api-reference')]);
+  const scratch = Fastify({ logger: false });
+  try {
+    await scratch.register(scalar, {
+      routePrefix: path,
+      configuration: {
+        pageTitle: 'Pet Store API reference',
+        // Relative to the page (`<path>/`), so it also works behind a proxy that adds a path prefix.
+        url: `${'../'.repeat(path.split('/').length - 1)}v1/openapi.json`,
+        withDefaultFonts: false,
+        telemetry: false,
+        proxyUrl: '',
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: 'never',
+        // The "Open API Client" button links to client.scalar.com with this document's URL.
+        hideClientButton: true,
+        defaultOpenAllTags: true,
+        operationTitleSource: 'summary',
+        documentDownloadType: 'json',
       },
-    },
-    configuration: {
-      pageTitle: 'Pet Store API reference',
-      // Relative to the page (`<path>/`), so it also works behind a proxy that adds a path prefix.
-      url: `${'../'.repeat(path.split('/').length - 1)}v1/openapi.json`,
-      withDefaultFonts: false,
-      telemetry: false,
-      proxyUrl: '',
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: 'never',
-      // The "Open API Client" button links to client.scalar.com with this document's URL.
-      hideClientButton: true,
-      defaultOpenAllTags: true,
-      operationTitleSource: 'summary',
-      documentDownloadType: 'json',
-    },
-  });
+    });
+    const assets = new Map<string, Asset>();
+    for (const [name, url] of [['page', `${path}/`], ['script', `${path}/${SCRIPT}`]] as const) {
+      const res = await scratch.inject({ method: 'GET', url });
+      if (res.statusCode !== 200) throw new Error(`@scalar/fastify-api-reference answered ${res.statusCode} for ${url}`);
+      assets.set(name, { contentType: String(res.headers['content-type']), body: res.body });
+    }
+    return assets;
+  } finally {
+    await scratch.close();
+  }
 }
 
 function contentSecurityPolicy(config: Config): string {
