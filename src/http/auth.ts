@@ -47,18 +47,30 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
   };
   const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
+  // The 401s that do not depend on the request are built once: a 401 is the cheapest answer the
+  // service gives, and under a flood of unauthenticated requests the Error objects showed.
+  const MISSING = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+  const MALFORMED = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': REALM });
+  // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
+  const MALFORMED_BEARER = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+  const UNKNOWN = new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': `${REALM}, error="invalid_token"` });
   // Only a presented bearer token that fails is a guess worth counting: a request without
   // credentials (or with another scheme) cannot find a key, so it answers 401 without using up
   // the address's failure budget — clients probing the 401 contract are not locked out.
-  const refuse = async (request: FastifyRequest, message: string, challenge: string, guess: boolean) => {
-    const v = guess ? await authFailures?.hit(request.ip) : undefined;
-    if (v && !v.allowed) throw tooManyFailures(v);
-    throw new AppError('unauthorized', message, { 'www-authenticate': challenge });
+  const refuse = async (request: FastifyRequest, refusal: AppError): Promise<never> => {
+    const v = await authFailures!.hit(request.ip);
+    if (!v.allowed) throw tooManyFailures(v);
+    throw refusal;
+  };
+  const refuseGuess = (request: FastifyRequest, refusal: AppError): Promise<never> => {
+    if (authFailures) return refuse(request, refusal);
+    throw refusal;
   };
 
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.config.public === true || !request.url.startsWith('/v1/')) return;
+    const config = request.routeOptions.config;
+    if (config.public === true || !request.url.startsWith('/v1/')) return;
     // Per-key data, and refusals of it, must not be kept by shared or browser caches.
     reply.header('cache-control', 'no-store');
     const blocked = authFailures?.isBlocked(request.ip);
@@ -66,13 +78,12 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     const header = request.headers.authorization;
     const token = parseBearer(header);
     if (token === undefined) {
-      const why = header === undefined ? 'missing Authorization header; send Authorization: Bearer <API key>' : 'Authorization header is not of the form Bearer <API key>';
-      // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
-      const bearer = header !== undefined && /^bearer\b/i.test(header);
-      return refuse(request, why, bearer ? `${REALM}, error="invalid_token"` : REALM, bearer);
+      if (header === undefined) throw MISSING;
+      if (!/^bearer\b/i.test(header)) throw MALFORMED;
+      return refuseGuess(request, MALFORMED_BEARER);
     }
     const principal = await verifier.verify(token);
-    if (!principal) return refuse(request, 'API key is unknown or revoked', `${REALM}, error="invalid_token"`, true);
+    if (!principal) return refuseGuess(request, UNKNOWN);
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = principal;
     if (perKey) {
@@ -81,7 +92,7 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       reply.header('ratelimit', FixedWindowLimiter.field(v));
       if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
     }
-    const scope = request.routeOptions.config.scope;
+    const scope = config.scope;
     if (scope !== undefined && !principal.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
         'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,

@@ -14,6 +14,8 @@ export interface Deprecation {
 declare module 'fastify' {
   interface FastifyContextConfig {
     deprecation?: Deprecation;
+    /** Filled in at route registration from `deprecation`: the headers, formatted once. */
+    deprecationHeaders?: Readonly<Record<string, string>>;
   }
 }
 
@@ -31,12 +33,18 @@ export function deprecationHeaders(d: Deprecation, base: string, docsUrl: string
  * included — tells the client it is deprecated, when it ends and what replaces it.
  */
 export function registerDeprecation(app: FastifyInstance, clock: Clock, base: string, docsUrl: string): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const d = request.routeOptions.config.deprecation;
-    if (d === undefined) return;
-    reply.headers(deprecationHeaders(d, base, docsUrl));
+  // The headers are constant per route: formatted once here, not on every request.
+  app.addHook('onRoute', (route) => {
+    const d = route.config?.deprecation;
+    if (d !== undefined) route.config = { ...route.config, deprecationHeaders: deprecationHeaders(d, base, docsUrl) };
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    const { deprecation: d, deprecationHeaders: headers } = request.routeOptions.config;
+    if (d === undefined || headers === undefined) return done();
+    reply.headers(headers);
     if (clock.now().getTime() >= d.sunset.getTime()) {
-      throw new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+      return done(new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`));
     }
+    done();
   });
 }
