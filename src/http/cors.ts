@@ -1,4 +1,4 @@
-import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Response headers a browser script may read: paging, creation, limits, deprecation, tracing. */
@@ -24,6 +24,8 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
     strictPreflight: false,
   };
   const isPreflight = (req: FastifyRequest) => req.method !== 'OPTIONS' || req.headers['access-control-request-method'] !== undefined;
+  // Imported only when configured: a service without CORS_ORIGINS does not load the plugin.
+  const { default: cors } = await import('@fastify/cors');
   await app.register(cors, () => (req: FastifyRequest, cb: (err: Error | null, options: FastifyCorsOptions) => void) => {
     cb(null, req.headers.origin !== undefined && isPreflight(req) ? on : OFF);
   });
