@@ -29,6 +29,11 @@ const USAGE = `usage: npm run bench -- [options]
   --log-level L      the service's LOG_LEVEL (default warn: no per-request log lines)
   --compare DIR      also run the service from another checkout DIR on the same database,
                      e.g. "git archive HEAD~1 | tar -x -C DIR": an A/B in one run (repeatable)
+  --limits           keep the rate limiters of the service under test working (both limits at
+                     1,000,000 a minute: they count every request, refuse none); default off (0).
+                     With --compare . an A/B of the limiters' cost
+  --node-flags F     extra node flags for the service under test only (not the --compare ones),
+                     e.g. "--max-semi-space-size=4"; with --compare . an A/B of the flags
   --json FILE        also write every measured run as JSON
   --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping`;
 
@@ -47,6 +52,8 @@ interface Options {
   logLevel: string;
   json?: string;
   compare: string[];
+  limits: boolean;
+  nodeFlags: string[];
   smoke: boolean;
 }
 
@@ -65,6 +72,8 @@ function options(argv: string[]): Options {
       'log-level': { type: 'string', default: 'warn' },
       json: { type: 'string' },
       compare: { type: 'string', multiple: true, default: [] },
+      limits: { type: 'boolean', default: false },
+      'node-flags': { type: 'string', default: '' },
       smoke: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -98,6 +107,8 @@ function options(argv: string[]): Options {
     logLevel: values['log-level'],
     json: values.json,
     compare: values.compare,
+    limits: values.limits,
+    nodeFlags: values['node-flags'].split(' ').filter(Boolean),
     smoke,
   };
 }
@@ -136,7 +147,7 @@ async function main(): Promise<void> {
     const seeded = await seed(db, size);
     log(`bench: seeded ${size.toLocaleString('en')} pets (${opts.engine}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-    const serviceEnv = (port: number) => ({
+    const serviceEnv = (port: number, limits: boolean) => ({
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: db.engine === 'sqlite' ? `sqlite:${db.path}` : db.url,
@@ -144,13 +155,14 @@ async function main(): Promise<void> {
       PORT: String(port),
       LOG_LEVEL: opts.logLevel,
       // One key and one address would hit per-key and per-address rate limits within a second
-      // and turn the load into 429s: the benchmark measures serving, so limits are off (0).
-      RATE_LIMIT_PER_MINUTE: '0',
-      AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+      // and turn the load into 429s: the benchmark measures serving, so limits are off (0) —
+      // or, with --limits, so high that they count every request and refuse none.
+      RATE_LIMIT_PER_MINUTE: limits ? '1000000' : '0',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: limits ? '1000000' : '0',
     });
-    const startService = async (name: string, root: string) => {
+    const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = false) => {
       const port = await freePort();
-      const server = await startServer(name, pinned(SERVER_CPU, [process.execPath, join(root, 'src/main.ts')]), serviceEnv(port), port);
+      const server = await startServer(name, pinned(SERVER_CPU, [process.execPath, ...nodeFlags, join(root, 'src/main.ts')]), serviceEnv(port, limits), port);
       cleanups.push(() => server.stop());
       return server;
     };
@@ -162,7 +174,7 @@ async function main(): Promise<void> {
       baselinePort,
     );
     cleanups.push(() => baseline.stop());
-    const services = [await startService('service', ROOT)];
+    const services = [await startService('service', ROOT, opts.nodeFlags, opts.limits)];
     for (const dir of opts.compare) services.push(await startService(basename(resolve(dir)), resolve(dir)));
     const servers = [baseline, ...services];
     const targets = servers.map((s) => s.name);
@@ -250,7 +262,7 @@ function machine() {
 function describeMachine(opts: Options): string {
   const m = machine();
   const compare = opts.compare.length ? `, compared with ${opts.compare.join(', ')}` : '';
-  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}`;
+  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.limits ? ', service with rate limits on (1,000,000/min)' : ''}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
 }
 
 await main();
