@@ -2,7 +2,7 @@
 // node:http baseline, driven by one load generator, rounds interleaved; one table per scenario.
 // Everything listens on 127.0.0.1 and stops by itself. See docs/performance.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,7 @@ const USAGE = `usage: npm run bench -- [options]
                      1,000,000 a minute: they count every request, refuse none); default off (0).
                      With --compare . an A/B of the limiters' cost
   --node-flags F     extra node flags for the service under test only (not the --compare ones),
-                     e.g. "--max-semi-space-size=4"; with --compare . an A/B of the flags
+                     e.g. --node-flags=--max-semi-space-size=4 (with "="); with --compare . an A/B
   --json FILE        also write every measured run as JSON
   --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping`;
 
@@ -115,6 +115,13 @@ function options(argv: string[]): Options {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+/** The node flags of the checkout's `npm start` ("node <flags> src/main.ts"): the service runs as deployed. */
+async function startFlags(root: string): Promise<string[]> {
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const m = /^node((?: -{1,2}[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(pkg.scripts?.start ?? '');
+  return m ? m[1]!.split(' ').filter(Boolean) : [];
+}
+
 async function main(): Promise<void> {
   const opts = options(process.argv.slice(2));
   const size = SIZES[opts.size];
@@ -162,7 +169,8 @@ async function main(): Promise<void> {
     });
     const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = false) => {
       const port = await freePort();
-      const server = await startServer(name, pinned(SERVER_CPU, [process.execPath, ...nodeFlags, join(root, 'src/main.ts')]), serviceEnv(port, limits), port);
+      const argv = [process.execPath, ...(await startFlags(root)), ...nodeFlags, join(root, 'src/main.ts')];
+      const server = await startServer(name, pinned(SERVER_CPU, argv), serviceEnv(port, limits), port);
       cleanups.push(() => server.stop());
       return server;
     };
