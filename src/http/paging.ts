@@ -46,6 +46,16 @@ export class CursorCodec {
     return Number(lastId);
   }
 
+  /**
+   * Cuts a keyset page from rows fetched with limit + 1 (one row more than asked tells whether a
+   * next page exists without a second query) and signs the cursor for the next one.
+   */
+  page<T extends { id: number }>(scope: string, rows: T[], limit: number): { items: T[]; next?: string } {
+    if (rows.length <= limit) return { items: rows };
+    const items = rows.slice(0, limit);
+    return { items, next: this.encode(scope, items[items.length - 1].id) };
+  }
+
   #mac(payload: string): string {
     return createHmac('sha256', this.#secret).update(payload).digest().subarray(0, 16).toString('base64url');
   }

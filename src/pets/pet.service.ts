@@ -39,10 +39,8 @@ export class PetService {
       const page = await this.#pets.listJson({ limit, afterId, status: q.status });
       return { body: page.json, next: page.more && page.lastId !== undefined ? this.#cursors.encode(scope, page.lastId) : undefined };
     }
-    // One row more than asked tells whether a next page exists without a second query.
     const rows = await this.#pets.list({ limit: limit + 1, afterId, status: q.status });
-    if (rows.length <= limit) return { body: rows };
-    const items = rows.slice(0, limit);
-    return { body: items, next: this.#cursors.encode(scope, items[items.length - 1].id) };
+    const { items, next } = this.#cursors.page(scope, rows, limit);
+    return { body: items, next };
   }
 }

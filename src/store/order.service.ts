@@ -32,8 +32,6 @@ export class OrderService {
     const scope = `orders;${q.status ?? ''};${q.petId ?? ''}`;
     const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
     const rows = await this.#orders.list({ limit: limit + 1, afterId, status: q.status, petId: q.petId });
-    if (rows.length <= limit) return { items: rows };
-    const items = rows.slice(0, limit);
-    return { items, next: this.#cursors.encode(scope, items[items.length - 1].id) };
+    return this.#cursors.page(scope, rows, limit);
   }
 }

