@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { lazyChildLogger } from './logger.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category } from './categories/category.schemas.ts';
 import { registerAuth } from './http/auth.ts';
@@ -55,6 +56,8 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
     // One line per request from telemetry.ts instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // A per-request child logger only when the request logs (no-op loggers need none).
+    ...(logger ? { childLoggerFactory: lazyChildLogger } : {}),
     // Framework-level failures (bad percent-encoding in the URL, …) get the same Error body.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -30,6 +30,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
+  #body: string | undefined;
 
   constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
     const status = ERROR_STATUS[code];
@@ -43,6 +44,11 @@ export class AppError extends Error {
     this.code = code;
     this.status = status;
     this.headers = headers;
+  }
+
+  /** The Error response body as JSON, written once per error object. */
+  get body(): string {
+    return (this.#body ??= JSON.stringify({ code: this.code, message: this.message, status: this.status }));
   }
 }
 

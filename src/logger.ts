@@ -1,4 +1,7 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+
+type Bindings = Parameters<FastifyBaseLogger['child']>[0];
+type ChildLoggerOptions = Parameters<FastifyBaseLogger['child']>[1];
 import type { Config } from './config.ts';
 
 /** pino settings: JSON lines; credentials are redacted wherever they could appear. */
@@ -21,3 +24,74 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
     },
   };
 }
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Log = (...args: unknown[]) => void;
+
+/**
+ * A request's logger that becomes a real pino child only when the request writes a line at an
+ * enabled level. Fastify asks for a child per request (to bind its id), and pino builds one
+ * eagerly — bindings serialised, redaction wired — which showed on every request's profile while
+ * most requests, at LOG_LEVEL=warn every successful one, never log.
+ */
+class LazyChildLogger {
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  #real(): FastifyBaseLogger {
+    return (this.#child ??= this.#parent.child(this.#bindings));
+  }
+
+  #log(level: Level, args: unknown[]): void {
+    if (this.#child === undefined && !this.isLevelEnabled(level)) return;
+    (this.#real()[level] as Log)(...args);
+  }
+
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+
+  set level(level: string) {
+    this.#real().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    const logger = (this.#child ?? this.#parent) as { isLevelEnabled?: (level: string) => boolean };
+    return logger.isLevelEnabled?.(level) ?? true;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+}
+
+/** Fastify's childLoggerFactory: per-request loggers made lazily (see LazyChildLogger). */
+export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
+  // A route with its own log level or serializers gets a real child at once, as Fastify would make.
+  options.level !== undefined || options.serializers !== undefined ? logger.child(bindings, options) : (new LazyChildLogger(logger, bindings) as unknown as FastifyBaseLogger);

@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
 import type { Limiter, Metrics } from './metrics.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { sendError } from './error-handler.ts';
+import { addRouteHook } from './route-hooks.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
 
 declare module 'fastify' {
@@ -54,49 +56,72 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
   // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
   const MALFORMED_BEARER = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': `${REALM}, error="invalid_token"` });
   const UNKNOWN = new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+
+  // Refusals are answered from here, not thrown: a throw costs V8 a stack walk and Fastify a
+  // rejected promise and its error path, for the answer the service gives most cheaply.
+  const refuse = (request: FastifyRequest, reply: FastifyReply, refusal: AppError): void => void sendError(request, reply, refusal);
   // Only a presented bearer token that fails is a guess worth counting: a request without
   // credentials (or with another scheme) cannot find a key, so it answers 401 without using up
   // the address's failure budget — clients probing the 401 contract are not locked out.
-  const refuse = async (request: FastifyRequest, refusal: AppError): Promise<never> => {
-    const v = await authFailures!.hit(request.ip);
-    if (!v.allowed) throw tooManyFailures(v);
-    throw refusal;
+  const refuseGuess = async (request: FastifyRequest, reply: FastifyReply, refusal: AppError): Promise<false> => {
+    const v = authFailures && (await authFailures.hit(request.ip));
+    refuse(request, reply, v && !v.allowed ? tooManyFailures(v) : refusal);
+    return false;
   };
-  const refuseGuess = (request: FastifyRequest, refusal: AppError): Promise<never> => {
-    if (authFailures) return refuse(request, refusal);
-    throw refusal;
-  };
-
-  app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const config = request.routeOptions.config;
-    if (config.public === true || !request.url.startsWith('/v1/')) return;
-    // Per-key data, and refusals of it, must not be kept by shared or browser caches.
-    reply.header('cache-control', 'no-store');
-    const blocked = authFailures?.isBlocked(request.ip);
-    if (blocked) throw tooManyFailures(blocked);
-    const header = request.headers.authorization;
-    const token = parseBearer(header);
-    if (token === undefined) {
-      if (header === undefined) throw MISSING;
-      if (!/^bearer\b/i.test(header)) throw MALFORMED;
-      return refuseGuess(request, MALFORMED_BEARER);
-    }
+  // The key path: true when the request may go on, false once a refusal has been sent.
+  const admit = async (request: FastifyRequest, reply: FastifyReply, token: string, scope: Scope | undefined): Promise<boolean> => {
     const principal = await verifier.verify(token);
-    if (!principal) return refuseGuess(request, UNKNOWN);
+    if (!principal) return refuseGuess(request, reply, UNKNOWN);
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = principal;
     if (perKey) {
       const v = await perKey.hit(principal.subject);
       reply.header('ratelimit-policy', perKey.policy);
       reply.header('ratelimit', FixedWindowLimiter.field(v));
-      if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
+      if (!v.allowed) {
+        refuse(request, reply, tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`));
+        return false;
+      }
     }
-    const scope = config.scope;
     if (scope !== undefined && !principal.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
-        'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
-      });
+      refuse(request, reply, new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` }));
+      return false;
     }
+    return true;
+  };
+  const proceed = (done: HookHandlerDoneFunction) => (goOn: boolean) => {
+    if (goOn) done();
+  };
+
+  /** The onRequest hook of one route (scope: the route's; undefined for unknown paths and 405s). */
+  const gate = (scope: Scope | undefined) =>
+    function authenticate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+      // Per-key data, and refusals of it, must not be kept by shared or browser caches.
+      reply.header('cache-control', 'no-store');
+      const blocked = authFailures?.isBlocked(request.ip);
+      if (blocked) return refuse(request, reply, tooManyFailures(blocked));
+      const header = request.headers.authorization;
+      const token = parseBearer(header);
+      if (token === undefined) {
+        if (header === undefined) return refuse(request, reply, MISSING);
+        if (!/^bearer\b/i.test(header)) return refuse(request, reply, MALFORMED);
+        void refuseGuess(request, reply, MALFORMED_BEARER).then(undefined, done);
+        return;
+      }
+      admit(request, reply, token, scope).then(proceed(done), done);
+    };
+
+  app.decorateRequest('principal', null);
+  // Everything under /v1 needs a key except public routes — unknown /v1 paths included, so routes
+  // cannot be probed without one. Each route gets its own hook with its scope built in.
+  const unknownPath = gate(undefined);
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public === true) return;
+    if (route.url.startsWith('/v1/')) return addRouteHook(route, 'onRequest', gate(route.config?.scope));
+    // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
+    addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) =>
+      request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done(),
+    );
   });
+  app.addHook('onRequest', (request, reply, done) => (request.is404 && request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done()));
 }

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
+import { addRouteHook } from './route-hooks.ts';
 
 export interface Deprecation {
   /** When the operation was deprecated (RFC 9745 `Deprecation: @<unix seconds>`). */
@@ -14,8 +15,6 @@ export interface Deprecation {
 declare module 'fastify' {
   interface FastifyContextConfig {
     deprecation?: Deprecation;
-    /** Filled in at route registration from `deprecation`: the headers, formatted once. */
-    deprecationHeaders?: Readonly<Record<string, string>>;
   }
 }
 
@@ -30,21 +29,19 @@ export function deprecationHeaders(d: Deprecation, base: string, docsUrl: string
 
 /**
  * Registered before authentication so that every response of a deprecated operation — 401s
- * included — tells the client it is deprecated, when it ends and what replaces it.
+ * included — tells the client it is deprecated, when it ends and what replaces it. The headers
+ * are formatted once per route, and only deprecated routes get the hook.
  */
 export function registerDeprecation(app: FastifyInstance, clock: Clock, base: string, docsUrl: string): void {
-  // The headers are constant per route: formatted once here, not on every request.
   app.addHook('onRoute', (route) => {
     const d = route.config?.deprecation;
-    if (d !== undefined) route.config = { ...route.config, deprecationHeaders: deprecationHeaders(d, base, docsUrl) };
-  });
-  app.addHook('onRequest', (request, reply, done) => {
-    const { deprecation: d, deprecationHeaders: headers } = request.routeOptions.config;
-    if (d === undefined || headers === undefined) return done();
-    reply.headers(headers);
-    if (clock.now().getTime() >= d.sunset.getTime()) {
-      return done(new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`));
-    }
-    done();
+    if (d === undefined) return;
+    const headers = deprecationHeaders(d, base, docsUrl);
+    const sunset = d.sunset.getTime();
+    const gone = new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+    addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      reply.headers(headers);
+      done(clock.now().getTime() >= sunset ? gone : undefined);
+    });
   });
 }

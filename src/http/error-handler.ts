@@ -53,13 +53,17 @@ export function toHttpError(err: unknown): HttpError {
   return { status: 500, code: 'internal_error', message: MESSAGES.internal_error!, headers: {} };
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);
   if (http.status >= 500) request.log.error({ err }, 'request failed');
   // frameworkErrors (a malformed URL) are answered before any hook ran: name the request here too.
   reply.header('x-request-id', request.id);
   reply.header('x-content-type-options', 'nosniff');
-  return reply.code(http.status).headers(http.headers).send({ code: http.code, message: http.message, status: http.status });
+  // Sent as the JSON text itself: an AppError keeps its body once written (the 401s are constants).
+  const body = err instanceof AppError ? err.body : JSON.stringify({ code: http.code, message: http.message, status: http.status });
+  return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, 
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { IdempotencyId, IdempotencyRepository } from '../storage/storage.ts';
+import { addRouteHook } from './route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -45,12 +46,12 @@ export function fingerprint(body: unknown): string {
 export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): void {
   app.decorateRequest('idempotency', null);
 
-  const claim: preHandlerHookHandler = async function (request: FastifyRequest, reply: FastifyReply) {
+  const claimFor = (operation: string): preHandlerHookHandler => async function claim(request: FastifyRequest, reply: FastifyReply) {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined) return;
     const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
     if (key === undefined) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
-    const id = { subject: request.principal!.subject, operation: `${request.method} ${request.routeOptions.url}`, key };
+    const id = { subject: request.principal!.subject, operation, key };
     const print = fingerprint(request.body);
     const now = clock.now().getTime();
     const existing = await repo.claim(id, print, new Date(now), new Date(now - IDEMPOTENCY_RETENTION_MS), new Date(now - IDEMPOTENCY_ABANDONED_MS));
@@ -84,8 +85,8 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
-    route.preHandler = [...[route.preHandler ?? []].flat(), claim];
-    route.onSend = [...[route.onSend ?? []].flat(), settle];
+    addRouteHook(route, 'preHandler', claimFor(`${[route.method].flat().join(',')} ${route.url}`));
+    addRouteHook(route, 'onSend', settle);
   });
 
   const purge = () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)).catch((err) => app.log.warn({ err }, 'purging idempotency keys failed'));
