@@ -7,6 +7,15 @@ import { sendError } from './error-handler.ts';
 import { addRouteHook } from './route-hooks.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
 
+/**
+ * Calls next with value now when it is one, or once it resolves; a rejection — or a throw from
+ * next after a wait — goes to fail (a hook's done) instead of becoming an unhandled rejection.
+ */
+function after<T>(value: T | Promise<T>, next: (value: T) => void, fail: (err: Error) => void): void {
+  if (value instanceof Promise) value.then(next).catch(fail);
+  else next(value);
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Caller | null;
@@ -63,34 +72,35 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
   // Only a presented bearer token that fails is a guess worth counting: a request without
   // credentials (or with another scheme) cannot find a key, so it answers 401 without using up
   // the address's failure budget — clients probing the 401 contract are not locked out.
-  const refuseGuess = async (request: FastifyRequest, reply: FastifyReply, refusal: AppError): Promise<false> => {
-    const v = authFailures && (await authFailures.hit(request.ip));
-    refuse(request, reply, v && !v.allowed ? tooManyFailures(v) : refusal);
-    return false;
+  const refuseGuess = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, refusal: AppError): void => {
+    if (!authFailures) return refuse(request, reply, refusal);
+    const counted = (v: Verdict) => refuse(request, reply, v.allowed ? refusal : tooManyFailures(v));
+    after(authFailures.hit(request.ip), counted, done);
   };
-  // The key path: true when the request may go on, false once a refusal has been sent.
-  const admit = async (request: FastifyRequest, reply: FastifyReply, token: string, scope: Scope | undefined): Promise<boolean> => {
-    const principal = await verifier.verify(token);
-    if (!principal) return refuseGuess(request, reply, UNKNOWN);
+
+  // The key path, in steps that run synchronously as long as their answers are (SQLite, memory
+  // counters) and continue from a promise otherwise (PostgreSQL, Redis). Each step either calls
+  // the next, sends a refusal, or hands an error to `done`.
+  const authorize = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, scope: Scope | undefined): void => {
+    if (scope !== undefined && !request.principal!.scopes.includes(scope)) {
+      return refuse(request, reply, new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` }));
+    }
+    done();
+  };
+  const limit = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, scope: Scope | undefined, v: Verdict): void => {
+    reply.header('ratelimit-policy', perKey!.policy);
+    reply.header('ratelimit', FixedWindowLimiter.field(v));
+    if (!v.allowed) {
+      return refuse(request, reply, tooMany('key', v, `this API key made more than ${perKey!.limit} requests in ${perKey!.windowMs / 1000} s; retry in ${v.reset} s`));
+    }
+    authorize(request, reply, done, scope);
+  };
+  const admit = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, scope: Scope | undefined, caller: Caller | undefined): void => {
+    if (!caller) return refuseGuess(request, reply, done, UNKNOWN);
     // Known from here on, so the request log line names the key even when it is refused below.
-    request.principal = principal;
-    if (perKey) {
-      const v = await perKey.hit(principal.subject);
-      reply.header('ratelimit-policy', perKey.policy);
-      reply.header('ratelimit', FixedWindowLimiter.field(v));
-      if (!v.allowed) {
-        refuse(request, reply, tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`));
-        return false;
-      }
-    }
-    if (scope !== undefined && !principal.scopes.includes(scope)) {
-      refuse(request, reply, new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` }));
-      return false;
-    }
-    return true;
-  };
-  const proceed = (done: HookHandlerDoneFunction) => (goOn: boolean) => {
-    if (goOn) done();
+    request.principal = caller;
+    if (!perKey) return authorize(request, reply, done, scope);
+    after(perKey.hit(caller.subject), (v) => limit(request, reply, done, scope, v), done);
   };
 
   /** The onRequest hook of one route (scope: the route's; undefined for unknown paths and 405s). */
@@ -105,10 +115,9 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       if (token === undefined) {
         if (header === undefined) return refuse(request, reply, MISSING);
         if (!/^bearer\b/i.test(header)) return refuse(request, reply, MALFORMED);
-        void refuseGuess(request, reply, MALFORMED_BEARER).then(undefined, done);
-        return;
+        return refuseGuess(request, reply, done, MALFORMED_BEARER);
       }
-      admit(request, reply, token, scope).then(proceed(done), done);
+      after(verifier.verify(token), (caller) => admit(request, reply, done, scope, caller), done);
     };
 
   app.decorateRequest('principal', null);

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './request-metrics.ts';
 import type { Storage } from '../storage/storage.ts';
 
 export type Limiter = 'key' | 'auth_failure';
@@ -10,20 +11,21 @@ export type Limiter = 'key' | 'auth_failure';
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests: Counter<'method' | 'route' | 'status'>;
-  readonly duration: Histogram<'method' | 'route' | 'status'>;
+  /** http_requests_total and http_request_duration_seconds, by method, route pattern and status. */
+  readonly requests: RequestMetrics;
   readonly rateLimited: Counter<'limiter'>;
 
   constructor(storage: Storage, { processMetrics = true }: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern and status', labelNames: ['method', 'route', 'status'], registers });
-    this.duration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from request received to response sent, by route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    });
+    this.requests = new RequestMetrics(
+      this.registry,
+      { name: 'http_requests_total', help: 'HTTP requests answered, by route pattern and status' },
+      {
+        name: 'http_request_duration_seconds',
+        help: 'Time from request received to response sent, by route pattern and status',
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      },
+    );
     this.rateLimited = new Counter({ name: 'http_rate_limited_total', help: 'Requests refused with 429, by limiter (key: per API key; auth_failure: per client address)', labelNames: ['limiter'], registers });
     new Gauge({
       name: 'db_connections',
@@ -49,22 +51,8 @@ export class Metrics {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
-  /**
-   * The observation function of one route pattern: each (method, status) pair's label set and
-   * bound counter and histogram are made once and reused, not rebuilt for every request.
-   */
+  /** The observation function of one route pattern (see RequestMetrics). */
   observer(route: string): (method: string, status: number, seconds: number) => void {
-    const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
-    return (method, status, seconds) => {
-      const key = method + status;
-      let s = series.get(key);
-      if (s === undefined) {
-        const labels = { method, route, status: String(status) };
-        s = { count: this.requests.labels(labels), time: this.duration.labels(labels) };
-        series.set(key, s);
-      }
-      s.count.inc();
-      s.time.observe(seconds);
-    };
+    return this.requests.observer(route);
   }
 }

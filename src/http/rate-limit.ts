@@ -83,19 +83,34 @@ export class FixedWindowLimiter {
     return this.#blocked.has(key) ? { allowed: false, remaining: 0, reset: this.#reset(now, start) } : undefined;
   }
 
-  /** Counts one hit. If the store fails the request is let through (fail open) and reported. */
-  async hit(key: string): Promise<Verdict> {
+  /**
+   * Counts one hit; synchronous with a synchronous store (memory). If the store fails the request
+   * is let through (fail open) and reported.
+   */
+  hit(key: string): Verdict | Promise<Verdict> {
     const now = this.#clock.now().getTime();
     const start = this.#window(now);
-    let count: number;
+    let count: number | Promise<number>;
     try {
-      count = await this.#store.increment(this.#name + key, start, this.windowMs);
+      count = this.#store.increment(this.#name + key, start, this.windowMs);
     } catch (err) {
-      this.#onStoreError(err);
-      return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
+      return this.#failOpen(err, now, start);
     }
+    if (typeof count === 'number') return this.#verdict(key, count, now, start);
+    return count.then(
+      (n) => this.#verdict(key, n, now, start),
+      (err: unknown) => this.#failOpen(err, now, start),
+    );
+  }
+
+  #verdict(key: string, count: number, now: number, start: number): Verdict {
     if (count > this.limit) this.#blocked.add(key);
     return { allowed: count <= this.limit, remaining: Math.max(0, this.limit - count), reset: this.#reset(now, start) };
+  }
+
+  #failOpen(err: unknown, now: number, start: number): Verdict {
+    this.#onStoreError(err);
+    return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
   }
 
   /** The IETF RateLimit field value for a verdict. */

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyRepository } from '../storage/storage.ts';
-import { SCOPES, type ApiKeyInfo, type Caller, type Scope } from './key.types.ts';
+import { SCOPES, type ApiKeyInfo, type Caller, type Principal, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -11,7 +11,8 @@ export function generateKey(): string {
 
 /** Keys are random and long, so one SHA-256 (no salt, no stretching) is the right hash. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // One-shot hash(): no Hash object per request.
+  return hash('sha256', key, 'hex');
 }
 
 /** What `keys list` shows to tell keys apart: the prefix and first 4 secret characters. */
@@ -33,6 +34,8 @@ export async function createApiKey(repo: ApiKeyRepository, name: string, scopes:
   const info = await repo.create({ name, prefix: displayPrefix(key), hash: hashKey(key), scopes }, now);
   return { key, info };
 }
+
+const toCaller = (stored: Principal | undefined): Caller | undefined => stored && { ...stored, subject: `key:${stored.keyId}` };
 
 /**
  * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
@@ -57,11 +60,12 @@ export class KeyVerifier {
     return this.#bootstrap.size > 0;
   }
 
-  async verify(token: string): Promise<Caller | undefined> {
+  /** The caller a token belongs to; synchronous when the repository answers synchronously. */
+  verify(token: string): Caller | undefined | Promise<Caller | undefined> {
     const hash = hashKey(token);
     const bootstrap = this.#bootstrap.get(hash);
     if (bootstrap) return bootstrap;
-    const stored = await this.#repo.findActiveByHash(hash);
-    return stored && { ...stored, subject: `key:${stored.keyId}` };
+    const stored = this.#repo.findActiveByHash(hash);
+    return stored instanceof Promise ? stored.then(toCaller) : toCaller(stored);
   }
 }

@@ -78,8 +78,11 @@ export interface ApiKeyCreate {
 
 export interface ApiKeyRepository {
   create(input: ApiKeyCreate, now: Date): Promise<ApiKeyInfo>;
-  /** The active (not revoked) key with this hash, if any. */
-  findActiveByHash(hash: string): Promise<Principal | undefined>;
+  /**
+   * The active (not revoked) key with this hash, if any. Every request asks, so an engine that
+   * can answer synchronously (SQLite) does, and the request path then waits on no promise.
+   */
+  findActiveByHash(hash: string): Principal | undefined | Promise<Principal | undefined>;
   list(): Promise<ApiKeyInfo[]>;
   /** true when an active key was revoked by this call. */
   revoke(id: number, now: Date): Promise<boolean>;
