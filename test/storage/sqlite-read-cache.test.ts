@@ -1,4 +1,4 @@
-// Listing pages are cached in the SQLite engine until the database changes. These tests pin the
+// Listing pages, single pets and API keys are cached in the SQLite engine until the database changes. These tests pin the
 // invalidation: writes through the service, and commits by any other connection (another
 // instance, the CLI), are visible on the very next read.
 import assert from 'node:assert/strict';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
+import { DatabaseChanges } from '../../src/storage/sqlite/sqlite.read-cache.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
@@ -54,4 +55,45 @@ describe('SQLite listing cache', () => {
     assert.deepEqual(await names(storage), ['renamed elsewhere', 'c']);
     assert.deepEqual(await names(storage, 'sold'), ['c']);
   });
+
+  test('a single pet read reflects its own and other connections\' writes on the next read', async (t) => {
+    const { storage, path } = fileStorage(t);
+    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' });
+    assert.equal((await storage.pets.get(pet.id))?.status, 'available');
+    await storage.orders.place(pet.id, new Date());
+    assert.equal((await storage.pets.get(pet.id))?.status, 'pending');
+    const other = new DatabaseSync(path);
+    t.after(() => other.close());
+    other.prepare("UPDATE pets SET name = 'renamed elsewhere'").run();
+    assert.equal((await storage.pets.get(pet.id))?.name, 'renamed elsewhere');
+    other.prepare('DELETE FROM orders').run();
+    other.prepare('DELETE FROM pets').run();
+    assert.equal(await storage.pets.get(pet.id), undefined);
+  });
 });
+
+describe('DatabaseChanges', () => {
+  test('own writes show at once; other connections\' commits from the next microtask run on', async (t) => {
+    const { path } = fileStorage(t);
+    const db = new DatabaseSync(path);
+    const other = new DatabaseSync(path);
+    t.after(() => {
+      db.close();
+      other.close();
+    });
+    const changes = new DatabaseChanges(db);
+    const own = changes.ownChanges();
+    const version = changes.othersVersion();
+    db.prepare("INSERT INTO categories (name) VALUES ('own')").run();
+    assert.equal(changes.ownChanges(), own + 1, 'an own write is counted by the next call');
+    other.prepare("INSERT INTO categories (name) VALUES ('other')").run();
+    // Within one synchronous run the other connections' version is asked once (one read lock).
+    assert.equal(changes.othersVersion(), version);
+    await null;
+    const later = changes.othersVersion();
+    assert.notEqual(later, version, 'a commit by another connection is seen once the run ended');
+    await null;
+    assert.equal(changes.othersVersion(), later, 'no commit since: the same version');
+  });
+});
+

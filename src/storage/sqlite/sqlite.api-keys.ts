@@ -2,7 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ApiKeyInfo, Principal } from '../../keys/key.types.ts';
 import { KEY_COLUMNS, parseScopes, toKeyInfo, type KeyRow } from '../rows.ts';
 import type { ApiKeyCreate, ApiKeyRepository } from '../storage.ts';
-import { ReadCache } from './sqlite.read-cache.ts';
+import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
 
 export class SqliteApiKeys implements ApiKeyRepository {
   readonly #insert: StatementSync;
@@ -12,11 +12,11 @@ export class SqliteApiKeys implements ApiKeyRepository {
   readonly #count: StatementSync;
   readonly #active: ReadCache<Principal>;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, changes: DatabaseChanges) {
     // Every request looks its key up. Remembered until the database changes — any commit, by this
     // process or another (`petstore keys revoke`) — so a revocation still applies from the next
     // request on. Only keys that exist are remembered: random tokens cannot fill the cache.
-    this.#active = new ReadCache(db, 1_000);
+    this.#active = new ReadCache(changes, 1_000);
     this.#insert = db.prepare(`INSERT INTO api_keys (name, prefix, hash, scopes, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`);
     // Lookup by the hash of a random 256-bit key: the index compares hashes, so response time
     // tells an attacker nothing about how close a guess was to a real key.

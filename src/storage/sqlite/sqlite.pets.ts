@@ -4,7 +4,7 @@ import { PET_COLUMNS, toPet, type PetRow } from '../rows.ts';
 import type { PetCreate, PetPageJson, PetQuery, PetRepository } from '../storage.ts';
 import { unknownCategory } from '../rules.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
-import { ReadCache } from './sqlite.read-cache.ts';
+import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
 import { isConstraint } from './sqlite.tx.ts';
 
 type PetTuple = [id: number, name: string, categoryId: number, status: PetStatus];
@@ -17,13 +17,17 @@ export class SqlitePets implements PetRepository {
   readonly #listByStatus: StatementSync;
   readonly #writes: GroupCommit;
   readonly #pages: ReadCache<PetPageJson>;
+  readonly #byId: ReadCache<Pet>;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, changes: DatabaseChanges) {
     this.#writes = new GroupCommit(db);
     // A few thousand pages of at most 100 pets: a few MiB at worst.
-    this.#pages = new ReadCache(db, 2_000);
+    this.#pages = new ReadCache(changes, 2_000);
+    // Single pets, for getPet: 10,000 small objects at most.
+    this.#byId = new ReadCache(changes, 10_000);
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${PET_COLUMNS}`);
     this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?`);
+    this.#get.setReturnArrays(true);
     // Rows as arrays: node:sqlite then builds no per-row objects with named keys.
     this.#list = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`);
     this.#list.setReturnArrays(true);
@@ -42,8 +46,10 @@ export class SqlitePets implements PetRepository {
   }
 
   async get(id: number): Promise<Pet | undefined> {
-    const row = this.#get.get(id) as PetRow | undefined;
-    return row && toPet(row);
+    return this.#byId.get(id, () => {
+      const row = this.#get.get(id) as unknown as PetTuple | undefined;
+      return row && Object.freeze(fromTuple(row));
+    });
   }
 
   async list(q: PetQuery): Promise<Pet[]> {

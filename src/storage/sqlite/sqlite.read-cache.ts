@@ -1,33 +1,75 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 /**
- * Memoises read results until the database changes, asking SQLite on every lookup whether it has:
- * total_changes() counts the rows this connection wrote, and PRAGMA data_version moves whenever
- * another connection — another instance, the `petstore` CLI revoking a key — commits. A cached
- * answer is therefore never older than the last commit any process made before the lookup, the
- * same freshness a query gives, at the price of one tiny statement instead of the real one.
- * Bounded: when full it starts over.
+ * Tells read caches whether the database may have changed, as cheaply as correctness allows.
+ *
+ * - This connection's own writes: `total_changes()` counts every row it inserted, updated or
+ *   deleted. The statement reads no table, so SQLite takes no lock for it: asked on every lookup.
+ * - Other connections' commits (another instance, the `petstore` CLI revoking a key):
+ *   `PRAGMA data_version` moves when one committed. It opens a read transaction — a shared lock,
+ *   two fcntl() system calls in WAL mode — so it is asked once per synchronous run of JavaScript
+ *   (remembered until the microtask queue next runs). Everything read in that run is answered as
+ *   of one instant inside it; every request it serves is in flight at that instant, so each still
+ *   sees every commit that finished before it arrived. In practice a request's authentication and
+ *   its read share one check.
+ */
+export class DatabaseChanges {
+  readonly #own: StatementSync;
+  readonly #others: StatementSync;
+  #version = 0;
+  #fresh = false;
+  readonly #expire = () => {
+    this.#fresh = false;
+  };
+
+  constructor(db: DatabaseSync) {
+    this.#own = db.prepare('SELECT total_changes()');
+    this.#own.setReturnArrays(true);
+    this.#others = db.prepare('SELECT data_version FROM pragma_data_version');
+    this.#others.setReturnArrays(true);
+  }
+
+  /** Rows this connection has changed since it opened. */
+  ownChanges(): number {
+    return (this.#own.get() as unknown as [number])[0];
+  }
+
+  /** Moves whenever another connection committed (see the class comment for when it is asked). */
+  othersVersion(): number {
+    if (!this.#fresh) {
+      this.#version = (this.#others.get() as unknown as [number])[0];
+      this.#fresh = true;
+      queueMicrotask(this.#expire);
+    }
+    return this.#version;
+  }
+}
+
+/**
+ * Memoises read results until the database changes (DatabaseChanges): a cached answer is never
+ * older than the last commit any process made before the request that asks arrived — the same
+ * freshness a query gives, without the query. Bounded: when full it starts over.
  */
 export class ReadCache<V> {
-  readonly #stamp: StatementSync;
+  readonly #changes: DatabaseChanges;
   readonly #max: number;
-  readonly #entries = new Map<string, V>();
-  #changes = -1;
-  #version = -1;
+  readonly #entries = new Map<string | number, V>();
+  #own = -1;
+  #others = -1;
 
-  constructor(db: DatabaseSync, max: number) {
-    this.#stamp = db.prepare('SELECT total_changes(), data_version FROM pragma_data_version');
-    this.#stamp.setReturnArrays(true);
+  constructor(changes: DatabaseChanges, max: number) {
+    this.#changes = changes;
     this.#max = max;
   }
 
   /** The cached value for key, or compute()'s, remembered unless it is undefined. */
-  get(key: string, compute: () => V | undefined): V | undefined {
-    const [changes, version] = this.#stamp.get() as unknown as [number, number];
-    if (changes !== this.#changes || version !== this.#version) {
+  get(key: string | number, compute: () => V | undefined): V | undefined {
+    const own = this.#changes.ownChanges();
+    const others = this.#changes.othersVersion();
+    if (own !== this.#own || others !== this.#others) {
       this.#entries.clear();
-      this.#changes = changes;
-      this.#version = version;
+      this.#own = own;
+      this.#others = others;
     }
     let value = this.#entries.get(key);
     if (value === undefined) {

@@ -11,6 +11,7 @@ import { SqliteOrders } from './sqlite.orders.ts';
 import { SqliteApiKeys } from './sqlite.api-keys.ts';
 import { SqliteIdempotency } from './sqlite.idempotency.ts';
 import { transaction } from './sqlite.tx.ts';
+import { DatabaseChanges } from './sqlite.read-cache.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:'. */
@@ -34,12 +35,14 @@ export function openSqlite(options: SqliteOptions): Storage {
   const ping = db.prepare('SELECT 1');
   let closed = false;
 
+  // One change check shared by the read caches (see DatabaseChanges).
+  const changes = new DatabaseChanges(db);
   return {
     engine: 'sqlite',
-    pets: new SqlitePets(db),
+    pets: new SqlitePets(db, changes),
     categories: new SqliteCategories(db),
     orders: new SqliteOrders(db),
-    apiKeys: new SqliteApiKeys(db),
+    apiKeys: new SqliteApiKeys(db, changes),
     idempotency: new SqliteIdempotency(db),
     async secret(name) {
       secretPut.run(name, randomBytes(32).toString('base64url'));
