@@ -13,6 +13,8 @@ export class CursorCodec {
   // Hot listings hand out the same few cursors over and over; an HMAC each time is a measurable
   // share of a cached page's cost (docs/performance.md). Deterministic, so a memo is exact.
   readonly #encoded = new Map<string, string>();
+  // The same for cursors that verified: the next request for a hot page skips the HMAC too.
+  readonly #decoded = new Map<string, { scope: string; lastId: number }>();
 
   constructor(secret: string) {
     this.#secret = secret;
@@ -32,6 +34,8 @@ export class CursorCodec {
 
   /** Returns the id to continue after; throws AppError('invalid_cursor'). */
   decode(scope: string, cursor: string): number {
+    const known = this.#decoded.get(cursor);
+    if (known !== undefined && known.scope === scope) return known.lastId;
     const dot = cursor.indexOf('.');
     const payload = cursor.slice(0, dot);
     const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
@@ -43,6 +47,8 @@ export class CursorCodec {
     if (cursorScope !== scope) {
       throw new AppError('invalid_cursor', 'query parameter "cursor" belongs to a listing with other filters; keep the filters of the Link rel="next" URL');
     }
+    if (this.#decoded.size >= 10_000) this.#decoded.clear();
+    this.#decoded.set(cursor, { scope, lastId: Number(lastId) });
     return Number(lastId);
   }
 
@@ -61,9 +67,21 @@ export class CursorCodec {
   }
 }
 
-/** Builds the RFC 8288 `Link: <…>; rel="next"` value, keeping every filter of the request. */
+// The characters application/x-www-form-urlencoded (URLSearchParams) writes as they are.
+const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
+const formEncode = (s: string): string => (FORM_SAFE.test(s) ? s : new URLSearchParams([['', s]]).toString().slice(1));
+
+/**
+ * Builds the RFC 8288 `Link: <…>; rel="next"` value, keeping every filter of the request. Writes
+ * what URLSearchParams would; values that need no escaping (numbers, enum values, cursors) are
+ * copied without building one on every page.
+ */
 export function nextLink(base: string, path: string, params: Record<string, string | number | undefined>): string {
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, String(v));
+  let query = '';
+  for (const k in params) {
+    const v = params[k];
+    if (v === undefined) continue;
+    query += `${query === '' ? '' : '&'}${formEncode(k)}=${formEncode(String(v))}`;
+  }
   return `<${base}${path}?${query}>; rel="next"`;
 }

@@ -18,6 +18,14 @@ describe('CursorCodec', () => {
     assert.ok(!c.includes('12345'));
   });
 
+  test('a cursor already verified is still refused for another scope', () => {
+    const c = codec.encode('pets;sold', 78);
+    assert.equal(codec.decode('pets;sold', c), 78);
+    assert.equal(codec.decode('pets;sold', c), 78);
+    assert.throws(() => codec.decode('pets;', c), invalid);
+    assert.throws(() => new CursorCodec('secret-two').decode('pets;sold', c), invalid);
+  });
+
   test('refuses another scope, another secret, and any changed character', () => {
     const c = codec.encode('pets;sold', 77);
     assert.throws(() => codec.decode('pets;', c), invalid);
@@ -35,5 +43,14 @@ describe('nextLink', () => {
   test('keeps every defined parameter and encodes values', () => {
     assert.equal(nextLink('/v1', '/pets', { limit: 5, status: undefined, cursor: 'a_b-c.d' }), '</v1/pets?limit=5&cursor=a_b-c.d>; rel="next"');
     assert.equal(nextLink('https://x/v1', '/store/orders', { status: 'placed', petId: 3 }), '<https://x/v1/store/orders?status=placed&petId=3>; rel="next"');
+  });
+
+  test('writes exactly what URLSearchParams writes, whatever the values', () => {
+    const values = ['plain', 'a b', 'a+b', 'x&y=z', '~tilde', '*.-_', 'é', '😀', '%41', '<>"', '', 'a\nb'];
+    for (const v of values) {
+      const params = { 'we ird': v, limit: 20, cursor: v };
+      const query = new URLSearchParams([['we ird', v], ['limit', '20'], ['cursor', v]]);
+      assert.equal(nextLink('/v1', '/pets', params), `</v1/pets?${query}>; rel="next"`, JSON.stringify(v));
+    }
   });
 });

@@ -25,7 +25,7 @@ export class DatabaseChanges {
   constructor(db: DatabaseSync) {
     this.#own = db.prepare('SELECT total_changes()');
     this.#own.setReturnArrays(true);
-    this.#others = db.prepare('SELECT data_version FROM pragma_data_version');
+    this.#others = db.prepare('PRAGMA data_version');
     this.#others.setReturnArrays(true);
   }
 
