@@ -75,10 +75,14 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
   const base = config.publicBaseUrl || '/v1';
   registerDeprecation(app, clock, base, `${config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : ''}${DOCS_PATH}`);
-  await registerCors(app, config.corsOrigins);
   const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
   app.addHook('onClose', () => limits.close());
-  registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys), { ...limits, metrics });
+  const auth = registerAuth(app, new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys), { ...limits, metrics });
+  // After auth: auth hooks are added per route as routes are registered, and the plugin's '*'
+  // OPTIONS route must get one. Its own global onRequest hook still runs before every route-level
+  // one, so a preflight is answered before authentication.
+  await registerCors(app, config.corsOrigins);
+  auth.guardUnmatched();
   const notAllowed = methodNotAllowed(app);
   registerIdempotency(app, storage.idempotency, clock);
 

@@ -51,7 +51,7 @@ export interface AuthLimits {
  * Rate limits run here too: an address over its failure budget is refused before its token is
  * even looked at (so a correct guess would not tell), and a key over its budget gets 429.
  */
-export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): void {
+export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): { guardUnmatched(): void } {
   const { perKey, authFailures, metrics } = limits;
   const tooMany = (limiter: Limiter, v: Verdict, message: string) => {
     metrics.rateLimited.inc({ limiter });
@@ -132,5 +132,13 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done(),
     );
   });
-  app.addHook('onRequest', (request, reply, done) => (request.is404 && request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done()));
+  return {
+    /**
+     * Unknown /v1 paths have no route, so no route hook: one global hook authenticates them.
+     * Added by the caller after the plugins whose global hooks must run first (CORS adds `Vary`).
+     */
+    guardUnmatched(): void {
+      app.addHook('onRequest', (request, reply, done) => (request.is404 && request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done()));
+    },
+  };
 }

@@ -7,9 +7,9 @@ const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-
 const OFF: FastifyCorsOptions = { origin: false };
 
 /**
- * CORS for the origins in CORS_ORIGINS (off when empty). Registered before authentication:
- * a preflight carries no Authorization header, so @fastify/cors answers it (204) in its own
- * onRequest hook before auth and before the explicit OPTIONS → 405 routes could. A request that
+ * CORS for the origins in CORS_ORIGINS (off when empty). A preflight carries no Authorization
+ * header, so @fastify/cors answers it (204) in its own global onRequest hook, which runs before
+ * the route-level authentication hooks and before the explicit OPTIONS → 405 routes could. A request that
  * is not CORS at all (no Origin), or an OPTIONS that is no preflight, is left alone, so it still
  * gets the service's own answers (405 with Allow for a bare OPTIONS).
  */

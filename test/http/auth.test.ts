@@ -54,6 +54,27 @@ describe(engine, () => {
       }
     });
 
+    test('HEAD of every GET operation is authenticated like the GET', async (t) => {
+      const { app, auth } = await buildTestApp(t, { engine });
+      await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
+      for (const op of OPERATIONS.filter((o) => o.method === 'GET')) {
+        const refused = await app.inject({ method: 'HEAD', url: op.url });
+        assert.equal(refused.statusCode, 401, op.url);
+        assert.equal(refused.headers['www-authenticate'], REALM, op.url);
+        assert.equal(refused.headers['cache-control'], 'no-store', op.url);
+        const get = await app.inject({ method: 'GET', url: op.url, headers: auth });
+        const head = await app.inject({ method: 'HEAD', url: op.url, headers: auth });
+        assert.equal(head.statusCode, get.statusCode, op.url);
+        assert.equal(head.body, '', op.url);
+      }
+      // The deprecated operation says so on HEAD too, refused or not.
+      for (const headers of [{}, auth]) {
+        const res = await app.inject({ method: 'HEAD', url: '/v1/pets/1', headers });
+        assert.equal(res.headers.deprecation, '@1767225600');
+        assert.ok(res.headers.sunset);
+      }
+    });
+
     test('authentication runs before validation: a malformed request without a key gets 401, not 400', async (t) => {
       const { app } = await buildTestApp(t, { engine });
       const bad = [

@@ -57,6 +57,21 @@ describe('CORS', () => {
     assert.equal((await app.inject({ method: 'POST', url: '/nowhere' })).statusCode, 404);
   });
 
+  test('with CORS on, /v1 paths no route of ours matches still need a key', async (t) => {
+    // The plugin's catch-all OPTIONS route ('*') and unknown paths have no route of ours: their
+    // authentication must not depend on the order the plugin and the auth hooks were registered in.
+    const { app, auth } = await buildTestApp(t, { env: { CORS_ORIGINS: ORIGIN } });
+    const options = await app.inject({ method: 'OPTIONS', url: '/v1/nowhere' });
+    assert.equal(options.statusCode, 401);
+    assert.equal(options.headers['cache-control'], 'no-store');
+    assert.equal((await app.inject({ method: 'OPTIONS', url: '/v1/nowhere', headers: auth })).statusCode, 404);
+    const unknown = await app.inject({ method: 'GET', url: '/v1/nope', headers: { origin: ORIGIN } });
+    assert.equal(unknown.statusCode, 401);
+    assert.equal(unknown.headers['access-control-allow-origin'], ORIGIN, 'CORS headers come before the refusal');
+    assert.match(String(unknown.headers.vary), /Origin/);
+    assert.equal((await app.inject({ method: 'OPTIONS', url: '/nowhere' })).statusCode, 404);
+  });
+
   test('rejects a CORS_ORIGINS entry that is not an origin', async (t) => {
     await assert.rejects(buildTestApp(t, { env: { CORS_ORIGINS: 'https://app.example.com/path' } }), /CORS_ORIGINS/);
   });
