@@ -4,7 +4,7 @@
 //   node bench/baseline.ts --port P --key K --size N
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { STATUSES, fixturePet, type FixturePet } from './fixture.ts';
+import { fixturePage, fixturePet, type FixturePet } from './fixture.ts';
 
 const { values } = parseArgs({ options: { port: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' } } });
 const port = Number(values.port);
@@ -15,8 +15,6 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const UNAUTHORIZED = JSON.stringify({ code: 'unauthorized', message: 'missing Authorization header; send Authorization: Bearer <API key>', status: 401 });
 const NOT_FOUND = JSON.stringify({ code: 'not_found', message: 'not found', status: 404 });
 const BAD_REQUEST = JSON.stringify({ code: 'validation_failed', message: 'invalid request', status: 400 });
-// A Link value as long as the service's (HMAC cursor), so both send similar byte counts.
-const FAKE_CURSOR = 'cGV0czthdmFpbGFibGUKMTAw.AAAAAAAAAAAAAAAAAAAAAA';
 
 const created = new Map<number, FixturePet>();
 let nextId = size + 1;
@@ -32,18 +30,8 @@ function list(url: string): { body: string; link?: string } | undefined {
   const hit = listCache.get(url);
   if (hit) return hit;
   const q = new URL(url, 'http://x').searchParams;
-  const limit = q.has('limit') ? Number(q.get('limit')) : 20;
-  const status = q.get('status') ?? undefined;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return undefined;
-  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) return undefined;
-  const items: FixturePet[] = [];
-  for (let id = 1; id <= size && items.length <= limit; id++) {
-    const pet = fixturePet(id);
-    if (status === undefined || pet.status === status) items.push(pet);
-  }
-  const more = items.length > limit;
-  const page = { body: JSON.stringify(items.slice(0, limit)), link: more ? `</v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${FAKE_CURSOR}>; rel="next"` : undefined };
-  listCache.set(url, page);
+  const page = fixturePage(size, q.has('limit') ? Number(q.get('limit')) : 20, q.get('status') ?? undefined);
+  if (page) listCache.set(url, page);
   return page;
 }
 

@@ -25,3 +25,23 @@ export function fixturePet(id: number): FixturePet {
 
 export const SIZES = { '1k': 1_000, '1m': 1_000_000 } as const;
 export type SizeName = keyof typeof SIZES;
+
+// A Link value as long as the service's (HMAC cursor), so reference servers send similar bytes.
+const FAKE_CURSOR = 'cGV0czthdmFpbGFibGUKMTAw.AAAAAAAAAAAAAAAAAAAAAA';
+
+/**
+ * The first page of a listing of the seeded store, as the service would send it (body and, when
+ * more follow, the next link), for the reference servers: bench/baseline.ts and
+ * bench/fastify-floor.ts. undefined for a limit or status the service refuses.
+ */
+export function fixturePage(size: number, limit: number, status: string | undefined): { body: string; link?: string } | undefined {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return undefined;
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) return undefined;
+  const items: FixturePet[] = [];
+  for (let id = 1; id <= size && items.length <= limit; id++) {
+    const pet = fixturePet(id);
+    if (status === undefined || pet.status === status) items.push(pet);
+  }
+  const more = items.length > limit;
+  return { body: JSON.stringify(items.slice(0, limit)), link: more ? `</v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${FAKE_CURSOR}>; rel="next"` : undefined };
+}

@@ -35,6 +35,9 @@ const USAGE = `usage: npm run bench -- [options]
   --node-flags F     extra node flags for the service under test only (not the --compare ones),
                      e.g. --node-flags=--max-semi-space-size=4 (with "="); with --compare . an A/B
   --json FILE        also write every measured run as JSON
+  --floor            also run bench/fastify-floor.ts: the same routes as a plain Fastify app from
+                     memory (schemas, key check; no database, ids, telemetry, logging) — what the
+                     framework alone reaches on this machine
   --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping`;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -54,6 +57,7 @@ interface Options {
   compare: string[];
   limits: boolean;
   nodeFlags: string[];
+  floor: boolean;
   smoke: boolean;
 }
 
@@ -74,6 +78,7 @@ function options(argv: string[]): Options {
       compare: { type: 'string', multiple: true, default: [] },
       limits: { type: 'boolean', default: false },
       'node-flags': { type: 'string', default: '' },
+      floor: { type: 'boolean', default: false },
       smoke: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -109,6 +114,7 @@ function options(argv: string[]): Options {
     compare: values.compare,
     limits: values.limits,
     nodeFlags: values['node-flags'].split(' ').filter(Boolean),
+    floor: values.floor,
     smoke,
   };
 }
@@ -174,16 +180,18 @@ async function main(): Promise<void> {
       cleanups.push(() => server.stop());
       return server;
     };
-    const baselinePort = await freePort();
-    const baseline = await startServer(
-      'baseline',
-      pinned(SERVER_CPU, [process.execPath, join(ROOT, 'bench/baseline.ts'), `--port=${baselinePort}`, `--key=${seeded.key}`, `--size=${size}`]),
-      { PATH: process.env.PATH },
-      baselinePort,
-    );
-    cleanups.push(() => baseline.stop());
+    // The reference servers (bare node:http; plain Fastify with --floor) answer from memory.
+    const startReference = async (name: string, script: string) => {
+      const port = await freePort();
+      const argv = [process.execPath, join(ROOT, script), `--port=${port}`, `--key=${seeded.key}`, `--size=${size}`];
+      const server = await startServer(name, pinned(SERVER_CPU, argv), { PATH: process.env.PATH }, port);
+      cleanups.push(() => server.stop());
+      return server;
+    };
+    const baseline = await startReference('baseline', 'bench/baseline.ts');
     const services = [await startService('service', ROOT, opts.nodeFlags, opts.limits)];
     for (const dir of opts.compare) services.push(await startService(basename(resolve(dir)), resolve(dir)));
+    if (opts.floor) services.push(await startReference('fastify', 'bench/fastify-floor.ts'));
     const servers = [baseline, ...services];
     const targets = servers.map((s) => s.name);
 
