@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Metrics } from './metrics.ts';
 import { addRouteHook } from './route-hooks.ts';
 
@@ -13,22 +13,29 @@ const UNMATCHED = 'unmatched';
  * matched are observed by one global hook.
  */
 export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void {
-  // Callback hooks (no promise per request); the log line's object is only built when the line
-  // is written (LOG_LEVEL=warn drops the 2xx–4xx ones).
-  const hook = (route: string) => {
+  // The request line is written by a logger of its own per route — at the route's log level, and
+  // without redaction. Its fields are fixed here: nothing from headers, bodies or keys can reach
+  // it (the request id was vetted on arrival), while pino's wildcard redaction paths cost more than
+  // the rest of the line (≈ 9 → 3.4 µs a line). It names the request itself (reqId first, as the
+  // request's child logger would), so no child logger is made for a request that only logs this.
+  const accessLog = (logLevel: string | undefined) => app.log.child({}, { ...(logLevel ? { level: logLevel } : {}), redact: { paths: [] } });
+  // Callback hooks (no promise per request); the line's object is only built when it is written
+  // (LOG_LEVEL=warn drops the 2xx–4xx ones).
+  const hook = (route: string, log: FastifyBaseLogger) => {
     const observe = metrics.observer(route);
+    const enabled = (level: string) => (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? true;
     return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const status = reply.statusCode;
       const durationMs = reply.elapsedTime;
       observe(request.method, status, durationMs / 1000);
       const level = status >= 500 ? 'error' : 'info';
-      if ((request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? true) {
-        request.log[level]({ method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId: request.principal?.keyId ?? null }, 'request');
+      if (enabled(level)) {
+        log[level]({ reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId: request.principal?.keyId ?? null }, 'request');
       }
       done();
     };
   };
-  app.addHook('onRoute', (route) => addRouteHook(route, 'onResponse', hook(route.url)));
-  const unmatched = hook(UNMATCHED);
+  app.addHook('onRoute', (route) => addRouteHook(route, 'onResponse', hook(route.url, accessLog(route.logLevel))));
+  const unmatched = hook(UNMATCHED, accessLog(undefined));
   app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
 }
