@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildLoggerOptions = Parameters<FastifyBaseLogger['child']>[1];
-import type { Config } from './config.ts';
 
 /** pino settings: JSON lines; credentials are redacted wherever they could appear. */
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
