@@ -12,12 +12,12 @@ export type Limiter = 'key' | 'auth_failure';
 export class Metrics {
   readonly registry = new Registry();
   /** http_requests_total and http_request_duration_seconds, by method, route pattern and status. */
-  readonly requests: RequestMetrics;
+  readonly #requests: RequestMetrics;
   readonly rateLimited: Counter<'limiter'>;
 
   constructor(storage: Storage, { processMetrics = true }: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.requests = new RequestMetrics(
+    this.#requests = new RequestMetrics(
       this.registry,
       { name: 'http_requests_total', help: 'HTTP requests answered, by route pattern and status' },
       {
@@ -53,6 +53,6 @@ export class Metrics {
 
   /** The observation function of one route pattern (see RequestMetrics). */
   observer(route: string): (method: string, status: number, seconds: number) => void {
-    return this.requests.observer(route);
+    return this.#requests.observer(route);
   }
 }

@@ -18,7 +18,17 @@ export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void 
   // it (the request id was vetted on arrival), while pino's wildcard redaction paths cost more than
   // the rest of the line (≈ 9 → 3.4 µs a line). It names the request itself (reqId first, as the
   // request's child logger would), so no child logger is made for a request that only logs this.
-  const accessLog = (logLevel: string | undefined) => app.log.child({}, { ...(logLevel ? { level: logLevel } : {}), redact: { paths: [] } });
+  // One such logger per distinct route log level (most routes have none), made on first use.
+  const accessLogs = new Map<string, FastifyBaseLogger>();
+  const accessLog = (logLevel: string | undefined) => {
+    const key = logLevel ?? '';
+    let log = accessLogs.get(key);
+    if (log === undefined) {
+      log = app.log.child({}, { ...(logLevel ? { level: logLevel } : {}), redact: { paths: [] } });
+      accessLogs.set(key, log);
+    }
+    return log;
+  };
   // Callback hooks (no promise per request); the line's object is only built when it is written
   // (LOG_LEVEL=warn drops the 2xx–4xx ones).
   const hook = (route: string, log: FastifyBaseLogger) => {

@@ -40,7 +40,8 @@ const toCaller = (stored: Principal | undefined): Caller | undefined => stored &
 /**
  * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
  * memory) first, then stored keys. A revocation applies on the next request: nothing is cached here,
- * and an engine that caches lookups (SQLite) asks the database on every lookup whether it changed.
+ * and an engine that caches lookups (SQLite) checks for commits before each request it serves
+ * (DatabaseChanges in sqlite.read-cache.ts).
  */
 export class KeyVerifier {
   readonly #bootstrap: Map<string, Caller>;
