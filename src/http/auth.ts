@@ -29,6 +29,9 @@ declare module 'fastify' {
 }
 
 const REALM = 'Bearer realm="petstore"';
+
+/** The 401 of a request without an Authorization header (a constant: its body is written once). */
+export const MISSING_KEY = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
@@ -60,7 +63,6 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
   const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
   // The 401s that do not depend on the request are built once: a 401 is the cheapest answer the
   // service gives, and under a flood of unauthenticated requests the Error objects showed.
-  const MISSING = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
   const MALFORMED = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': REALM });
   // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
   const MALFORMED_BEARER = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': `${REALM}, error="invalid_token"` });
@@ -113,7 +115,7 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       const header = request.headers.authorization;
       const token = parseBearer(header);
       if (token === undefined) {
-        if (header === undefined) return refuse(request, reply, MISSING);
+        if (header === undefined) return refuse(request, reply, MISSING_KEY);
         if (!/^bearer\b/i.test(header)) return refuse(request, reply, MALFORMED);
         return refuseGuess(request, reply, done, MALFORMED_BEARER);
       }

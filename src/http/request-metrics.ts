@@ -29,6 +29,7 @@ interface MetricValue {
 export class RequestMetrics {
   readonly #bounds: readonly number[];
   readonly #all: Series[] = [];
+  readonly #observers = new Map<string, (method: string, status: number, seconds: number) => void>();
 
   constructor(registry: Registry, counter: { name: string; help: string }, histogram: { name: string; help: string; buckets: readonly number[] }) {
     this.#bounds = [...histogram.buckets].sort((a, b) => a - b);
@@ -73,8 +74,20 @@ export class RequestMetrics {
     }
   }
 
-  /** The observation function of one route pattern; each (method, status) series is made once. */
+  /**
+   * The observation function of one route pattern; each (method, status) series is made once.
+   * The same function for every caller naming the route (a GET route and its HEAD, the hot lane).
+   */
   observer(route: string): (method: string, status: number, seconds: number) => void {
+    let observe = this.#observers.get(route);
+    if (observe === undefined) {
+      observe = this.#observer(route);
+      this.#observers.set(route, observe);
+    }
+    return observe;
+  }
+
+  #observer(route: string): (method: string, status: number, seconds: number) => void {
     const bounds = this.#bounds;
     const mine = new Map<string, Series>();
     return (method, status, seconds) => {

@@ -6,13 +6,21 @@ import { addRouteHook } from './route-hooks.ts';
 // the metrics' cardinality.
 const UNMATCHED = 'unmatched';
 
+/** Counts one answered request and writes its log line; durationMs from arrival to response. */
+export type ResponseRecorder = (reqId: string, method: string, status: number, durationMs: number, keyId: number | null) => void;
+
+export interface Telemetry {
+  /** What the route hooks record with, for requests answered outside Fastify (hot-lane.ts). */
+  recorder(route: string, logLevel: string | undefined): ResponseRecorder;
+}
+
 /**
  * One JSON log line and one metrics observation per request, keyed by the route pattern
  * (`/v1/pets/:petId`), never the raw URL. The key id is logged; the key itself never is.
  * Each route gets its own hook with its pattern and metric series bound once; requests no route
  * matched are observed by one global hook.
  */
-export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void {
+export function registerTelemetry(app: FastifyInstance, metrics: Metrics): Telemetry {
   // The request line is written by a logger of its own per route — at the route's log level, and
   // without redaction. Its fields are fixed here: nothing from headers, bodies or keys can reach
   // it (the request id was vetted on arrival), while pino's wildcard redaction paths cost more than
@@ -29,23 +37,25 @@ export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void 
     }
     return log;
   };
-  // Callback hooks (no promise per request); the line's object is only built when it is written
-  // (LOG_LEVEL=warn drops the 2xx–4xx ones).
-  const hook = (route: string, log: FastifyBaseLogger) => {
+  // The line's object is only built when it is written (LOG_LEVEL=warn drops the 2xx–4xx ones).
+  const recorder = (route: string, log: FastifyBaseLogger): ResponseRecorder => {
     const observe = metrics.observer(route);
     const enabled = (level: string) => (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? true;
-    return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      const status = reply.statusCode;
-      const durationMs = reply.elapsedTime;
-      observe(request.method, status, durationMs / 1000);
+    return (reqId, method, status, durationMs, keyId) => {
+      observe(method, status, durationMs / 1000);
       const level = status >= 500 ? 'error' : 'info';
       if (enabled(level)) {
-        log[level]({ reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId: request.principal?.keyId ?? null }, 'request');
+        log[level]({ reqId, method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId }, 'request');
       }
-      done();
     };
   };
-  app.addHook('onRoute', (route) => addRouteHook(route, 'onResponse', hook(route.url, accessLog(route.logLevel))));
-  const unmatched = hook(UNMATCHED, accessLog(undefined));
+  // Callback hooks: no promise per request.
+  const hook = (record: ResponseRecorder) => (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    record(request.id, request.method, reply.statusCode, reply.elapsedTime, request.principal?.keyId ?? null);
+    done();
+  };
+  app.addHook('onRoute', (route) => addRouteHook(route, 'onResponse', hook(recorder(route.url, accessLog(route.logLevel)))));
+  const unmatched = hook(recorder(UNMATCHED, accessLog(undefined)));
   app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
+  return { recorder: (route, logLevel) => recorder(route, accessLog(logLevel)) };
 }

@@ -16,6 +16,13 @@ export interface PetRoutesOptions {
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
+/** A page of pets as listPets sends it: the body (JSON text, or items for the serializer) and `Link`. */
+export async function listPage(pets: PetService, base: string, query: ListPetsQuery): Promise<{ body: Pet[] | string; link?: string }> {
+  const page = await pets.list(query);
+  if (page.next === undefined) return { body: page.body };
+  return { body: page.body, link: nextLink(base, '/pets', { limit: query.limit, status: query.status, cursor: page.next }) };
+}
+
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   app.get(
     '/pets',
@@ -36,11 +43,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const page = await pets.list(request.query);
-      if (page.next !== undefined) {
-        const { limit, status } = request.query;
-        reply.header('link', nextLink(base, '/pets', { limit, status, cursor: page.next }));
-      }
+      const page = await listPage(pets, base, request.query);
+      if (page.link !== undefined) reply.header('link', page.link);
       if (typeof page.body === 'string') {
         // The page as the database serialised it (PetRepository.listJson), the same bytes the Pets
         // serializer would write; with a JSON content type Fastify sends a string as is. The type
