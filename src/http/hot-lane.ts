@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { FastifyServerOptions, RouteOptions } from 'fastify';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import type { FastifyServerFactory, FastifyServerOptions, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
@@ -288,9 +288,10 @@ export class HotLane {
  * limits, as in fastify/lib/server.js), whose request listener asks the lane first. The lane is
  * attached once the app is built; until then every request goes to Fastify.
  */
-export function laneServer(): { factory: NonNullable<FastifyServerOptions['serverFactory']>; attach(lane: HotLane): void } {
+export function laneServer(): { factory: FastifyServerFactory; attach(lane: HotLane): void } {
   let lane: HotLane | undefined;
-  const factory = (handler: Handler, options: FastifyServerOptions & { http?: object }): Server => {
+  const factory: FastifyServerFactory = (handler, opts) => {
+    const options = opts as FastifyServerOptions & { http?: ServerOptions };
     const server = createServer(options.http ?? {}, (req, res) => (lane === undefined ? handler(req, res) : lane.handle(req, res, handler)));
     server.keepAliveTimeout = options.keepAliveTimeout!;
     server.requestTimeout = options.requestTimeout!;
@@ -298,5 +299,5 @@ export function laneServer(): { factory: NonNullable<FastifyServerOptions['serve
     if (options.maxRequestsPerSocket! > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket!;
     return server;
   };
-  return { factory: factory as never, attach: (l) => void (lane = l) };
+  return { factory, attach: (l) => void (lane = l) };
 }

@@ -98,6 +98,8 @@ describe('timeouts', () => {
     assert.equal(app.server.headersTimeout, 4000);
     assert.equal(app.server.requestTimeout, 9000);
     assert.equal(app.server.keepAliveTimeout, 3000);
+    // Socket inactivity (Fastify's connectionTimeout), set on the server the hot lane's factory makes.
+    assert.equal(app.server.timeout, 9000);
   });
 
   test('rejects HEADERS_TIMEOUT_MS above REQUEST_TIMEOUT_MS', async (t) => {
