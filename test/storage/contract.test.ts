@@ -35,6 +35,37 @@ for (const engine of ENGINES) {
         assert.equal(await storage.pets.get(b.id + 1000), undefined);
       });
 
+      test('many gets at once (one loop turn): each its own pet, duplicates and misses included', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const pets = [];
+        for (let i = 0; i < 5; i++) pets.push(await storage.pets.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }));
+        const ids = [pets[3].id, pets[0].id, 999_999, pets[3].id, pets[4].id, pets[1].id, 888_888];
+        const got = await Promise.all(ids.map((id) => storage.pets.get(id)));
+        assert.deepEqual(got, [pets[3], pets[0], undefined, pets[3], pets[4], pets[1], undefined]);
+      });
+
+      test('many listings at once (one loop turn): the same page twice, other pages, each caller its own array', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const statuses = ['available', 'sold', 'available', 'pending', 'available'] as const;
+        const ids = [];
+        for (const status of statuses) ids.push((await storage.pets.create({ name: status, categoryId: 1, status })).id);
+        const queries = [
+          { limit: 2, afterId: 0 },
+          { limit: 2, afterId: 0 },
+          { limit: 10, afterId: 0, status: 'available' as const },
+          { limit: 2, afterId: ids[1] },
+          { limit: 3, afterId: 0 },
+        ];
+        const pages = await Promise.all(queries.map((q) => storage.pets.list(q)));
+        assert.deepEqual(
+          pages.map((p) => p.map((pet) => pet.id)),
+          [ids.slice(0, 2), ids.slice(0, 2), [ids[0], ids[2], ids[4]], ids.slice(2, 4), ids.slice(0, 3)],
+        );
+        assert.notEqual(pages[0], pages[1], 'two callers, two arrays');
+        pages[0].pop();
+        assert.equal(pages[1].length, 2);
+      });
+
       test('create with an unknown category throws unknown_category', async (t) => {
         const storage = await openTestStorage(t, engine);
         await assert.rejects(storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }), rejectsWith('unknown_category', /categoryId 999 is not a known category/));
@@ -109,6 +140,18 @@ for (const engine of ENGINES) {
         assert.equal(await storage.apiKeys.revoke(info.id + 100, later), false);
         assert.equal(await storage.apiKeys.findActiveByHash(input.hash), undefined);
         assert.deepEqual(await storage.apiKeys.list(), [{ ...info, revokedAt: '2026-02-03T04:05:06.007Z' }]);
+      });
+
+      test('findActiveByHash for many keys at once (one loop turn): each its own answer; revoked keys are not found', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const a = await storage.apiKeys.create(input, now);
+        const b = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two'), scopes: ['orders:read'] }, now);
+        const c = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-three') }, now);
+        await storage.apiKeys.revoke(c.id, now);
+        const hashes = [hashKey('pst_secret-two'), input.hash, hashKey('pst_nobody'), hashKey('pst_secret-three'), input.hash];
+        const found = await Promise.all(hashes.map((h) => storage.apiKeys.findActiveByHash(h)));
+        const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'] };
+        assert.deepEqual(found, [{ keyId: b.id, scopes: ['orders:read'] }, A, undefined, undefined, A]);
       });
 
       test('count counts every key, revoked or not; hashes are unique', async (t) => {

@@ -1,13 +1,19 @@
 import type { ApiKeyInfo, Principal } from '../../keys/key.types.ts';
 import { KEY_COLUMNS as COLUMNS, parseScopes, toKeyInfo, type KeyRow } from '../rows.ts';
 import type { ApiKeyCreate, ApiKeyRepository } from '../storage.ts';
+import { BatchedLookup } from './postgres.batch.ts';
 import type { PgDb } from './postgres.db.ts';
 
 export class PostgresApiKeys implements ApiKeyRepository {
   readonly #db: PgDb;
+  readonly #active: BatchedLookup<string, Principal>;
 
   constructor(db: PgDb) {
     this.#db = db;
+    this.#active = new BatchedLookup<string, Principal>(async (hashes) => {
+      const rows = await db.query<{ id: number; hash: string; scopes: string }>('SELECT id, hash, scopes FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL', [hashes]);
+      return new Map(rows.map((r) => [r.hash, Object.freeze({ keyId: r.id, scopes: parseScopes(r.scopes) })]));
+    });
   }
 
   async create(input: ApiKeyCreate, now: Date): Promise<ApiKeyInfo> {
@@ -21,11 +27,10 @@ export class PostgresApiKeys implements ApiKeyRepository {
     return toKeyInfo(row);
   }
 
-  async findActiveByHash(hash: string): Promise<Principal | undefined> {
-    // Read on every request, never cached: a revocation committed by any instance (or the CLI)
-    // is visible to every instance's next request.
-    const [row] = await this.#db.query<{ id: number; scopes: string }>('SELECT id, scopes FROM api_keys WHERE hash = $1 AND revoked_at IS NULL', [hash]);
-    return row && { keyId: row.id, scopes: parseScopes(row.scopes) };
+  findActiveByHash(hash: string): Promise<Principal | undefined> {
+    // Read for every request, never cached: a revocation committed by any instance (or the CLI)
+    // is visible to every instance's next request. The requests of one loop turn share a query.
+    return this.#active.get(hash);
   }
 
   async list(): Promise<ApiKeyInfo[]> {
