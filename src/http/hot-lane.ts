@@ -197,6 +197,10 @@ export class HotLane {
    * process committed once for all of them (DatabaseChanges) instead of once each. Every request
    * of the batch had arrived before that check, so each still sees every commit that finished
    * before it arrived. A request waits at most for the others read in the same loop turn.
+   * Requests pipelined on one connection are served concurrently, by Fastify as by the lane; a
+   * batched read takes its rate-limit slot at the end of the turn, so of requests pipelined
+   * together, which one gets which slot (and, at the limit, which one gets the 429) may differ
+   * from the order they were sent in.
    */
   readonly #drain = (): void => {
     const batch = this.#pending;
