@@ -66,6 +66,36 @@ for (const engine of ENGINES) {
         assert.equal(pages[1].length, 2);
       });
 
+      test('many creates at once (one loop turn), one with an unknown category: each its own pet, only that one fails', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const inputs = [
+          { name: 'a', categoryId: 1, status: 'available' as const },
+          { name: 'b', categoryId: 2, status: 'sold' as const },
+          { name: 'bad', categoryId: 999, status: 'available' as const },
+          { name: 'a', categoryId: 1, status: 'available' as const },
+          { name: 'c 😀', categoryId: 3, status: 'pending' as const },
+        ];
+        const valid = await Promise.all(inputs.filter((i) => i.categoryId !== 999).map((i) => storage.pets.create(i)));
+        assert.deepEqual(
+          valid.map(({ id: _id, ...rest }) => rest),
+          [inputs[0], inputs[1], inputs[3], inputs[4]],
+          'a batch of valid inserts: each caller its own row',
+        );
+        for (const pet of valid) assert.deepEqual(await storage.pets.get(pet.id), pet);
+        const results = await Promise.allSettled(inputs.map((i) => storage.pets.create(i)));
+        const created = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+        assert.deepEqual(
+          created.map(({ id: _id, ...rest }) => rest),
+          [inputs[0], inputs[1], inputs[3], inputs[4]].map(({ name, categoryId, status }) => ({ name, categoryId, status })),
+        );
+        assert.equal(new Set(created.map((p) => p.id)).size, 4, 'four distinct ids');
+        const failed = results[2];
+        assert.equal(failed.status, 'rejected');
+        assert.equal((failed as PromiseRejectedResult).reason.code, 'unknown_category');
+        for (const pet of created) assert.deepEqual(await storage.pets.get(pet.id), pet);
+        assert.equal((await storage.pets.list({ limit: 10, afterId: 0 })).length, 8);
+      });
+
       test('create with an unknown category throws unknown_category', async (t) => {
         const storage = await openTestStorage(t, engine);
         await assert.rejects(storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }), rejectsWith('unknown_category', /categoryId 999 is not a known category/));

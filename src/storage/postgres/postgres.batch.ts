@@ -51,3 +51,55 @@ export class BatchedLookup<K, V> {
     }
   };
 }
+
+/**
+ * Single-row writes, batched like the lookups: the calls of one loop turn run as one statement
+ * (one round trip, one commit) through `many`, which answers the inputs in their order. When that
+ * statement fails with an error that proves nothing was written (`retryAlone`, e.g. a foreign-key
+ * violation by one input), each input runs alone through `one`, so one bad input never fails its
+ * neighbours; any other failure fails every call of the batch (nothing is retried that might have
+ * been committed). A call resolves only after the statement with its row committed.
+ */
+export class BatchedWrite<I, O> {
+  readonly #many: (inputs: I[]) => Promise<O[]>;
+  readonly #one: (input: I) => Promise<O>;
+  readonly #retryAlone: (err: unknown) => boolean;
+  readonly #max: number;
+  #queue: { input: I; resolve: (o: O) => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(options: { many: (inputs: I[]) => Promise<O[]>; one: (input: I) => Promise<O>; retryAlone: (err: unknown) => boolean; max?: number }) {
+    this.#many = options.many;
+    this.#one = options.one;
+    this.#retryAlone = options.retryAlone;
+    this.#max = options.max ?? 500;
+  }
+
+  call(input: I): Promise<O> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ input, resolve, reject });
+      if (this.#queue.length === 1) setImmediate(this.#flush);
+    });
+  }
+
+  readonly #flush = (): void => {
+    const queue = this.#queue;
+    this.#queue = [];
+    for (let i = 0; i < queue.length; i += this.#max) {
+      const part = queue.slice(i, i + this.#max);
+      const alone = () => {
+        for (const c of part) this.#one(c.input).then(c.resolve, c.reject);
+      };
+      if (part.length === 1) {
+        alone();
+        continue;
+      }
+      this.#many(part.map((c) => c.input)).then(
+        (outputs) => part.forEach((c, j) => c.resolve(outputs[j])),
+        (err: unknown) => {
+          if (this.#retryAlone(err)) alone();
+          else for (const c of part) c.reject(err);
+        },
+      );
+    }
+  };
+}
