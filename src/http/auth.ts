@@ -32,6 +32,7 @@ const REALM = 'Bearer realm="petstore"';
 
 /** The 401 of a request without an Authorization header (a constant: its body is written once). */
 export const MISSING_KEY = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 

@@ -53,7 +53,8 @@ export function toHttpError(err: unknown): HttpError {
   return { status: 500, code: 'internal_error', message: MESSAGES.internal_error!, headers: {} };
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** The Content-Type of every JSON answer (bodies the service sends as ready-made text included). */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);

@@ -8,6 +8,7 @@ import { PET_STATUSES, type PetStatus } from '../pets/pet.schemas.ts';
 import type { PetService } from '../pets/pet.service.ts';
 import { MISSING_KEY, parseBearer } from './auth.ts';
 import { deprecationHeaders, type Deprecation } from './deprecation.ts';
+import { JSON_TYPE } from './error-handler.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
 import { requestId } from './request-id.ts';
 import type { ResponseRecorder, Telemetry } from './telemetry.ts';
@@ -42,7 +43,6 @@ declare module 'fastify' {
   }
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const LIST_PATH = '/v1/pets';
 const PET_PATH = '/v1/pets/';
 const LIMIT = /^(?:[1-9][0-9]?|100)$/;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, 
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { IdempotencyId, IdempotencyRepository } from '../storage/storage.ts';
+import { JSON_TYPE } from './error-handler.ts';
 import { addRouteHook } from './route-hooks.ts';
 
 declare module 'fastify' {
@@ -67,7 +68,7 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     }
     const { status, body, location } = existing.response;
     if (location !== null) reply.header('location', location);
-    return reply.code(status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(body);
+    return reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(body);
   };
 
   const settle: onSendHookHandler = async function (request, reply, payload) {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { AppError } from '../errors.ts';
 import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../http/common.schemas.ts';
+import { JSON_TYPE } from '../http/error-handler.ts';
 import { nextLink } from '../http/paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
@@ -49,7 +50,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         // The page as the database serialised it (PetRepository.listJson), the same bytes the Pets
         // serializer would write; with a JSON content type Fastify sends a string as is. The type
         // provider only knows the object form of the payload, hence the cast.
-        return reply.type('application/json; charset=utf-8').send(page.body as unknown as Static<typeof Pets>);
+        return reply.type(JSON_TYPE).send(page.body as unknown as Static<typeof Pets>);
       }
       return page.body;
     },
