@@ -1,6 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { ERROR_CODES } from '../errors.ts';
 
+/**
+ * Free text a client names things with: not blank, and no U+0000 anywhere (PostgreSQL text cannot
+ * hold it, so both engines refuse it alike, with a 400).
+ */
+export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
 // int64 identifiers, kept inside the range a JSON number carries exactly (2^53 - 1).
 export const Id = (description: string) =>
   Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { TEXT_PATTERN } from './common.schemas.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -54,7 +55,7 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
     case 'maxLength':
       return `${subject} must be at most ${p.limit} characters long`;
     case 'pattern':
-      return p.pattern === '\\S' ? `${subject} must not be blank` : `${subject} must match ${p.pattern}`;
+      return p.pattern === TEXT_PATTERN ? `${subject} must not be blank nor contain the NUL character (U+0000)` : `${subject} must match ${p.pattern}`;
     case 'enum':
       return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'minimum':

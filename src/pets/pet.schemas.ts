@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit } from '../http/common.schemas.ts';
+import { Cursor, Id, Limit, TEXT_PATTERN } from '../http/common.schemas.ts';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export const PetStatus = Type.Enum(PET_STATUSES, { $id: 'PetStatus', type: 'string', description: 'Availability status' } as {});
@@ -7,7 +7,13 @@ export type PetStatus = (typeof PET_STATUSES)[number];
 const statusRef = Type.Unsafe<PetStatus>({ $ref: 'PetStatus#' });
 
 export const PET_NAME_MAX = 100;
-const name = Type.String({ minLength: 1, maxLength: PET_NAME_MAX, pattern: '\\S', description: "The animal's name (1–100 characters, not blank)", examples: ['Rex'] });
+const name = Type.String({
+  minLength: 1,
+  maxLength: PET_NAME_MAX,
+  pattern: TEXT_PATTERN,
+  description: "The animal's name (1–100 characters, not blank, no NUL character)",
+  examples: ['Rex'],
+});
 const categoryId = Id('Identifier of the category the animal belongs to (see GET /categories)');
 
 export const NewPet = Type.Object(
