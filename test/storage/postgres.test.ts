@@ -89,6 +89,21 @@ describe('postgres engine', () => {
     await client.end();
     await assert.rejects(storage.pets.create({ name: 'Big', categoryId: 1, status: 'available' }), RangeError);
   });
+
+  test('creates batched in one statement: a value PostgreSQL cannot store fails only its own insert', async (t) => {
+    const url = await testDatabase(t);
+    const storage = await openPostgres({ url, poolSize: 2 });
+    t.after(() => storage.close());
+    // U+0000 is refused by validation before it reaches storage; here it stands for any data error
+    // (SQLSTATE class 22) in one row of a batch.
+    const names = ['Rex', 'nul \u0000 inside', 'Tom'];
+    const results = await Promise.allSettled(names.map((name) => storage.pets.create({ name, categoryId: 1, status: 'available' })));
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value.name : (r.reason as { code?: string }).code)),
+      ['Rex', '22021', 'Tom'],
+    );
+    assert.equal((await storage.pets.list({ limit: 10, afterId: 0 })).length, 2);
+  });
 });
 
 function closedPort(): Promise<number> {

@@ -12,12 +12,13 @@ export class PostgresPets implements PetRepository {
   readonly #byId: BatchedLookup<number, Pet>;
   readonly #pages: BatchedLookup<string, readonly Pet[]>;
   // Creates: the inserts of one loop turn are one statement and one commit (group commit, as the
-  // SQLite engine does). A constraint violation (SQLSTATE class 23: an unknown category) rolls the
+  // SQLite engine does). An error the server reports for the statement's data — a constraint
+  // (SQLSTATE class 23: an unknown category) or a value it cannot store (class 22) — rolled the
   // statement back, so each insert of that batch then runs alone and only the bad one fails.
   readonly #inserts = new BatchedWrite<PetCreate, Pet>({
     many: (inputs) => this.#insertMany(inputs),
     one: (input) => this.#insertOne(input),
-    retryAlone: (err) => sqlState(err)?.startsWith('23') === true,
+    retryAlone: (err) => /^2[23]/.test(sqlState(err) ?? ''),
   });
 
   constructor(db: PgDb) {
@@ -57,7 +58,8 @@ export class PostgresPets implements PetRepository {
     // arrays' order, and identity ids rise in that order. Checked, not assumed: a row that does not
     // match its input would hand one client another's pet.
     const pets = rows.map(toPet).sort((a, b) => a.id - b.id);
-    const same = (p: Pet, i: PetCreate) => p.name === i.name && p.categoryId === i.categoryId && p.status === i.status;
+    // Names as they were stored: sent as UTF-8, so a lone surrogate arrives as U+FFFD.
+    const same = (p: Pet, i: PetCreate) => p.name === Buffer.from(i.name).toString() && p.categoryId === i.categoryId && p.status === i.status;
     if (pets.length !== inputs.length || !pets.every((p, k) => same(p, inputs[k]))) {
       throw new Error(`batched insert returned ${pets.length} rows out of order for ${inputs.length} inputs`);
     }
