@@ -60,13 +60,15 @@ export interface ListQuery {
 
 export type LaneMatch = { readonly op: 'listPets'; readonly query: ListQuery } | { readonly op: 'getPet'; readonly id: number };
 
+const FIRST_PAGE: LaneMatch = Object.freeze({ op: 'listPets', query: Object.freeze({ limit: DEFAULT_LIMIT }) });
+
 /**
  * The operation a request target names, when the lane can read it exactly as Fastify's router,
  * query parser and validator (coercion, `limit` default 20) would; undefined for anything else.
  */
 export function matchLane(url: string): LaneMatch | undefined {
   if (!url.startsWith(LIST_PATH)) return undefined;
-  if (url.length === LIST_PATH.length) return { op: 'listPets', query: { limit: DEFAULT_LIMIT } };
+  if (url.length === LIST_PATH.length) return FIRST_PAGE;
   const c = url.charCodeAt(LIST_PATH.length);
   if (c === 63 /* ? */) {
     const query = parseListQuery(url.slice(LIST_PATH.length + 1));
@@ -103,7 +105,8 @@ export function parseListQuery(qs: string): ListQuery | undefined {
 /** What each lane operation takes from its Fastify route (scope, deprecation, log level). */
 interface LaneRoute {
   readonly scope: Scope | undefined;
-  readonly deprecation: Readonly<Record<string, string>> | undefined;
+  /** The deprecation headers as name, value, name, value… (empty for a current operation). */
+  readonly deprecation: readonly string[];
   readonly sunset: number;
   readonly record: ResponseRecorder;
 }
@@ -152,7 +155,7 @@ export class HotLane {
     const d = route.config?.deprecation as Deprecation | undefined;
     this.#routes.set(op, {
       scope: route.config?.scope as Scope | undefined,
-      deprecation: d && deprecationHeaders(d, this.#parts.base, this.#parts.docsUrl),
+      deprecation: d ? Object.entries(deprecationHeaders(d, this.#parts.base, this.#parts.docsUrl)).flat() : [],
       sunset: d ? d.sunset.getTime() : Infinity,
       record: this.#parts.telemetry.recorder(route.url, route.logLevel),
     });
@@ -257,14 +260,14 @@ export class HotLane {
   #send(p: Pending, status: number, body: string, extra: Readonly<Record<string, string>> | undefined, keyId: number | null, link?: string): void {
     const id = requestId(p.req);
     // The order Fastify's hooks set them in: request id, deprecation, authentication (cache,
-    // limits, challenge), the handler's Link, then the body's type and length.
-    const headers: Record<string, string | number> = { 'x-request-id': id, 'x-content-type-options': 'nosniff' };
-    if (p.route.deprecation !== undefined) Object.assign(headers, p.route.deprecation);
-    headers['cache-control'] = 'no-store';
-    if (extra !== undefined) Object.assign(headers, extra);
-    if (link !== undefined) headers.link = link;
-    headers['content-type'] = JSON_TYPE;
-    headers['content-length'] = Buffer.byteLength(body);
+    // limits, challenge), the handler's Link, then the body's type and length. A flat
+    // name, value, … list: node:http writes it as it comes (no key enumeration of an object).
+    const headers: (string | number)[] = ['x-request-id', id, 'x-content-type-options', 'nosniff'];
+    for (const h of p.route.deprecation) headers.push(h);
+    headers.push('cache-control', 'no-store');
+    if (extra !== undefined) for (const name in extra) headers.push(name, extra[name]);
+    if (link !== undefined) headers.push('link', link);
+    headers.push('content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body));
     p.res.writeHead(status, headers);
     p.res.end(body);
     this.counts.answered++;

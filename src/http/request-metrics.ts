@@ -89,13 +89,18 @@ export class RequestMetrics {
 
   #observer(route: string): (method: string, status: number, seconds: number) => void {
     const bounds = this.#bounds;
-    const mine = new Map<string, Series>();
+    // Keyed by method, then by the status as a number: no key string to build and hash per call.
+    const mine = new Map<string, Map<number, Series>>();
     return (method, status, seconds) => {
-      const key = method + status;
-      let s = mine.get(key);
+      let byStatus = mine.get(method);
+      if (byStatus === undefined) {
+        byStatus = new Map();
+        mine.set(method, byStatus);
+      }
+      let s = byStatus.get(status);
       if (s === undefined) {
         s = { labels: { method, route, status: String(status) }, count: 0, sum: 0, perBucket: new Float64Array(bounds.length + 1) };
-        mine.set(key, s);
+        byStatus.set(status, s);
         this.#all.push(s);
       }
       let i = 0;
