@@ -6,6 +6,12 @@ export interface Measured {
   readonly round: number;
   /** 'baseline', 'service', or the label of a --compare checkout. */
   readonly target: string;
+  /**
+   * --paired: the target this run was loaded together with (a baseline run names its partner; a
+   * target's run names itself). Ratios pair each run with the baseline run of the same round and
+   * partner; without --paired there is none and a round's one baseline run serves every target.
+   */
+  readonly partner?: string;
   readonly result: LoadResult;
   readonly reqPerSec: number;
   readonly errors: number;
@@ -35,7 +41,7 @@ export interface TargetSummary {
   readonly p50Us: number;
   readonly p99Us: number;
   readonly errors: number;
-  /** Median of the per-round ratios to the baseline (each round ran all targets back to back). */
+  /** Median of the per-round ratios to the baseline (each round ran all targets back to back, or each at once with the baseline: --paired). */
   readonly ratio: number;
   readonly ratioRange: [number, number];
   readonly p99Ratio: number;
@@ -60,7 +66,7 @@ export function summarise({ scenario, runs }: ScenarioReport, targets: readonly 
     expect: scenario.expect,
     targets: targets.map((target) => {
       const rs = runs.filter((r) => r.target === target);
-      const ratios = rs.map((r) => r.reqPerSec / (base.find((b) => b.round === r.round)?.reqPerSec ?? NaN));
+      const ratios = rs.map((r) => r.reqPerSec / (base.find((b) => b.round === r.round && b.partner === r.partner)?.reqPerSec ?? NaN));
       const p99Us = median(rs.map((r) => r.result.p99Us));
       return {
         target,

@@ -34,6 +34,11 @@ const USAGE = `usage: npm run bench -- [options]
                      With --compare . an A/B of the limiters' cost
   --node-flags F     extra node flags for the service under test only (not the --compare ones),
                      e.g. --node-flags=--max-semi-space-size=4 (with "="); with --compare . an A/B
+  --paired           load the baseline and each other server at the same time (both on the server
+                     CPU, each with its own generator) instead of one after the other: both share
+                     whatever the machine does meanwhile, so the ratio is their relative cost per
+                     request, without the drift of a shared VM (req/s are then about half). Fair
+                     only where both stay busy on the CPU: not for create (fsync) or PostgreSQL
   --json FILE        also write every measured run as JSON
   --floor            also run bench/fastify-floor.ts: the same routes as a plain Fastify app from
                      memory (schemas, key check; no database, ids, telemetry, logging) — what the
@@ -58,6 +63,7 @@ interface Options {
   limits: boolean;
   nodeFlags: string[];
   floor: boolean;
+  paired: boolean;
   smoke: boolean;
 }
 
@@ -79,6 +85,7 @@ function options(argv: string[]): Options {
       limits: { type: 'boolean', default: false },
       'node-flags': { type: 'string', default: '' },
       floor: { type: 'boolean', default: false },
+      paired: { type: 'boolean', default: false },
       smoke: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -115,6 +122,7 @@ function options(argv: string[]): Options {
     limits: values.limits,
     nodeFlags: values['node-flags'].split(' ').filter(Boolean),
     floor: values.floor,
+    paired: values.paired,
     smoke,
   };
 }
@@ -207,12 +215,24 @@ async function main(): Promise<void> {
     t = performance.now();
     for (let round = 1; round <= opts.rounds; round++) {
       for (const s of chosen) {
+        const runs = reports.get(s.name as ScenarioName)!.runs;
+        const report = (m: Omit<Measured, 'round' | 'target'>, name: string, note = '') =>
+          log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}${note}`);
+        if (opts.paired) {
+          for (const server of round % 2 === 1 ? services : [...services].reverse()) {
+            const [b, m] = await Promise.all([measure(baseline, s, auth, opts.duration, opts.connections), measure(server, s, auth, opts.duration, opts.connections)]);
+            runs.push({ ...b, round, target: baseline.name, partner: server.name }, { ...m, round, target: server.name, partner: server.name });
+            report(b, baseline.name, ` (with ${server.name})`);
+            report(m, server.name, ` (with ${baseline.name})`);
+          }
+          continue;
+        }
         // Alternate who goes first so drift on a shared machine does not favour either side.
         const order = round % 2 === 1 ? servers : [...servers].reverse();
         for (const server of order) {
           const m = await measure(server, s, auth, opts.duration, opts.connections);
-          reports.get(s.name as ScenarioName)!.runs.push({ ...m, round, target: server.name });
-          log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${server.name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}`);
+          runs.push({ ...m, round, target: server.name });
+          report(m, server.name);
         }
       }
     }
@@ -278,7 +298,7 @@ function machine() {
 function describeMachine(opts: Options): string {
   const m = machine();
   const compare = opts.compare.length ? `, compared with ${opts.compare.join(', ')}` : '';
-  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.limits ? ', service with rate limits on (1,000,000/min)' : ''}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
+  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.paired ? ', paired (each server loaded at the same time as the baseline, both on the server CPU)' : ''}${opts.limits ? ', service with rate limits on (1,000,000/min)' : ''}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
 }
 
 await main();
