@@ -89,3 +89,14 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
     return { rss: 0, hwm: 0 };
   }
 }
+
+/**
+ * The environment assignments and node flags of the checkout's `npm start`
+ * ("NAME=value … node <flags> src/main.ts"): the service runs as deployed.
+ */
+export function startCommand(script: string | undefined): { env: Record<string, string>; flags: string[] } {
+  const m = /^((?:[A-Z_][A-Z0-9_]*=\S+ )*)node((?: -{1,2}[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(script ?? '');
+  if (!m) return { env: {}, flags: [] };
+  const env = Object.fromEntries(m[1]!.split(' ').filter(Boolean).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  return { env, flags: m[2]!.split(' ').filter(Boolean) };
+}

@@ -11,7 +11,7 @@ import type { DatabaseConfig } from '../src/config.ts';
 import { SIZES, type SizeName } from './fixture.ts';
 import { HAS_WRK, runLoad } from './load.ts';
 import { openBenchPostgres, type BenchPostgres } from './postgres.ts';
-import { CPUS, HAS_TASKSET, freePort, pinned, startServer, type Server } from './processes.ts';
+import { CPUS, HAS_TASKSET, freePort, pinned, startCommand, startServer, type Server } from './processes.ts';
 import { markdownTable, scenarioTable, summarise, type Measured, type ScenarioReport } from './report.ts';
 import { SCENARIO_NAMES, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { seed } from './seed.ts';
@@ -129,11 +129,9 @@ function options(argv: string[]): Options {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** The node flags of the checkout's `npm start` ("node <flags> src/main.ts"): the service runs as deployed. */
-async function startFlags(root: string): Promise<string[]> {
+async function startScript(root: string): Promise<string | undefined> {
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  const m = /^node((?: -{1,2}[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(pkg.scripts?.start ?? '');
-  return m ? m[1]!.split(' ').filter(Boolean) : [];
+  return pkg.scripts?.start;
 }
 
 async function main(): Promise<void> {
@@ -183,8 +181,9 @@ async function main(): Promise<void> {
     });
     const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = false) => {
       const port = await freePort();
-      const argv = [process.execPath, ...(await startFlags(root)), ...nodeFlags, join(root, 'src/main.ts')];
-      const server = await startServer(name, pinned(SERVER_CPU, argv), serviceEnv(port, limits), port);
+      const start = startCommand(await startScript(root));
+      const argv = [process.execPath, ...start.flags, ...nodeFlags, join(root, 'src/main.ts')];
+      const server = await startServer(name, pinned(SERVER_CPU, argv), { ...start.env, ...serviceEnv(port, limits) }, port);
       cleanups.push(() => server.stop());
       return server;
     };
