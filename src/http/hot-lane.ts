@@ -60,6 +60,9 @@ export interface ListQuery {
 
 export type LaneMatch = { readonly op: 'listPets'; readonly query: ListQuery } | { readonly op: 'getPet'; readonly id: number };
 
+// The missing-key 401's own headers (the challenge), as the name, value list #send writes.
+const CHALLENGE: readonly string[] = Object.entries(MISSING_KEY.headers).flat();
+
 const FIRST_PAGE: LaneMatch = Object.freeze({ op: 'listPets', query: Object.freeze({ limit: DEFAULT_LIMIT }) });
 
 /**
@@ -182,7 +185,7 @@ export class HotLane {
     try {
       if (this.#parts.authFailures?.isBlocked(req.socket.remoteAddress!)) return this.#handOver(req, res, fastify);
       const header = req.headers.authorization;
-      if (header === undefined) return this.#send(p, 401, MISSING_KEY.body, MISSING_KEY.headers, null);
+      if (header === undefined) return this.#send(p, 401, MISSING_KEY.body, CHALLENGE, null);
       const token = parseBearer(header);
       if (token === undefined) return this.#handOver(req, res, fastify);
       p.token = token;
@@ -233,7 +236,7 @@ export class HotLane {
           const answer = (verdict: Verdict) => {
             // Refused anyway: Fastify counts the hit again (the verdict cannot change) and answers 429.
             if (!verdict.allowed) return this.#handOver(p.req, p.res, p.fastify);
-            this.#send(p, 200, result.body, { 'ratelimit-policy': perKey.policy, ratelimit: FixedWindowLimiter.field(verdict) }, caller.keyId, result.link);
+            this.#send(p, 200, result.body, ['ratelimit-policy', perKey.policy, 'ratelimit', FixedWindowLimiter.field(verdict)], caller.keyId, result.link);
           };
           const verdict = perKey.hit(caller.subject);
           if (verdict instanceof Promise) verdict.then(answer).catch(() => this.#recover(p));
@@ -257,7 +260,7 @@ export class HotLane {
     return { body: typeof page.body === 'string' ? page.body : JSON.stringify(page.body), link: page.link };
   }
 
-  #send(p: Pending, status: number, body: string, extra: Readonly<Record<string, string>> | undefined, keyId: number | null, link?: string): void {
+  #send(p: Pending, status: number, body: string, extra: readonly string[] | undefined, keyId: number | null, link?: string): void {
     const id = requestId(p.req);
     // The order Fastify's hooks set them in: request id, deprecation, authentication (cache,
     // limits, challenge), the handler's Link, then the body's type and length. A flat
@@ -265,7 +268,7 @@ export class HotLane {
     const headers: (string | number)[] = ['x-request-id', id, 'x-content-type-options', 'nosniff'];
     for (const h of p.route.deprecation) headers.push(h);
     headers.push('cache-control', 'no-store');
-    if (extra !== undefined) for (const name in extra) headers.push(name, extra[name]);
+    if (extra !== undefined) for (const h of extra) headers.push(h);
     if (link !== undefined) headers.push('link', link);
     headers.push('content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body));
     p.res.writeHead(status, headers);
