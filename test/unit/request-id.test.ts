@@ -19,7 +19,7 @@ describe('freshUuid', () => {
     assert.equal(seen.size, 5000);
   });
 
-  test('is random: every hex position other than the fixed version digit takes many values', () => {
+  test('is random: every hex digit but the version and variant digits takes all 16 values', () => {
     const ids = Array.from({ length: 2000 }, () => freshUuid().replaceAll('-', ''));
     for (let pos = 0; pos < 32; pos++) {
       const values = new Set(ids.map((id) => id[pos]));
