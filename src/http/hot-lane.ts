@@ -243,11 +243,11 @@ export class HotLane {
         try {
           if (result === undefined) return this.#handOver(p.req, p.res, p.fastify);
           const perKey = this.#parts.perKey;
-          if (perKey === undefined) return this.#send(p, result.body, undefined, caller.keyId, result.link);
+          if (perKey === undefined) return this.#send(p, result.body, caller.keyId, result.link);
           const answer = (verdict: Verdict) => {
             // Refused anyway: Fastify counts the hit again (the verdict cannot change) and answers 429.
             if (!verdict.allowed) return this.#handOver(p.req, p.res, p.fastify);
-            this.#send(p, result.body, ['ratelimit-policy', perKey.policy, 'ratelimit', FixedWindowLimiter.field(verdict)], caller.keyId, result.link);
+            this.#send(p, result.body, caller.keyId, result.link, perKey.policy, FixedWindowLimiter.field(verdict));
           };
           const verdict = perKey.hit(caller.subject);
           if (verdict instanceof Promise) verdict.then(answer).catch(() => this.#recover(p));
@@ -271,10 +271,13 @@ export class HotLane {
     return { body: typeof page.body === 'string' ? page.body : JSON.stringify(page.body), link: page.link };
   }
 
-  /** A 200: the route's head, then the order Fastify's hooks and handler add the rest in. */
-  #send(p: Pending, body: string, limits: readonly string[] | undefined, keyId: number | null, link: string | undefined): void {
+  /**
+   * A 200: the route's head, then the order Fastify's hooks and handler add the rest in (the
+   * rate limit's two headers when the key is limited, Link, type and length).
+   */
+  #send(p: Pending, body: string, keyId: number | null, link: string | undefined, policy?: string, limit?: string): void {
     const headers = p.route.head.slice();
-    if (limits !== undefined) headers.push(limits[0], limits[1], limits[2], limits[3]);
+    if (policy !== undefined) headers.push('ratelimit-policy', policy, 'ratelimit', limit!);
     if (link !== undefined) headers.push('link', link);
     headers.push('content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body));
     this.#write(p, 200, headers, body, keyId);
