@@ -3,7 +3,7 @@
 // database itself. Returns what the load needs: the key and a cursor deep into the listing.
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { CursorCodec } from '../src/http/paging.ts';
+import { CursorCodec } from '../src/paging.ts';
 import { createApiKey } from '../src/keys/key.service.ts';
 import { SCOPES } from '../src/keys/key.types.ts';
 import { openStorage } from '../src/storage/open.ts';

@@ -10,7 +10,7 @@ import { registerCors } from './http/cors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerJsonParser, serverOptions } from './http/limits.ts';
 import { buildLimits } from './http/rate-limit.ts';
-import { ErrorBody } from './http/common.schemas.ts';
+import { ErrorBody } from './schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
 import { registerDocs } from './http/docs.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
@@ -18,10 +18,9 @@ import { Metrics } from './http/metrics.ts';
 import { registerOps } from './http/ops.ts';
 import { registerRequestId, requestId } from './http/request-id.ts';
 import { registerTelemetry } from './http/telemetry.ts';
-import { HotLane, laneServer } from './http/hot-lane.ts';
 import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { CursorCodec } from './http/paging.ts';
+import { CursorCodec } from './paging.ts';
 import { buildValidatorCompiler } from './http/validation.ts';
 import { KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
@@ -40,8 +39,6 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Shared with the ops app when METRICS_PORT is set; otherwise created here. */
   readonly metrics?: Metrics;
-  /** Answer the hottest reads outside Fastify (src/http/hot-lane.ts); default true. */
-  readonly hotLane?: boolean;
 }
 
 const SHARED_SCHEMAS = [ErrorBody, PetStatus, NewPet, Pet, Pets, Category, Categories, OrderStatus, NewOrder, OrderUpdate, Order, Orders];
@@ -49,11 +46,8 @@ const SHARED_SCHEMAS = [ErrorBody, PetStatus, NewPet, Pet, Pets, Category, Categ
 export const DOCS_PATH = '/docs';
 
 /** The one app factory: main.ts, the CLI and every test build the service through it. */
-export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage), hotLane = true }: AppOptions): Promise<FastifyInstance> {
-  const server = laneServer();
+export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage) }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    // The server Fastify would make, with the hot lane in front of its handler (attached below).
-    serverFactory: server.factory,
     logger,
     ...serverOptions(config),
     // genReqId vets the incoming X-Request-Id itself (request-id.ts).
@@ -73,7 +67,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   registerJsonParser(app);
 
   registerRequestId(app);
-  const telemetry = registerTelemetry(app, metrics);
+  registerTelemetry(app, metrics);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.setValidatorCompiler(buildValidatorCompiler(SHARED_SCHEMAS));
@@ -99,21 +93,9 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   if (config.metricsPort === undefined) registerOps(app, storage, metrics);
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
-  const pets = new PetService(storage.pets, cursors);
-  // With CORS on, @fastify/cors adds headers (Vary) to every answer: no lane then.
-  if (hotLane && config.corsOrigins.length === 0) {
-    const lane = new HotLane({ pets, verifier, perKey: limits.perKey, authFailures: limits.authFailures, telemetry, clock, base, docsUrl });
-    app.addHook('onRoute', (route) => lane.addRoute(route));
-    app.addHook('preClose', (done) => {
-      lane.close();
-      done();
-    });
-    server.attach(lane);
-    app.decorate('hotLane', lane);
-  }
   await app.register(
     async (v1) => {
-      await v1.register(petRoutes, { pets, base });
+      await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors), base });
       await v1.register(categoryRoutes, { categories: storage.categories });
       await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
     },

@@ -34,8 +34,8 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
     const status = ERROR_STATUS[code];
-    // A 4xx is an answer, not a failure: nobody reads its stack, and capturing one was the largest
-    // single cost of a 401 (docs/performance.md). 5xx keep theirs for the logs.
+    // A 4xx is an answer, not a failure: nobody reads its stack, so none is captured
+    // (docs/performance.md). 5xx keep theirs for the logs.
     const limit = Error.stackTraceLimit;
     if (status < 500) Error.stackTraceLimit = 0;
     super(message);
@@ -48,12 +48,9 @@ export class AppError extends Error {
 
   /** The Error response body as JSON, written once per error object. */
   get body(): string {
-    return (this.#body ??= JSON.stringify({ code: this.code, message: this.message, status: this.status }));
+    this.#body ??= JSON.stringify({ code: this.code, message: this.message, status: this.status });
+    return this.#body;
   }
-}
-
-export function isAppError(err: unknown): err is AppError {
-  return err instanceof AppError;
 }
 
 /** Storage engines throw this when the database cannot be reached; the HTTP layer answers 503. */

@@ -31,7 +31,7 @@ type Log = (...args: unknown[]) => void;
 /**
  * A request's logger that becomes a real pino child only when the request writes a line at an
  * enabled level. Fastify asks for a child per request (to bind its id), and pino builds one
- * eagerly — bindings serialised, redaction wired — which showed on every request's profile while
+ * eagerly — bindings serialised, redaction wired — for every request, while
  * most requests, at LOG_LEVEL=warn every successful one, never log.
  */
 class LazyChildLogger {
@@ -45,7 +45,8 @@ class LazyChildLogger {
   }
 
   #real(): FastifyBaseLogger {
-    return (this.#child ??= this.#parent.child(this.#bindings));
+    this.#child ??= this.#parent.child(this.#bindings);
+    return this.#child;
   }
 
   #log(level: Level, args: unknown[]): void {

@@ -2,14 +2,15 @@
 // The only module that reads process.env, listens or exits.
 import { buildApp, buildOpsApp } from './app.ts';
 import { Metrics } from './http/metrics.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loggerOptions } from './logger.ts';
 import { createApiKey } from './keys/key.service.ts';
 import { SCOPES } from './keys/key.types.ts';
 import { openStorage } from './storage/open.ts';
+import type { Storage } from './storage/storage.ts';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (err) {
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  let storage;
+  let storage: Storage;
   try {
     storage = await openStorage(config.database);
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { commonErrors } from '../http/common.schemas.ts';
+import { commonErrors } from '../schemas.ts';
 import type { CategoryRepository } from '../storage/storage.ts';
 import { Categories } from './category.schemas.ts';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id } from '../http/common.schemas.ts';
+import { Id } from '../schemas.ts';
 
 export const CATEGORY_NAME_MAX = 100;
 export const Category = Type.Object(

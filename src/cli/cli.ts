@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createApiKey, parseScopes } from '../keys/key.service.ts';
+import type { Scope } from '../keys/key.types.ts';
 import { openStorage } from '../storage/open.ts';
 import type { Storage } from '../storage/storage.ts';
 
@@ -74,7 +75,7 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
   }
   if (command === 'keys' && sub === 'create') {
     if (!values.name?.trim()) throw new UsageError('keys create needs --name NAME');
-    let scopes;
+    let scopes: Scope[];
     try {
       scopes = parseScopes(values.scopes);
     } catch (err) {

@@ -1,20 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
+import type { Caller, Scope } from '../keys/key.types.ts';
 import type { Limiter, Metrics } from './metrics.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
-import { sendError } from './error-handler.ts';
 import { addRouteHook } from './route-hooks.ts';
-import type { Caller, Scope } from '../keys/key.types.ts';
-
-/**
- * Calls next with value now when it is one, or once it resolves; a rejection — or a throw from
- * next after a wait — goes to fail (a hook's done) instead of becoming an unhandled rejection.
- */
-function after<T>(value: T | Promise<T>, next: (value: T) => void, fail: (err: Error) => void): void {
-  if (value instanceof Promise) value.then(next).catch(fail);
-  else next(value);
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,9 +19,8 @@ declare module 'fastify' {
 }
 
 const REALM = 'Bearer realm="petstore"';
-
-/** The 401 of a request without an Authorization header (a constant: its body is written once). */
-export const MISSING_KEY = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+// RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
+const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -50,90 +39,71 @@ export interface AuthLimits {
 }
 
 /**
- * Authentication runs in onRequest, before the body is read or validated, for everything under
- * /v1 except public routes — unknown /v1 paths included, so routes cannot be probed without a key.
- * Rate limits run here too: an address over its failure budget is refused before its token is
- * even looked at (so a correct guess would not tell), and a key over its budget gets 429.
+ * Authentication, scope and rate limits: one async onRequest hook per route (its scope bound
+ * in), before the body is read or validated, for everything under /v1 except public routes —
+ * unknown /v1 paths included, so the API cannot be probed without a key. An address over its
+ * failure budget is refused before its token is looked at (so a correct guess would not tell);
+ * a key over its budget gets 429.
  */
 export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): { guardUnmatched(): void } {
   const { perKey, authFailures, metrics } = limits;
-  const tooMany = (limiter: Limiter, v: Verdict, message: string) => {
+
+  const tooMany = (limiter: Limiter, v: Verdict, message: string): AppError => {
     metrics.rateLimited.inc({ limiter });
     return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
   };
   const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
-  // The 401s that do not depend on the request are built once: a 401 is the cheapest answer the
-  // service gives, and under a flood of unauthenticated requests the Error objects showed.
-  const MALFORMED = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': REALM });
-  // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
-  const MALFORMED_BEARER = new AppError('unauthorized', 'Authorization header is not of the form Bearer <API key>', { 'www-authenticate': `${REALM}, error="invalid_token"` });
-  const UNKNOWN = new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': `${REALM}, error="invalid_token"` });
 
-  // Refusals are answered from here, not thrown: a throw costs V8 a stack walk and Fastify a
-  // rejected promise and its error path, for the answer the service gives most cheaply.
-  const refuse = (request: FastifyRequest, reply: FastifyReply, refusal: AppError): void => void sendError(request, reply, refusal);
-  // Only a presented bearer token that fails is a guess worth counting: a request without
-  // credentials (or with another scheme) cannot find a key, so it answers 401 without using up
-  // the address's failure budget — clients probing the 401 contract are not locked out.
-  const refuseGuess = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, refusal: AppError): void => {
-    if (!authFailures) return refuse(request, reply, refusal);
-    const counted = (v: Verdict) => refuse(request, reply, v.allowed ? refusal : tooManyFailures(v));
-    after(authFailures.hit(request.ip), counted, done);
+  /**
+   * A presented bearer token that fails is a guess worth counting. A request without credentials
+   * (or with another scheme) cannot find a key, so it gets its 401 without using up the address's
+   * failure budget: clients probing the 401 contract are not locked out.
+   */
+  const guessFailed = async (request: FastifyRequest, refusal: AppError): Promise<AppError> => {
+    const v = await authFailures?.hit(request.ip);
+    return v === undefined || v.allowed ? refusal : tooManyFailures(v);
   };
 
-  // The key path, in steps that run synchronously as long as their answers are (SQLite, memory
-  // counters) and continue from a promise otherwise (PostgreSQL, Redis). Each step either calls
-  // the next, sends a refusal, or hands an error to `done`.
-  const authorize = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, scope: Scope | undefined): void => {
-    if (scope !== undefined && !request.principal!.scopes.includes(scope)) {
-      return refuse(request, reply, new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` }));
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope | undefined): Promise<void> => {
+    // Per-key data, and refusals of it, must not be kept by shared or browser caches.
+    reply.header('cache-control', 'no-store');
+    const blocked = authFailures?.isBlocked(request.ip);
+    if (blocked) throw tooManyFailures(blocked);
+
+    const header = request.headers.authorization;
+    if (header === undefined) throw new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+    const token = parseBearer(header);
+    if (token === undefined) {
+      const message = 'Authorization header is not of the form Bearer <API key>';
+      if (!/^bearer\b/i.test(header)) throw new AppError('unauthorized', message, { 'www-authenticate': REALM });
+      throw await guessFailed(request, new AppError('unauthorized', message, { 'www-authenticate': INVALID_TOKEN }));
     }
-    done();
-  };
-  const limit = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, scope: Scope | undefined, v: Verdict): void => {
-    reply.header('ratelimit-policy', perKey!.policy);
-    reply.header('ratelimit', FixedWindowLimiter.field(v));
-    if (!v.allowed) {
-      return refuse(request, reply, tooMany('key', v, `this API key made more than ${perKey!.limit} requests in ${perKey!.windowMs / 1000} s; retry in ${v.reset} s`));
-    }
-    authorize(request, reply, done, scope);
-  };
-  const admit = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, scope: Scope | undefined, caller: Caller | undefined): void => {
-    if (!caller) return refuseGuess(request, reply, done, UNKNOWN);
+    const caller = await verifier.verify(token);
+    if (caller === undefined) throw await guessFailed(request, new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': INVALID_TOKEN }));
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = caller;
-    if (!perKey) return authorize(request, reply, done, scope);
-    after(perKey.hit(caller.subject), (v) => limit(request, reply, done, scope, v), done);
+
+    if (perKey) {
+      const v = await perKey.hit(caller.subject);
+      reply.header('ratelimit-policy', perKey.policy);
+      reply.header('ratelimit', FixedWindowLimiter.field(v));
+      if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
+    }
+    if (scope !== undefined && !caller.scopes.includes(scope)) {
+      throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` });
+    }
   };
 
-  /** The onRequest hook of one route (scope: the route's; undefined for unknown paths and 405s). */
-  const gate = (scope: Scope | undefined) =>
-    function authenticate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-      // Per-key data, and refusals of it, must not be kept by shared or browser caches.
-      reply.header('cache-control', 'no-store');
-      const blocked = authFailures?.isBlocked(request.ip);
-      if (blocked) return refuse(request, reply, tooManyFailures(blocked));
-      const header = request.headers.authorization;
-      const token = parseBearer(header);
-      if (token === undefined) {
-        if (header === undefined) return refuse(request, reply, MISSING_KEY);
-        if (!/^bearer\b/i.test(header)) return refuse(request, reply, MALFORMED);
-        return refuseGuess(request, reply, done, MALFORMED_BEARER);
-      }
-      after(verifier.verify(token), (caller) => admit(request, reply, done, scope, caller), done);
-    };
-
   app.decorateRequest('principal', null);
-  // Everything under /v1 needs a key except public routes — unknown /v1 paths included, so routes
-  // cannot be probed without one. Each route gets its own hook with its scope built in.
-  const unknownPath = gate(undefined);
+  const unknownPath = (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, undefined);
   app.addHook('onRoute', (route) => {
     if (route.config?.public === true) return;
-    if (route.url.startsWith('/v1/')) return addRouteHook(route, 'onRequest', gate(route.config?.scope));
+    const scope = route.config?.scope;
+    if (route.url.startsWith('/v1/')) return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
     // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
-    addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) =>
-      request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done(),
-    );
+    addRouteHook(route, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.url.startsWith('/v1/')) await unknownPath(request, reply);
+    });
   });
   return {
     /**
@@ -141,7 +111,9 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
      * Added by the caller after the plugins whose global hooks must run first (CORS adds `Vary`).
      */
     guardUnmatched(): void {
-      app.addHook('onRequest', (request, reply, done) => (request.is404 && request.url.startsWith('/v1/') ? unknownPath(request, reply, done) : done()));
+      app.addHook('onRequest', async (request, reply) => {
+        if (request.is404 && request.url.startsWith('/v1/')) await unknownPath(request, reply);
+      });
     },
   };
 }

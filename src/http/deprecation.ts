@@ -39,7 +39,7 @@ export function registerDeprecation(app: FastifyInstance, clock: Clock, base: st
     const headers = deprecationHeaders(d, base, docsUrl);
     const sunset = d.sunset.getTime();
     const gone = new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
-    addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    addRouteHook(route, 'onRequest', (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       reply.headers(headers);
       done(clock.now().getTime() >= sunset ? gone : undefined);
     });

@@ -19,7 +19,7 @@ const SCRIPT = 'js/scalar.js';
  * enforce it: only this origin, plus the configured API servers for "Test request".
  *
  * `@scalar/fastify-api-reference` inlines its 4 MB bundle in its module: importing it costs
- * ≈ 38 MiB of memory. So it is imported on the first request for the page, not at start-up: that
+ * tens of MiB of memory. So it is imported on the first request for the page, not at start-up: that
  * request registers the plugin on a private Fastify instance, takes the page and the bundle from
  * it once, and this app serves them from then on — the plugin's own bytes and content types.
  */

@@ -71,7 +71,7 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     return reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(body);
   };
 
-  const settle: onSendHookHandler = async function (request, reply, payload) {
+  const settle: onSendHookHandler = async (request, reply, payload) => {
     const id = request.idempotency;
     if (id === null) return payload;
     request.idempotency = null;

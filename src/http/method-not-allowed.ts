@@ -5,8 +5,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 
 /**
  * Fastify answers 404 for a known path with an unknown method; HTTP wants 405 with `Allow`
- * (RFC 9110 §15.5.6). Call track() before routes are added and fill() after: it adds hidden
- * routes for the remaining methods of every known path.
+ * (RFC 9110 §15.5.6). Call methodNotAllowed() before routes are added and fill() after: it adds
+ * hidden routes for the remaining methods of every known path.
  */
 export function methodNotAllowed(app: FastifyInstance) {
   const allowed = new Map<string, Set<string>>();

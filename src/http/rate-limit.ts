@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
  */
 export interface CounterStore {
   /** Adds one to `key`'s count in the window starting at `windowStart`; returns the new count. */
-  increment(key: string, windowStart: number, windowMs: number): number | Promise<number>;
+  increment(key: string, windowStart: number, windowMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -15,7 +15,7 @@ export class MemoryCounterStore implements CounterStore {
   #windowStart = -1;
   #counts = new Map<string, number>();
 
-  increment(key: string, windowStart: number): number {
+  async increment(key: string, windowStart: number): Promise<number> {
     if (windowStart !== this.#windowStart) {
       this.#windowStart = windowStart;
       this.#counts = new Map();
@@ -35,10 +35,7 @@ export interface Verdict {
   readonly reset: number;
 }
 
-/**
- * A fixed-window limiter: at most `limit` hits per key per window. Cheap on the hot path — with
- * the memory store one Map lookup and no allocation beyond the verdict.
- */
+/** A fixed-window limiter: at most `limit` hits per key per window. */
 export class FixedWindowLimiter {
   readonly limit: number;
   readonly windowMs: number;
@@ -83,34 +80,19 @@ export class FixedWindowLimiter {
     return this.#blocked.has(key) ? { allowed: false, remaining: 0, reset: this.#reset(now, start) } : undefined;
   }
 
-  /**
-   * Counts one hit; synchronous with a synchronous store (memory). If the store fails the request
-   * is let through (fail open) and reported.
-   */
-  hit(key: string): Verdict | Promise<Verdict> {
+  /** Counts one hit. If the store fails the request is let through (fail open) and reported. */
+  async hit(key: string): Promise<Verdict> {
     const now = this.#clock.now().getTime();
     const start = this.#window(now);
-    let count: number | Promise<number>;
+    let count: number;
     try {
-      count = this.#store.increment(this.#name + key, start, this.windowMs);
+      count = await this.#store.increment(this.#name + key, start, this.windowMs);
     } catch (err) {
-      return this.#failOpen(err, now, start);
+      this.#onStoreError(err);
+      return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
     }
-    if (typeof count === 'number') return this.#verdict(key, count, now, start);
-    return count.then(
-      (n) => this.#verdict(key, n, now, start),
-      (err: unknown) => this.#failOpen(err, now, start),
-    );
-  }
-
-  #verdict(key: string, count: number, now: number, start: number): Verdict {
     if (count > this.limit) this.#blocked.add(key);
     return { allowed: count <= this.limit, remaining: Math.max(0, this.limit - count), reset: this.#reset(now, start) };
-  }
-
-  #failOpen(err: unknown, now: number, start: number): Verdict {
-    this.#onStoreError(err);
-    return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
   }
 
   /** The IETF RateLimit field value for a verdict. */

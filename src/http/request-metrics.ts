@@ -21,7 +21,7 @@ interface MetricValue {
 /**
  * The request counter and duration histogram, counted without prom-client on the request path.
  * prom-client hashes the label set and looks up the bucket by a string key on every observation,
- * which showed on every request's profile; here a route's hook owns its series objects and an
+ * on every request; here a route's hook owns its series objects and an
  * observation is a map lookup and three additions. The registry reads the series when scraped,
  * through the same metric interface (`get`, `reset`) prom-client's own metrics implement, so the
  * exposition is what prom-client's Counter and Histogram would write.

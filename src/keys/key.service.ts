@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyRepository } from '../storage/storage.ts';
-import { SCOPES, type ApiKeyInfo, type Caller, type Principal, type Scope } from './key.types.ts';
+import { SCOPES, type ApiKeyInfo, type Caller, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -11,7 +11,6 @@ export function generateKey(): string {
 
 /** Keys are random and long, so one SHA-256 (no salt, no stretching) is the right hash. */
 export function hashKey(key: string): string {
-  // One-shot hash(): no Hash object per request.
   return hash('sha256', key, 'hex');
 }
 
@@ -35,13 +34,10 @@ export async function createApiKey(repo: ApiKeyRepository, name: string, scopes:
   return { key, info };
 }
 
-const toCaller = (stored: Principal | undefined): Caller | undefined => stored && { ...stored, subject: `key:${stored.keyId}` };
-
 /**
  * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
- * memory) first, then stored keys. A revocation applies on the next request: nothing is cached here,
- * and an engine that caches lookups (SQLite) checks for commits before each request it serves
- * (DatabaseChanges in sqlite.read-cache.ts).
+ * memory) first, then stored keys. A revocation applies from the next request on: nothing is
+ * cached here (the repository's own freshness rule is in its engine).
  */
 export class KeyVerifier {
   readonly #bootstrap: Map<string, Caller>;
@@ -57,16 +53,12 @@ export class KeyVerifier {
     );
   }
 
-  get hasBootstrapKeys(): boolean {
-    return this.#bootstrap.size > 0;
-  }
-
-  /** The caller a token belongs to; synchronous when the repository answers synchronously. */
-  verify(token: string): Caller | undefined | Promise<Caller | undefined> {
+  /** The caller a token belongs to, or undefined for an unknown or revoked key. */
+  async verify(token: string): Promise<Caller | undefined> {
     const hash = hashKey(token);
     const bootstrap = this.#bootstrap.get(hash);
     if (bootstrap) return bootstrap;
-    const stored = this.#repo.findActiveByHash(hash);
-    return stored instanceof Promise ? stored.then(toCaller) : toCaller(stored);
+    const stored = await this.#repo.findActiveByHash(hash);
+    return stored && { ...stored, subject: `key:${stored.keyId}` };
   }
 }

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Static } from 'typebox';
 import { AppError } from '../errors.ts';
-import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../http/common.schemas.ts';
-import { JSON_TYPE } from '../http/error-handler.ts';
-import { nextLink } from '../http/paging.ts';
+import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../schemas.ts';
+import { nextLink } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
@@ -16,13 +14,6 @@ export interface PetRoutesOptions {
 // getPet was marked deprecated on 2026-01-01 (docs/api.md); it is removed on 2030-12-05.
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
-
-/** A page of pets as listPets sends it: the body (JSON text, or items for the serializer) and `Link`. */
-export async function listPage(pets: PetService, base: string, query: ListPetsQuery): Promise<{ body: Pet[] | string; link?: string }> {
-  const page = await pets.list(query);
-  if (page.next === undefined) return { body: page.body };
-  return { body: page.body, link: nextLink(base, '/pets', { limit: query.limit, status: query.status, cursor: page.next }) };
-}
 
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   app.get(
@@ -44,15 +35,12 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const page = await listPage(pets, base, request.query);
-      if (page.link !== undefined) reply.header('link', page.link);
-      if (typeof page.body === 'string') {
-        // The page as the database serialised it (PetRepository.listJson), the same bytes the Pets
-        // serializer would write; with a JSON content type Fastify sends a string as is. The type
-        // provider only knows the object form of the payload, hence the cast.
-        return reply.type(JSON_TYPE).send(page.body as unknown as Static<typeof Pets>);
+      const page = await pets.list(request.query);
+      if (page.next !== undefined) {
+        const { limit, status } = request.query;
+        reply.header('link', nextLink(base, '/pets', { limit, status, cursor: page.next }));
       }
-      return page.body;
+      return page.items;
     },
   );
 

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit, TEXT_PATTERN } from '../http/common.schemas.ts';
+import { Cursor, Id, Limit, TEXT_PATTERN } from '../schemas.ts';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
-export const PetStatus = Type.Enum(PET_STATUSES, { $id: 'PetStatus', type: 'string', description: 'Availability status' } as {});
+export const PetStatus = Type.Unsafe<PetStatus>({ $id: 'PetStatus', enum: [...PET_STATUSES], type: 'string', description: 'Availability status' });
 export type PetStatus = (typeof PET_STATUSES)[number];
 const statusRef = Type.Unsafe<PetStatus>({ $ref: 'PetStatus#' });
 

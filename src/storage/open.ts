@@ -4,7 +4,7 @@ import { openSqlite } from './sqlite/sqlite.storage.ts';
 
 /**
  * Opens the configured engine and applies pending migrations. The PostgreSQL engine (and the `pg`
- * driver, ≈ 10 MiB once loaded) is imported only when it is the one configured.
+ * driver, several MiB once loaded) is imported only when it is the one configured.
  */
 export async function openStorage(db: DatabaseConfig): Promise<Storage> {
   if (db.engine === 'sqlite') return openSqlite({ path: db.path });

@@ -6,6 +6,18 @@ import type { PetStatus } from '../pets/pet.schemas.ts';
 import { allowedFrom, canTransition } from '../store/order.lifecycle.ts';
 import type { OrderStatus } from '../store/order.schemas.ts';
 
+// What each order state means for the pet it names: the link between the two lifecycles.
+const PET_STATUS_FOR: Readonly<Record<OrderStatus, PetStatus>> = {
+  placed: 'pending',
+  approved: 'pending',
+  delivered: 'sold',
+  cancelled: 'available',
+};
+
+export function petStatusFor(order: OrderStatus): PetStatus {
+  return PET_STATUS_FOR[order];
+}
+
 /** A pet can be ordered only while it exists and is available. */
 export function assertPetOrderable(petId: number, status: PetStatus | undefined): void {
   if (status === undefined) throw new AppError('unknown_pet', `body/petId ${petId} is not a known pet`);
@@ -18,7 +30,8 @@ export function assertTransition<T extends { readonly status: OrderStatus }>(id:
   const from = order.status;
   if (canTransition(from, to)) return;
   const allowed = allowedFrom(from);
-  throw new AppError('invalid_transition', `order ${id} cannot go from ${from} to ${to}` + (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ` (${from} is final)`));
+  const why = allowed.length ? `allowed: ${allowed.join(', ')}` : `${from} is final`;
+  throw new AppError('invalid_transition', `order ${id} cannot go from ${from} to ${to} (${why})`);
 }
 
 export function unknownCategory(categoryId: number): AppError {

@@ -18,27 +18,11 @@ export interface PetQuery {
   readonly status?: PetStatus;
 }
 
-/** A page of pets already serialised: exactly the bytes the `Pets` response schema would produce. */
-export interface PetPageJson {
-  readonly json: string;
-  /** Id of the last pet in the page (undefined when it is empty): the next cursor continues after it. */
-  readonly lastId: number | undefined;
-  /** Whether pets matching the query follow lastId. */
-  readonly more: boolean;
-}
-
 export interface PetRepository {
   /** Throws AppError('unknown_category') when categoryId does not exist. */
   create(input: PetCreate): Promise<Pet>;
   get(id: number): Promise<Pet | undefined>;
   list(query: PetQuery): Promise<Pet[]>;
-  /**
-   * Optional fast path for listings (`limit` is the page size, no look-ahead row): the page
-   * already serialised, so a hot listing skips row objects and the serializer. The SQLite engine
-   * memoises pages until the database changes; PostgreSQL could build it with json_agg. Engines
-   * without it are served through list() and the response schema's serializer.
-   */
-  listJson?(query: PetQuery): Promise<PetPageJson>;
 }
 
 export interface CategoryRepository {
@@ -78,11 +62,8 @@ export interface ApiKeyCreate {
 
 export interface ApiKeyRepository {
   create(input: ApiKeyCreate, now: Date): Promise<ApiKeyInfo>;
-  /**
-   * The active (not revoked) key with this hash, if any. Every request asks, so an engine that
-   * can answer synchronously (SQLite) does, and the request path then waits on no promise.
-   */
-  findActiveByHash(hash: string): Principal | undefined | Promise<Principal | undefined>;
+  /** The active (not revoked) key with this hash, if any; every request asks. */
+  findActiveByHash(hash: string): Promise<Principal | undefined>;
   list(): Promise<ApiKeyInfo[]>;
   /** true when an active key was revoked by this call. */
   revoke(id: number, now: Date): Promise<boolean>;

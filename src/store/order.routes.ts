@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.ts';
-import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../http/common.schemas.ts';
-import { nextLink } from '../http/paging.ts';
+import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../schemas.ts';
+import { nextLink } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import type { OrderService } from './order.service.ts';
 

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit } from '../http/common.schemas.ts';
+import { Cursor, Id, Limit } from '../schemas.ts';
 
 export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export const OrderStatus = Type.Enum(ORDER_STATUSES, { $id: 'OrderStatus', type: 'string', description: 'Order lifecycle state' } as {});
+export const OrderStatus = Type.Unsafe<OrderStatus>({ $id: 'OrderStatus', enum: [...ORDER_STATUSES], type: 'string', description: 'Order lifecycle state' });
 const statusRef = (description: string) => Type.Unsafe<OrderStatus>({ $ref: 'OrderStatus#', description });
 
 const timestamp = (description: string) =>

@@ -1,6 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { CursorCodec } from '../http/paging.ts';
-import type { Page } from '../pets/pet.service.ts';
+import type { CursorCodec, Page } from '../paging.ts';
 import type { OrderRepository } from '../storage/storage.ts';
 import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
 

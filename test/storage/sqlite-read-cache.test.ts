@@ -23,7 +23,7 @@ function fileStorage(t: TestContext): { storage: Storage; path: string } {
 }
 
 const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold') =>
-  (JSON.parse((await storage.pets.listJson!({ limit: 10, afterId: 0, status })).json) as { name: string }[]).map((p) => p.name);
+  (await storage.pets.list({ limit: 10, afterId: 0, status })).map((p) => p.name);
 
 describe('SQLite listing cache', () => {
   test('a pet created through the storage is listed on the next read', async (t) => {

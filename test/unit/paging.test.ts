@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
-import { CursorCodec, nextLink } from '../../src/http/paging.ts';
+import { CursorCodec, nextLink } from '../../src/paging.ts';
 
 const invalid = (err: unknown) => err instanceof AppError && err.code === 'invalid_cursor' && err.status === 400;
 

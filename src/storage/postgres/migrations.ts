@@ -1,7 +1,7 @@
 // Numbered, append-only; the same numbers and tables as ../sqlite/migrations.ts. Every migration
 // must stay additive (new tables, new nullable columns, new indexes) so that instances still
 // running the previous release keep working during a rolling deploy (docs/deploy.md).
-import type { Migration } from '../sqlite/migrations.ts';
+import type { Migration } from '../migration.ts';
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {

@@ -94,7 +94,9 @@ export class BatchedWrite<I, O> {
         continue;
       }
       this.#many(part.map((c) => c.input)).then(
-        (outputs) => part.forEach((c, j) => c.resolve(outputs[j])),
+        (outputs) => {
+          for (const [j, c] of part.entries()) c.resolve(outputs[j]);
+        },
         (err: unknown) => {
           if (this.#retryAlone(err)) alone();
           else for (const c of part) c.reject(err);

@@ -1,7 +1,6 @@
 import type { PetStatus } from '../../pets/pet.schemas.ts';
-import { petStatusFor } from '../../store/order.lifecycle.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { assertPetOrderable, assertTransition } from '../rules.ts';
+import { assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
 import type { OrderQuery, OrderRepository } from '../storage.ts';
 import { ORDER_COLUMNS as COLUMNS, toOrder, type OrderRow } from '../rows.ts';
 import type { PgDb } from './postgres.db.ts';

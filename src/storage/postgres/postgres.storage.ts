@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Migration } from '../sqlite/migrations.ts';
+import type { Migration } from '../migration.ts';
 import type { Storage } from '../storage.ts';
 import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';

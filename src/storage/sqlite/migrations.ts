@@ -1,9 +1,5 @@
 // Numbered, append-only. PostgreSQL's list (../postgres/migrations.ts) uses the same numbers.
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+import type { Migration } from '../migration.ts';
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {

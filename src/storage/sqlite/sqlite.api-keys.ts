@@ -30,7 +30,7 @@ export class SqliteApiKeys implements ApiKeyRepository {
     return toKeyInfo(this.#insert.get(input.name, input.prefix, input.hash, input.scopes.join(' '), now.toISOString()) as unknown as KeyRow);
   }
 
-  findActiveByHash(hash: string): Principal | undefined {
+  async findActiveByHash(hash: string): Promise<Principal | undefined> {
     return this.#active.get(hash, () => {
       const row = this.#byHash.get(hash) as { id: number; scopes: string } | undefined;
       return row && Object.freeze({ keyId: row.id, scopes: Object.freeze(parseScopes(row.scopes)) });

@@ -1,8 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { PetStatus } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { petStatusFor } from '../../store/order.lifecycle.ts';
-import { assertPetOrderable, assertTransition } from '../rules.ts';
+import { assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
 import type { OrderQuery, OrderRepository } from '../storage.ts';
 import { ORDER_COLUMNS as COLUMNS, toOrder, type OrderRow } from '../rows.ts';
 import { transaction } from './sqlite.tx.ts';

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS, toPet, type PetRow } from '../rows.ts';
-import type { PetCreate, PetPageJson, PetQuery, PetRepository } from '../storage.ts';
+import type { PetCreate, PetQuery, PetRepository } from '../storage.ts';
 import { unknownCategory } from '../rules.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
@@ -16,7 +16,7 @@ export class SqlitePets implements PetRepository {
   readonly #list: StatementSync;
   readonly #listByStatus: StatementSync;
   readonly #writes: GroupCommit;
-  readonly #pages: ReadCache<PetPageJson>;
+  readonly #pages: ReadCache<readonly Pet[]>;
   readonly #byId: ReadCache<Pet>;
 
   constructor(db: DatabaseSync, changes: DatabaseChanges) {
@@ -53,24 +53,11 @@ export class SqlitePets implements PetRepository {
   }
 
   async list(q: PetQuery): Promise<Pet[]> {
-    return this.#rows(q.limit, q.afterId, q.status).map(fromTuple);
-  }
-
-  /**
-   * Pages as JSON, remembered until the database changes (ReadCache): a hot listing costs one
-   * lookup. JSON.stringify of objects with the Pet schema's keys in its order writes exactly what
-   * the response serializer writes (test/http/pets-list-json.test.ts holds both to the byte).
-   */
-  async listJson(q: PetQuery): Promise<PetPageJson> {
-    return this.#pages.get(`${q.status ?? ''};${q.afterId};${q.limit}`, () => {
-      const rows = this.#rows(q.limit + 1, q.afterId, q.status); // one more tells whether a next page exists
-      const items = (rows.length > q.limit ? rows.slice(0, q.limit) : rows).map(fromTuple);
-      return { json: JSON.stringify(items), lastId: items.at(-1)?.id, more: rows.length > q.limit };
+    // A hot listing is read once until the database changes (ReadCache); callers get a copy.
+    const page = this.#pages.get(`${q.status ?? ''};${q.afterId};${q.limit}`, () => {
+      const rows = q.status === undefined ? this.#list.all(q.afterId, q.limit) : this.#listByStatus.all(q.status, q.afterId, q.limit);
+      return Object.freeze((rows as unknown as PetTuple[]).map((r) => Object.freeze(fromTuple(r))));
     })!;
-  }
-
-  #rows(limit: number, afterId: number, status: PetStatus | undefined): PetTuple[] {
-    const rows = status === undefined ? this.#list.all(afterId, limit) : this.#listByStatus.all(status, afterId, limit);
-    return rows as unknown as PetTuple[];
+    return [...page];
   }
 }

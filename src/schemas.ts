@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ERROR_CODES } from '../errors.ts';
+import { ERROR_CODES } from './errors.ts';
 
 /**
  * Free text a client names things with: not blank, and no U+0000 anywhere (PostgreSQL text cannot

@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from './errors.ts';
+
+/** One page of a keyset-paged listing: its items and, when more may follow, the next cursor. */
+export interface Page<T> {
+  readonly items: T[];
+  readonly next?: string;
+}
 
 /**
  * Opaque keyset cursors: `<payload>.<mac>` where payload = base64url("<scope>\n<lastId>") and
@@ -10,32 +16,18 @@ import { AppError } from '../errors.ts';
  */
 export class CursorCodec {
   readonly #secret: string;
-  // Hot listings hand out the same few cursors over and over; an HMAC each time is a measurable
-  // share of a cached page's cost (docs/performance.md). Deterministic, so a memo is exact.
-  readonly #encoded = new Map<string, string>();
-  // The same for cursors that verified: the next request for a hot page skips the HMAC too.
-  readonly #decoded = new Map<string, { scope: string; lastId: number }>();
 
   constructor(secret: string) {
     this.#secret = secret;
   }
 
   encode(scope: string, lastId: number): string {
-    const text = `${scope}\n${lastId}`;
-    let cursor = this.#encoded.get(text);
-    if (cursor === undefined) {
-      const payload = Buffer.from(text).toString('base64url');
-      cursor = `${payload}.${this.#mac(payload)}`;
-      if (this.#encoded.size >= 10_000) this.#encoded.clear();
-      this.#encoded.set(text, cursor);
-    }
-    return cursor;
+    const payload = Buffer.from(`${scope}\n${lastId}`).toString('base64url');
+    return `${payload}.${this.#mac(payload)}`;
   }
 
   /** Returns the id to continue after; throws AppError('invalid_cursor'). */
   decode(scope: string, cursor: string): number {
-    const known = this.#decoded.get(cursor);
-    if (known !== undefined && known.scope === scope) return known.lastId;
     const dot = cursor.indexOf('.');
     const payload = cursor.slice(0, dot);
     const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
@@ -47,8 +39,6 @@ export class CursorCodec {
     if (cursorScope !== scope) {
       throw new AppError('invalid_cursor', 'query parameter "cursor" belongs to a listing with other filters; keep the filters of the Link rel="next" URL');
     }
-    if (this.#decoded.size >= 10_000) this.#decoded.clear();
-    this.#decoded.set(cursor, { scope, lastId: Number(lastId) });
     return Number(lastId);
   }
 
@@ -56,7 +46,7 @@ export class CursorCodec {
    * Cuts a keyset page from rows fetched with limit + 1 (one row more than asked tells whether a
    * next page exists without a second query) and signs the cursor for the next one.
    */
-  page<T extends { id: number }>(scope: string, rows: T[], limit: number): { items: T[]; next?: string } {
+  page<T extends { id: number }>(scope: string, rows: T[], limit: number): Page<T> {
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
     return { items, next: this.encode(scope, items[items.length - 1].id) };
@@ -67,21 +57,12 @@ export class CursorCodec {
   }
 }
 
-// The characters application/x-www-form-urlencoded (URLSearchParams) writes as they are.
-const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
-const formEncode = (s: string): string => (FORM_SAFE.test(s) ? s : new URLSearchParams([['', s]]).toString().slice(1));
-
 /**
- * Builds the RFC 8288 `Link: <…>; rel="next"` value, keeping every filter of the request. Writes
- * what URLSearchParams would; values that need no escaping (numbers, enum values, cursors) are
- * copied without building one on every page.
+ * The RFC 8288 `Link: <…>; rel="next"` value of a page, keeping every filter of the request; the
+ * query is written as URLSearchParams writes it (application/x-www-form-urlencoded).
  */
 export function nextLink(base: string, path: string, params: Record<string, string | number | undefined>): string {
-  let query = '';
-  for (const k in params) {
-    const v = params[k];
-    if (v === undefined) continue;
-    query += `${query === '' ? '' : '&'}${formEncode(k)}=${formEncode(String(v))}`;
-  }
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, String(v));
   return `<${base}${path}?${query}>; rel="next"`;
 }
