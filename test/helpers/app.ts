@@ -40,7 +40,8 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     await built?.close();
     await own?.dispose();
   });
-  const app = (built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics }));
+  built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics });
+  const app = built;
   const { key } = await createApiKey(storage.apiKeys, 'test', SCOPES);
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
 }

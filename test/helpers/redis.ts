@@ -21,7 +21,10 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
   const deadline = Date.now() + 5000;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
+      const s = connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (ok) break;

@@ -95,7 +95,7 @@ describe('API reference page in headless Chromium', () => {
     // (Playwright's 'networkidle' never settles on this page.)
     while (Date.now() - lastRequestAt < 1500) await page.waitForTimeout(250);
 
-    const text = await page.locator('body').innerText();
+    const text = await page.locator('body').textContent() ?? '';
     const summaries = [
       'List animals',
       'Add an animal',

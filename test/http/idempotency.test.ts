@@ -47,7 +47,11 @@ for (const engine of ENGINES) {
       let entered!: () => void;
       const inside = new Promise<void>((r) => (entered = r));
       const create = storage.pets.create.bind(storage.pets);
-      const gated: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: async (input: PetCreate) => (entered(), await gate, create(input)) } };
+      const gated: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: async (input: PetCreate) => {
+        entered();
+        await gate;
+        return create(input);
+      } } };
       const { app, auth } = await buildTestApp(t, { storage: gated });
       const headers = { ...auth, 'idempotency-key': 'in-flight' };
       const first = app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));

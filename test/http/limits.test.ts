@@ -126,7 +126,9 @@ describe('timeouts', () => {
   test('stays responsive while 1,000 slow connections trickle bytes', async (t) => {
     const { port, auth } = await listening(t);
     const slow: Socket[] = [];
-    t.after(() => slow.forEach((s) => s.destroy()));
+    t.after(() => {
+      for (const s of slow) s.destroy();
+    });
     for (let i = 0; i < 1000; i++) {
       const s = connect(port, '127.0.0.1');
       s.on('error', () => {});

@@ -12,6 +12,7 @@ import type { Storage } from '../../src/storage/storage.ts';
 import { buildTestApp } from '../helpers/app.ts';
 
 // A loose view of the document: the tests walk it as plain JSON.
+// biome-ignore lint/suspicious/noExplicitAny: the tests walk the document as untyped JSON.
 type Json = Record<string, any>;
 interface Operation {
   readonly method: string;
@@ -46,7 +47,9 @@ function resolvePointer(doc: Json, ref: string): unknown {
 }
 
 function collectRefs(node: unknown, at = '#', out: { at: string; ref: string }[] = []): { at: string; ref: string }[] {
-  if (Array.isArray(node)) node.forEach((v, i) => collectRefs(v, `${at}/${i}`, out));
+  if (Array.isArray(node)) {
+    for (const [i, v] of node.entries()) collectRefs(v, `${at}/${i}`, out);
+  }
   else if (node !== null && typeof node === 'object') {
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string') out.push({ at, ref: v });

@@ -10,7 +10,7 @@ import type { Storage } from '../../src/storage/storage.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.ts';
 import { run, startService, type Started } from '../helpers/process.ts';
 
-async function call(origin: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(origin: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> & Record<string, unknown>[] }> {
   const res = await fetch(`${origin}/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -103,7 +103,10 @@ describe('BatchedWrite', () => {
     let ones = 0;
     const w = new BatchedWrite<number, number>({
       many: async () => Promise.reject(lost),
-      one: async (n) => (ones++, n),
+      one: async (n) => {
+        ones++;
+        return n;
+      },
       retryAlone: () => false,
     });
     const results = await Promise.allSettled([1, 2].map((n) => w.call(n)));
