@@ -95,7 +95,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   const cursors = new CursorCodec(await storage.secret('cursor'));
   await app.register(
     async (v1) => {
-      await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors), base });
+      await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
       await v1.register(categoryRoutes, { categories: storage.categories });
       await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
     },

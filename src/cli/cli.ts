@@ -109,7 +109,7 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     const name = arg?.trim();
     if (!name || name.length > 100) throw new UsageError('categories add needs a NAME of 1–100 characters');
     try {
-      const c = await storage.categories.create(name);
+      const c = await storage.categories.create(name, { now: new Date() });
       io.out(`created category ${c.id} "${c.name}"`);
       return 0;
     } catch (err) {

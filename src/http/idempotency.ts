@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
-import type { IdempotencyId, IdempotencyRepository } from '../storage/storage.ts';
+import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../storage/storage.ts';
 import { JSON_TYPE } from './error-handler.ts';
 import { addRouteHook } from './route-hooks.ts';
 
@@ -12,7 +12,8 @@ declare module 'fastify' {
     idempotent?: boolean;
   }
   interface FastifyRequest {
-    idempotency: IdempotencyId | null;
+    /** The claimed Idempotency-Key of this request; `stored` once its write recorded the response. */
+    idempotency: { readonly id: IdempotencyId; stored: boolean } | null;
   }
 }
 
@@ -37,9 +38,29 @@ export function fingerprint(body: unknown): string {
 }
 
 /**
+ * What a route hands its write (WriteContext.idempotency) so that the response to an
+ * Idempotency-Key request is stored in the same transaction as the change it reports: a
+ * committed write is then always replayed, never repeated. `status` and `location` are what the
+ * route answers with; the body is the route's own serialization of the result for that status.
+ * undefined when the request has no Idempotency-Key.
+ */
+export function idempotentResponse<T extends object>(request: FastifyRequest, reply: FastifyReply, status: number, location?: (result: T) => string): IdempotentResponse<T> | undefined {
+  const claim = request.idempotency;
+  if (claim === null) return undefined;
+  return {
+    id: claim.id,
+    respond: (result) => {
+      claim.stored = true;
+      return { status, body: reply.serializeInput(result as Record<string, unknown>, String(status)) as string, location: location ? location(result) : null };
+    },
+  };
+}
+
+/**
  * Idempotency-Key for routes with config `idempotent`. After auth and body validation, the key is
  * claimed in the database under (key subject, operation, key):
- * - fresh → the request runs; a 2xx response is stored, anything else releases the claim;
+ * - fresh → the request runs; its write stores the 2xx response in its own transaction
+ *   (idempotentResponse), anything else releases the claim;
  * - same body, answered → the stored response is replayed with `Idempotent-Replayed: true`;
  * - same body, still in flight → 409 idempotency_key_in_use; different body → 422 idempotency_key_reused.
  * Records are kept 24 h (older ones are ignored, and purged hourly).
@@ -57,7 +78,7 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     const now = clock.now().getTime();
     const existing = await repo.claim(id, print, new Date(now), new Date(now - IDEMPOTENCY_RETENTION_MS), new Date(now - IDEMPOTENCY_ABANDONED_MS));
     if (existing === undefined) {
-      request.idempotency = id;
+      request.idempotency = { id, stored: false };
       return;
     }
     if (existing.fingerprint !== print) {
@@ -72,15 +93,15 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
   };
 
   const settle: onSendHookHandler = async (request, reply, payload) => {
-    const id = request.idempotency;
-    if (id === null) return payload;
+    const claim = request.idempotency;
+    if (claim === null) return payload;
     request.idempotency = null;
-    if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
-      const location = reply.getHeader('location');
-      await repo.complete(id, { status: reply.statusCode, body: payload, location: typeof location === 'string' ? location : null });
-    } else {
-      await repo.release(id);
-    }
+    const ok = reply.statusCode >= 200 && reply.statusCode < 300;
+    if (ok && claim.stored) return payload;
+    // A route that answers 2xx without having its write store the response is a bug: the claim
+    // is released (the key is not wedged) and the failure is logged.
+    if (ok) request.log.error({ operation: claim.id.operation }, 'an idempotent route answered without storing its response (idempotentResponse)');
+    await repo.release(claim.id);
     return payload;
   };
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.ts';
+import { idempotentResponse } from '../http/idempotency.ts';
 import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pet.schemas.ts';
@@ -16,6 +17,8 @@ export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
+  const location = (pet: Pet) => `${base}/pets/${pet.id}`;
+
   app.get(
     '/pets',
     {
@@ -67,8 +70,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const pet = await pets.create(request.body);
-      return reply.code(201).header('location', `${base}/pets/${pet.id}`).send(pet);
+      const pet = await pets.create(request.body, idempotentResponse(request, reply, 201, location));
+      return reply.code(201).header('location', location(pet)).send(pet);
     },
   );
 

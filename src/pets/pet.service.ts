@@ -1,18 +1,21 @@
+import type { Clock } from '../clock.ts';
 import type { CursorCodec, Page } from '../paging.ts';
-import type { PetRepository } from '../storage/storage.ts';
+import type { IdempotentResponse, PetRepository } from '../storage/storage.ts';
 import type { ListPetsQuery, NewPet, Pet } from './pet.schemas.ts';
 
 export class PetService {
   readonly #pets: PetRepository;
   readonly #cursors: CursorCodec;
+  readonly #clock: Clock;
 
-  constructor(pets: PetRepository, cursors: CursorCodec) {
+  constructor(pets: PetRepository, cursors: CursorCodec, clock: Clock) {
     this.#pets = pets;
     this.#cursors = cursors;
+    this.#clock = clock;
   }
 
-  create(input: NewPet): Promise<Pet> {
-    return this.#pets.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? 'available' });
+  create(input: NewPet, idempotency?: IdempotentResponse<Pet>): Promise<Pet> {
+    return this.#pets.create({ name: input.name, categoryId: input.categoryId, status: input.status ?? 'available' }, { now: this.#clock.now(), idempotency });
   }
 
   get(id: number): Promise<Pet | undefined> {

@@ -1,5 +1,6 @@
 // Table rows as both engines return them (snake_case columns, ids as numbers, timestamps as
 // RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
+import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKeyInfo, Scope } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
@@ -23,6 +24,15 @@ export interface OrderRow {
 }
 export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
 export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
+
+export interface EventRow {
+  id: number;
+  type: EventType;
+  data: string; // the resource as JSON text, exactly as recorded
+  created_at: string;
+}
+export const EVENT_COLUMNS = 'id, type, data, created_at';
+export const toEvent = (r: EventRow): Event => ({ id: `evt_${r.id}`, type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) as Event['data'] });
 
 export interface KeyRow {
   id: number;

@@ -1,9 +1,28 @@
 // The repository interfaces every engine implements. Routes and services depend on these only;
 // only src/storage/<engine>/ knows SQL. Repositories return domain objects, never rows.
 import type { Category } from '../categories/category.schemas.ts';
+import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKeyInfo, Principal, Scope } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
+
+/**
+ * What every write carries into its transaction besides its own data. A write records, in the
+ * same transaction as the change: the events that describe it (the outbox read by the event feed
+ * and the webhook deliveries) and, for a request with an Idempotency-Key, the response that
+ * reports it — so a committed change is never without its event or its replayable response.
+ */
+export interface WriteContext<T> {
+  /** When the change happens: its events' createdAt and the resource's own timestamps. */
+  readonly now: Date;
+  readonly idempotency?: IdempotentResponse<T>;
+}
+
+/** The response an Idempotency-Key request will be answered with, made from the write's result. */
+export interface IdempotentResponse<T> {
+  readonly id: IdempotencyId;
+  respond(result: T): StoredResponse;
+}
 
 export interface PetCreate {
   readonly name: string;
@@ -19,15 +38,16 @@ export interface PetQuery {
 }
 
 export interface PetRepository {
-  /** Throws AppError('unknown_category') when categoryId does not exist. */
-  create(input: PetCreate): Promise<Pet>;
+  /** Records pet.created. Throws AppError('unknown_category') when categoryId does not exist. */
+  create(input: PetCreate, ctx: WriteContext<Pet>): Promise<Pet>;
   get(id: number): Promise<Pet | undefined>;
   list(query: PetQuery): Promise<Pet[]>;
 }
 
 export interface CategoryRepository {
   list(): Promise<Category[]>;
-  create(name: string): Promise<Category>;
+  /** Records category.created. Throws AppError('validation_failed') for a duplicate name. */
+  create(name: string, ctx: WriteContext<Category>): Promise<Category>;
 }
 
 export interface OrderQuery {
@@ -39,18 +59,19 @@ export interface OrderQuery {
 
 export interface OrderRepository {
   /**
-   * Places an order and marks the pet `pending`, atomically.
-   * Throws AppError('unknown_pet') or AppError('pet_not_available').
+   * Places an order and marks the pet `pending`, atomically; records order.placed and
+   * pet.updated. Throws AppError('unknown_pet') or AppError('pet_not_available').
    */
-  place(petId: number, now: Date): Promise<Order>;
+  place(petId: number, ctx: WriteContext<Order>): Promise<Order>;
   get(id: number): Promise<Order | undefined>;
   list(query: OrderQuery): Promise<Order[]>;
   /**
    * Moves an order to `to` and the pet to the status that follows, atomically, when the
-   * transition from the order's current status is allowed (see store/order.lifecycle.ts).
+   * transition from the order's current status is allowed (see store/order.lifecycle.ts);
+   * records order.<status> and, when the pet's status changes, pet.updated.
    * Throws AppError('not_found') or AppError('invalid_transition').
    */
-  transition(id: number, to: OrderStatus, now: Date): Promise<Order>;
+  transition(id: number, to: OrderStatus, ctx: WriteContext<Order>): Promise<Order>;
 }
 
 export interface ApiKeyCreate {
@@ -99,11 +120,23 @@ export interface IdempotencyRepository {
    * was taken (a dead record is replaced), otherwise the live record, untouched.
    */
   claim(id: IdempotencyId, fingerprint: string, now: Date, expiredBefore: Date, abandonedBefore: Date): Promise<IdempotencyRecord | undefined>;
-  /** Stores the response of a claimed request. */
-  complete(id: IdempotencyId, response: StoredResponse): Promise<void>;
   /** Drops an in-flight claim (the request failed), so the key can be used again. */
   release(id: IdempotencyId): Promise<void>;
   /** Deletes records created before `before`; returns how many. */
+  purge(before: Date): Promise<number>;
+}
+
+/** Keyset page request over the event feed: ascending ids after `afterId`. */
+export interface EventQuery {
+  readonly limit: number;
+  readonly afterId: number;
+  readonly type?: EventType;
+}
+
+/** The outbox, read side: events are written by the other repositories, inside their transactions. */
+export interface EventRepository {
+  list(query: EventQuery): Promise<Event[]>;
+  /** Deletes events created before `before`; returns how many. */
   purge(before: Date): Promise<number>;
 }
 
@@ -125,6 +158,7 @@ export interface Storage {
   readonly orders: OrderRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly events: EventRepository;
   /** A random secret created once per database, shared by every instance (signs cursors). */
   secret(name: string): Promise<string>;
   /** Resolves when the database answers a trivial query and migrations are applied. */

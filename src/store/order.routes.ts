@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.ts';
+import { idempotentResponse } from '../http/idempotency.ts';
 import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
@@ -16,6 +17,8 @@ const bodyErrors = {
 };
 
 export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, base }) => {
+  const location = (order: Order) => `${base}/store/orders/${order.id}`;
+
   app.get(
     '/store/orders',
     {
@@ -68,8 +71,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const order = await orders.place(request.body.petId);
-      return reply.code(201).header('location', `${base}/store/orders/${order.id}`).send(order);
+      const order = await orders.place(request.body.petId, idempotentResponse(request, reply, 201, location));
+      return reply.code(201).header('location', location(order)).send(order);
     },
   );
 

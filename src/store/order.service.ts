@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { CursorCodec, Page } from '../paging.ts';
-import type { OrderRepository } from '../storage/storage.ts';
+import type { IdempotentResponse, OrderRepository } from '../storage/storage.ts';
 import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
 
 export class OrderService {
@@ -14,8 +14,8 @@ export class OrderService {
     this.#clock = clock;
   }
 
-  place(petId: number): Promise<Order> {
-    return this.#orders.place(petId, this.#clock.now());
+  place(petId: number, idempotency?: IdempotentResponse<Order>): Promise<Order> {
+    return this.#orders.place(petId, { now: this.#clock.now(), idempotency });
   }
 
   get(id: number): Promise<Order | undefined> {
@@ -23,7 +23,7 @@ export class OrderService {
   }
 
   update(id: number, status: OrderStatus): Promise<Order> {
-    return this.#orders.transition(id, status, this.#clock.now());
+    return this.#orders.transition(id, status, { now: this.#clock.now() });
   }
 
   async list(q: ListOrdersQuery): Promise<Page<Order>> {

@@ -62,7 +62,7 @@ describe('petstore CLI', () => {
     assert.match((await cli('categories', 'list')).out, /^1\tDogs\n2\tCats\n3\tBirds\n4\tFish\n5\tReptiles\n6\tSmall mammals\n7\tAmphibians$/);
     const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
     t.after(() => storage.close());
-    const pet = await storage.pets.create({ name: 'Frog', categoryId: 7, status: 'available' });
+    const pet = await storage.pets.create({ name: 'Frog', categoryId: 7, status: 'available' }, { now: new Date() });
     assert.equal(pet.categoryId, 7);
   });
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import type { PetCreate, Storage } from '../../src/storage/storage.ts';
+import type { Pet } from '../../src/pets/pet.schemas.ts';
+import type { PetCreate, Storage, WriteContext } from '../../src/storage/storage.ts';
 import { buildTestApp, fixedClock, keyWithScopes } from '../helpers/app.ts';
 import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 
@@ -47,10 +48,10 @@ for (const engine of ENGINES) {
       let entered!: () => void;
       const inside = new Promise<void>((r) => (entered = r));
       const create = storage.pets.create.bind(storage.pets);
-      const gated: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: async (input: PetCreate) => {
+      const gated: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: async (input: PetCreate, ctx: WriteContext<Pet>) => {
         entered();
         await gate;
-        return create(input);
+        return create(input, ctx);
       } } };
       const { app, auth } = await buildTestApp(t, { storage: gated });
       const headers = { ...auth, 'idempotency-key': 'in-flight' };
@@ -64,6 +65,34 @@ for (const engine of ENGINES) {
       assert.equal((await first).statusCode, 201);
       const third = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
       assert.equal(third.headers['idempotent-replayed'], 'true');
+      assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json().length, 1);
+    });
+
+    test('when storing the response fails, the write is undone with it: 500, no pet, and the retry creates exactly one', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      // The first attempt's store step (inside the write's transaction) fails once.
+      let failures = 1;
+      const create = storage.pets.create.bind(storage.pets);
+      const failing: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: (input: PetCreate, ctx: WriteContext<Pet>) => {
+        const idempotency = ctx.idempotency && { id: ctx.idempotency.id, respond: (pet: Pet) => {
+          if (failures-- > 0) throw new Error('storing the idempotent response failed');
+          return ctx.idempotency!.respond(pet);
+        } };
+        return create(input, { ...ctx, idempotency });
+      } } };
+      const { app, auth } = await buildTestApp(t, { storage: failing });
+      const headers = { ...auth, 'idempotency-key': 'store-step-fails' };
+      const first = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
+      assert.equal(first.statusCode, 500);
+      assert.equal(first.json().code, 'internal_error');
+      assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json(), [], 'the pet was rolled back with its response');
+      const retry = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
+      assert.equal(retry.statusCode, 201);
+      assert.equal(retry.headers['idempotent-replayed'], undefined);
+      const replay = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(replay.json(), retry.json());
+      assert.equal(replay.headers.location, retry.headers.location);
       assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json().length, 1);
     });
 

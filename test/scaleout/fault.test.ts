@@ -26,7 +26,7 @@ test('stopping the database turns answers into 503s, restarting it brings 200s b
   t.after(() => server.destroy());
   const storage = await openPostgres({ url: server.url, poolSize: 2 });
   const { key } = await createApiKey(storage.apiKeys, 'fault', SCOPES);
-  const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'sold' });
+  const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'sold' }, { now: new Date() });
   await storage.close();
   const service = await startService({ DATABASE_URL: server.url, DATABASE_POOL_SIZE: '4', NODE_ENV: 'production' });
   t.after(async () => void (await service.stop()));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { hashKey } from '../../src/keys/key.service.ts';
-import type { Storage } from '../../src/storage/storage.ts';
+import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -18,7 +18,7 @@ function rejectsWith(code: AppError['code'], message?: RegExp) {
 }
 
 async function pet(storage: Storage, status: 'available' | 'pending' | 'sold' = 'available') {
-  return storage.pets.create({ name: 'Rex', categoryId: 1, status });
+  return storage.pets.create({ name: 'Rex', categoryId: 1, status }, { now: new Date() });
 }
 
 for (const engine of ENGINES) {
@@ -26,8 +26,8 @@ for (const engine of ENGINES) {
     describe('pets', () => {
       test('create returns the stored pet with a database-assigned id; get reads it back', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const a = await storage.pets.create({ name: 'Rex', categoryId: 2, status: 'sold' });
-        const b = await storage.pets.create({ name: 'Tom', categoryId: 1, status: 'available' });
+        const a = await storage.pets.create({ name: 'Rex', categoryId: 2, status: 'sold' }, { now: new Date() });
+        const b = await storage.pets.create({ name: 'Tom', categoryId: 1, status: 'available' }, { now: new Date() });
         assert.deepEqual(a, { id: a.id, name: 'Rex', categoryId: 2, status: 'sold' });
         assert.ok(Number.isSafeInteger(a.id) && a.id > 0);
         assert.ok(b.id > a.id);
@@ -38,7 +38,7 @@ for (const engine of ENGINES) {
       test('many gets at once (one loop turn): each its own pet, duplicates and misses included', async (t) => {
         const storage = await openTestStorage(t, engine);
         const pets = [];
-        for (let i = 0; i < 5; i++) pets.push(await storage.pets.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }));
+        for (let i = 0; i < 5; i++) pets.push(await storage.pets.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }, { now: new Date() }));
         const ids = [pets[3].id, pets[0].id, 999_999, pets[3].id, pets[4].id, pets[1].id, 888_888];
         const got = await Promise.all(ids.map((id) => storage.pets.get(id)));
         assert.deepEqual(got, [pets[3], pets[0], undefined, pets[3], pets[4], pets[1], undefined]);
@@ -48,7 +48,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const statuses = ['available', 'sold', 'available', 'pending', 'available'] as const;
         const ids = [];
-        for (const status of statuses) ids.push((await storage.pets.create({ name: status, categoryId: 1, status })).id);
+        for (const status of statuses) ids.push((await storage.pets.create({ name: status, categoryId: 1, status }, { now: new Date() })).id);
         const queries = [
           { limit: 2, afterId: 0 },
           { limit: 2, afterId: 0 },
@@ -77,14 +77,14 @@ for (const engine of ENGINES) {
         ];
         // What a name becomes once stored: UTF-8, so a lone surrogate is U+FFFD (on both engines).
         const stored = (i: (typeof inputs)[number]) => ({ ...i, name: Buffer.from(i.name).toString() });
-        const valid = await Promise.all(inputs.filter((i) => i.categoryId !== 999).map((i) => storage.pets.create(i)));
+        const valid = await Promise.all(inputs.filter((i) => i.categoryId !== 999).map((i) => storage.pets.create(i, { now: new Date() })));
         assert.deepEqual(
           valid.map(({ id: _id, ...rest }) => rest),
           [inputs[0], inputs[1], inputs[3], inputs[4]].map(stored),
           'a batch of valid inserts: each caller its own row',
         );
         for (const pet of valid) assert.deepEqual(await storage.pets.get(pet.id), pet);
-        const results = await Promise.allSettled(inputs.map((i) => storage.pets.create(i)));
+        const results = await Promise.allSettled(inputs.map((i) => storage.pets.create(i, { now: new Date() })));
         const created = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
         assert.deepEqual(
           created.map(({ id: _id, ...rest }) => rest),
@@ -100,7 +100,7 @@ for (const engine of ENGINES) {
 
       test('create with an unknown category throws unknown_category', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }), rejectsWith('unknown_category', /categoryId 999 is not a known category/));
+        await assert.rejects(storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }, { now: new Date() }), rejectsWith('unknown_category', /categoryId 999 is not a known category/));
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
       });
 
@@ -108,7 +108,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const statuses = ['available', 'sold', 'available', 'pending', 'available'] as const;
         const pets = [];
-        for (const status of statuses) pets.push(await storage.pets.create({ name: status, categoryId: 3, status }));
+        for (const status of statuses) pets.push(await storage.pets.create({ name: status, categoryId: 3, status }, { now: new Date() }));
         const ids = pets.map((p) => p.id);
         assert.deepEqual((await storage.pets.list({ limit: 2, afterId: 0 })).map((p) => p.id), ids.slice(0, 2));
         assert.deepEqual((await storage.pets.list({ limit: 2, afterId: ids[1] })).map((p) => p.id), ids.slice(2, 4));
@@ -136,16 +136,16 @@ for (const engine of ENGINES) {
 
       test('create assigns the next id after the seeds and makes the category usable by pets', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const c = await storage.categories.create('Horses');
+        const c = await storage.categories.create('Horses', { now: new Date() });
         assert.deepEqual(c, { id: 7, name: 'Horses' });
         assert.deepEqual((await storage.categories.list()).at(-1), c);
-        assert.equal((await storage.pets.create({ name: 'Bolt', categoryId: 7, status: 'available' })).categoryId, 7);
+        assert.equal((await storage.pets.create({ name: 'Bolt', categoryId: 7, status: 'available' }, { now: new Date() })).categoryId, 7);
       });
 
       test('create refuses a duplicate name, ignoring case', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.categories.create('Dogs'), rejectsWith('validation_failed', /^a category named "Dogs" already exists$/));
-        await assert.rejects(storage.categories.create('dOGS'), rejectsWith('validation_failed', /"dOGS" already exists/));
+        await assert.rejects(storage.categories.create('Dogs', { now: new Date() }), rejectsWith('validation_failed', /^a category named "Dogs" already exists$/));
+        await assert.rejects(storage.categories.create('dOGS', { now: new Date() }), rejectsWith('validation_failed', /"dOGS" already exists/));
         assert.equal((await storage.categories.list()).length, 6);
       });
     });
@@ -217,7 +217,7 @@ for (const engine of ENGINES) {
       test('place creates a placed order with RFC 3339 UTC timestamps and marks the pet pending', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await storage.orders.place(p.id, placedAt);
+        const order = await storage.orders.place(p.id, { now: placedAt });
         assert.deepEqual(order, { id: order.id, petId: p.id, status: 'placed', createdAt: '2026-03-04T05:06:07.089Z', updatedAt: '2026-03-04T05:06:07.089Z' });
         assert.match(order.createdAt, ISO_MS);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
@@ -227,12 +227,12 @@ for (const engine of ENGINES) {
 
       test('place refuses an unknown pet and a pet that is not available, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.orders.place(4242, placedAt), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
+        await assert.rejects(storage.orders.place(4242, { now: placedAt }), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
         const sold = await pet(storage, 'sold');
-        await assert.rejects(storage.orders.place(sold.id, placedAt), rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)));
+        await assert.rejects(storage.orders.place(sold.id, { now: placedAt }), rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)));
         const p = await pet(storage);
-        await storage.orders.place(p.id, placedAt);
-        await assert.rejects(storage.orders.place(p.id, placedAt), rejectsWith('pet_not_available', /is pending/));
+        await storage.orders.place(p.id, { now: placedAt });
+        await assert.rejects(storage.orders.place(p.id, { now: placedAt }), rejectsWith('pet_not_available', /is pending/));
         assert.equal((await storage.pets.get(sold.id))!.status, 'sold');
         assert.equal((await storage.orders.list({ limit: 10, afterId: 0 })).length, 1);
       });
@@ -240,11 +240,11 @@ for (const engine of ENGINES) {
       test('transition walks the lifecycle and moves the pet with it', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const placed = await storage.orders.place(p.id, placedAt);
-        const approved = await storage.orders.transition(placed.id, 'approved', laterAt);
+        const placed = await storage.orders.place(p.id, { now: placedAt });
+        const approved = await storage.orders.transition(placed.id, 'approved', { now: laterAt });
         assert.deepEqual(approved, { ...placed, status: 'approved', updatedAt: '2026-03-04T06:00:00.001Z' });
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
-        const delivered = await storage.orders.transition(placed.id, 'delivered', laterAt);
+        const delivered = await storage.orders.transition(placed.id, 'delivered', { now: laterAt });
         assert.equal(delivered.status, 'delivered');
         assert.equal((await storage.pets.get(p.id))!.status, 'sold');
         assert.deepEqual(await storage.orders.get(placed.id), delivered);
@@ -253,10 +253,10 @@ for (const engine of ENGINES) {
       test('cancelling makes the pet available again, and it can be ordered anew', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const first = await storage.orders.place(p.id, placedAt);
-        await storage.orders.transition(first.id, 'cancelled', laterAt);
+        const first = await storage.orders.place(p.id, { now: placedAt });
+        await storage.orders.transition(first.id, 'cancelled', { now: laterAt });
         assert.equal((await storage.pets.get(p.id))!.status, 'available');
-        const second = await storage.orders.place(p.id, laterAt);
+        const second = await storage.orders.place(p.id, { now: laterAt });
         assert.ok(second.id > first.id);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
       });
@@ -264,24 +264,24 @@ for (const engine of ENGINES) {
       test('transition refuses what the lifecycle forbids and unknown orders, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await storage.orders.place(p.id, placedAt);
-        await assert.rejects(storage.orders.transition(order.id, 'delivered', laterAt), rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/));
+        const order = await storage.orders.place(p.id, { now: placedAt });
+        await assert.rejects(storage.orders.transition(order.id, 'delivered', { now: laterAt }), rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/));
         assert.equal((await storage.orders.get(order.id))!.status, 'placed');
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
-        await storage.orders.transition(order.id, 'cancelled', laterAt);
-        await assert.rejects(storage.orders.transition(order.id, 'approved', laterAt), rejectsWith('invalid_transition', /\(cancelled is final\)/));
+        await storage.orders.transition(order.id, 'cancelled', { now: laterAt });
+        await assert.rejects(storage.orders.transition(order.id, 'approved', { now: laterAt }), rejectsWith('invalid_transition', /\(cancelled is final\)/));
         assert.equal((await storage.pets.get(p.id))!.status, 'available');
-        await assert.rejects(storage.orders.transition(order.id + 1000, 'approved', laterAt), rejectsWith('not_found', /does not exist/));
+        await assert.rejects(storage.orders.transition(order.id + 1000, 'approved', { now: laterAt }), rejectsWith('not_found', /does not exist/));
       });
 
       test('list pages by id and filters by status and pet', async (t) => {
         const storage = await openTestStorage(t, engine);
         const [p1, p2, p3] = [await pet(storage), await pet(storage), await pet(storage)];
-        const o1 = await storage.orders.place(p1.id, placedAt);
-        const o2 = await storage.orders.place(p2.id, placedAt);
-        const o3 = await storage.orders.place(p3.id, placedAt);
-        await storage.orders.transition(o2.id, 'cancelled', laterAt);
-        const o4 = await storage.orders.place(p2.id, laterAt);
+        const o1 = await storage.orders.place(p1.id, { now: placedAt });
+        const o2 = await storage.orders.place(p2.id, { now: placedAt });
+        const o3 = await storage.orders.place(p3.id, { now: placedAt });
+        await storage.orders.transition(o2.id, 'cancelled', { now: laterAt });
+        const o4 = await storage.orders.place(p2.id, { now: laterAt });
         const ids = (q: Parameters<Storage['orders']['list']>[0]) => storage.orders.list(q).then((os) => os.map((o) => o.id));
         assert.deepEqual(await ids({ limit: 10, afterId: 0 }), [o1.id, o2.id, o3.id, o4.id]);
         assert.deepEqual(await ids({ limit: 2, afterId: o1.id }), [o2.id, o3.id]);
@@ -298,12 +298,15 @@ for (const engine of ENGINES) {
       const at = (ms: number) => new Date(t0.getTime() + ms);
       const DAY = 24 * 3600 * 1000;
       const claim = (storage: Storage, fingerprint: string, now: Date, key = id) => storage.idempotency.claim(key, fingerprint, now, at(now.getTime() - t0.getTime() - DAY), at(now.getTime() - t0.getTime() - 300_000));
+      // Responses are stored by the write they report, in its transaction (WriteContext.idempotency).
+      const complete = (storage: Storage, response: StoredResponse) =>
+        storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: t0, idempotency: { id, respond: () => response } });
 
       test('claim takes a fresh key, reports it in flight, then replays the completed response', async (t) => {
         const storage = await openTestStorage(t, engine);
         assert.equal(await claim(storage, 'f1', t0), undefined);
         assert.deepEqual(await claim(storage, 'f1', at(1000)), { fingerprint: 'f1', response: undefined });
-        await storage.idempotency.complete(id, { status: 201, body: '{"id":1}', location: '/v1/pets/1' });
+        await complete(storage, { status: 201, body: '{"id":1}', location: '/v1/pets/1' });
         assert.deepEqual(await claim(storage, 'f2', at(2000)), { fingerprint: 'f1', response: { status: 201, body: '{"id":1}', location: '/v1/pets/1' } });
         assert.equal(await claim(storage, 'f1', at(0), { ...id, subject: 'key:2' }), undefined, 'another subject is another key');
         assert.equal(await claim(storage, 'f1', at(0), { ...id, operation: 'POST /v1/store/orders' }), undefined, 'another operation is another key');
@@ -314,7 +317,7 @@ for (const engine of ENGINES) {
         await claim(storage, 'f1', t0);
         await storage.idempotency.release(id);
         assert.equal(await claim(storage, 'f2', at(1)), undefined);
-        await storage.idempotency.complete(id, { status: 201, body: '{}', location: null });
+        await complete(storage, { status: 201, body: '{}', location: null });
         await storage.idempotency.release(id);
         assert.equal((await claim(storage, 'f2', at(2)))?.response?.status, 201);
       });
@@ -324,7 +327,7 @@ for (const engine of ENGINES) {
         await claim(storage, 'f1', t0);
         assert.ok(await claim(storage, 'f1', at(299_000)), 'in flight for under 5 min: still live');
         assert.equal(await claim(storage, 'f2', at(301_000)), undefined, 'abandoned claim taken over');
-        await storage.idempotency.complete(id, { status: 201, body: '{}', location: null });
+        await complete(storage, { status: 201, body: '{}', location: null });
         assert.ok(await claim(storage, 'f3', at(301_000 + DAY - 1)), 'completed record kept for 24 h');
         assert.equal(await claim(storage, 'f3', at(301_000 + DAY + 1)), undefined, 'then the key is new again');
         await claim(storage, 'x', t0, { ...id, key: 'old' });
@@ -337,6 +340,107 @@ for (const engine of ENGINES) {
         const results = await Promise.all(Array.from({ length: 20 }, () => claim(storage, 'f', t0)));
         assert.equal(results.filter((r) => r === undefined).length, 1);
         for (const r of results.filter(Boolean)) assert.deepEqual(r, { fingerprint: 'f', response: undefined });
+      });
+    });
+
+    describe('events (transactional outbox)', () => {
+      const at = new Date('2026-07-01T10:00:00.123Z');
+      const all = (storage: Storage) => storage.events.list({ limit: 100, afterId: 0 });
+      const seq = (id: string) => Number(id.slice('evt_'.length));
+
+      test('every write records its events in order, with the resource after the change; a refused write records none', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const p = await storage.pets.create({ name: 'Rex', categoryId: 2, status: 'available' }, { now: at });
+        const placed = await storage.orders.place(p.id, { now: at });
+        await assert.rejects(storage.orders.place(p.id, { now: at }), rejectsWith('pet_not_available'));
+        const approved = await storage.orders.transition(placed.id, 'approved', { now: at });
+        const delivered = await storage.orders.transition(placed.id, 'delivered', { now: at });
+        const category = await storage.categories.create('Horses', { now: at });
+        await assert.rejects(storage.categories.create('horses', { now: at }), rejectsWith('validation_failed'));
+        const events = await all(storage);
+        assert.deepEqual(
+          events.map(({ id: _id, ...e }) => e),
+          [
+            { type: 'pet.created', createdAt: '2026-07-01T10:00:00.123Z', data: p },
+            { type: 'order.placed', createdAt: '2026-07-01T10:00:00.123Z', data: placed },
+            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: { ...p, status: 'pending' } },
+            // placed → approved leaves the pet pending: no pet.updated.
+            { type: 'order.approved', createdAt: '2026-07-01T10:00:00.123Z', data: approved },
+            { type: 'order.delivered', createdAt: '2026-07-01T10:00:00.123Z', data: delivered },
+            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: { ...p, status: 'sold' } },
+            { type: 'category.created', createdAt: '2026-07-01T10:00:00.123Z', data: category },
+          ],
+        );
+        const ids = events.map((e) => seq(e.id));
+        assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'ascending');
+        assert.equal(new Set(ids).size, ids.length);
+        for (const e of events) assert.match(e.id, /^evt_[1-9][0-9]*$/);
+      });
+
+      test('list pages after an id and filters by type; purge deletes events older than a date', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const old = new Date('2026-01-01T00:00:00Z');
+        for (let i = 0; i < 3; i++) await storage.pets.create({ name: `old ${i}`, categoryId: 1, status: 'available' }, { now: old });
+        const p = await storage.pets.create({ name: 'new', categoryId: 1, status: 'available' }, { now: at });
+        await storage.orders.place(p.id, { now: at });
+        const events = await all(storage);
+        assert.equal(events.length, 6);
+        const after = await storage.events.list({ limit: 2, afterId: seq(events[1].id) });
+        assert.deepEqual(after, events.slice(2, 4));
+        assert.deepEqual(
+          (await storage.events.list({ limit: 10, afterId: 0, type: 'pet.created' })).map((e) => e.data),
+          events.filter((e) => e.type === 'pet.created').map((e) => e.data),
+        );
+        assert.deepEqual(await storage.events.list({ limit: 10, afterId: 0, type: 'order.cancelled' }), []);
+        assert.equal(await storage.events.purge(new Date('2026-06-01T00:00:00Z')), 3);
+        assert.deepEqual(await all(storage), events.slice(3));
+      });
+
+      test('a write whose idempotent response cannot be stored leaves nothing behind: no resource, no event, claim still open', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const id = { subject: 'key:1', operation: 'POST /v1/pets', key: 'k' };
+        assert.equal(await storage.idempotency.claim(id, 'f', at, new Date(0), new Date(0)), undefined);
+        const failing = { id, respond: () => { throw new Error('store step failed'); } };
+        await assert.rejects(storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: failing }), /store step failed/);
+        assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
+        assert.deepEqual(await all(storage), []);
+        // A claim that does not exist (lost) fails the write too.
+        const lost = { id: { ...id, key: 'never-claimed' }, respond: () => ({ status: 201, body: '{}', location: null }) };
+        await assert.rejects(storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: lost }), /claim/);
+        assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
+        // The open claim is completed by the retry's write, in the same transaction as its pet.
+        const ok = { id, respond: (pet: { id: number }) => ({ status: 201, body: JSON.stringify(pet), location: `/v1/pets/${pet.id}` }) };
+        const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: ok });
+        const record = await storage.idempotency.claim(id, 'f', at, new Date(0), new Date(0));
+        assert.deepEqual(record, { fingerprint: 'f', response: { status: 201, body: JSON.stringify(pet), location: `/v1/pets/${pet.id}` } });
+        assert.equal((await all(storage)).length, 1);
+      });
+
+      test('a reader paging the feed while several instances write misses nothing: ids follow commit order', async (t) => {
+        const [a, b] = await openSharedStorages(t, engine, 2);
+        await warmUp(a);
+        await warmUp(b);
+        const seen: number[] = [];
+        let writing = true;
+        const reader = (async () => {
+          let after = 0;
+          for (;;) {
+            const done = !writing;
+            const page = await a.events.list({ limit: 50, afterId: after });
+            for (const e of page) seen.push(seq(e.id));
+            if (page.length > 0) after = seq(page[page.length - 1].id);
+            else if (done) return;
+            await new Promise((r) => setImmediate(r));
+          }
+        })();
+        const writes: Promise<unknown>[] = [];
+        for (let i = 0; i < 150; i++) writes.push((i % 2 ? a : b).pets.create({ name: `p${i}`, categoryId: 1, status: 'available' }, { now: new Date() }));
+        await Promise.all(writes);
+        writing = false;
+        await reader;
+        const everything = (await a.events.list({ limit: 1000, afterId: 0 })).map((e) => seq(e.id));
+        assert.equal(everything.length, 150);
+        assert.deepEqual(seen, everything, 'the reader saw every event exactly once, in order');
       });
     });
 
@@ -355,7 +459,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         await warmUp(storage);
-        const results = await Promise.allSettled(Array.from({ length: 50 }, () => storage.orders.place(p.id, new Date())));
+        const results = await Promise.allSettled(Array.from({ length: 50 }, () => storage.orders.place(p.id, { now: new Date() })));
         const won = results.filter((r) => r.status === 'fulfilled');
         assert.equal(won.length, 1);
         for (const r of results) if (r.status === 'rejected') rejectsWith('pet_not_available')(r.reason);
@@ -368,11 +472,11 @@ for (const engine of ENGINES) {
         await warmUp(storage);
         for (let round = 0; round < 10; round++) {
           const p = await pet(storage);
-          const order = await storage.orders.place(p.id, new Date());
-          await storage.orders.transition(order.id, 'approved', new Date());
+          const order = await storage.orders.place(p.id, { now: new Date() });
+          await storage.orders.transition(order.id, 'approved', { now: new Date() });
           const moves = ['delivered', 'cancelled'] as const;
           const ordered = round % 2 ? moves : [...moves].reverse();
-          const results = await Promise.allSettled(ordered.map((to) => storage.orders.transition(order.id, to, new Date())));
+          const results = await Promise.allSettled(ordered.map((to) => storage.orders.transition(order.id, to, { now: new Date() })));
           const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
           assert.equal(won.length, 1, `round ${round}: one winner`);
           for (const r of results) if (r.status === 'rejected') rejectsWith('invalid_transition', /is final/)(r.reason);

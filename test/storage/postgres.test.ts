@@ -63,10 +63,10 @@ describe('postgres engine', () => {
     t.after(() => proxy.close());
     const storage = await openPostgres({ url: withPort(url.href, '127.0.0.1', proxy.port), poolSize: 4, timeouts: { connectMs: 500, statementMs: 500, queryMs: 700 } });
     t.after(() => storage.close());
-    const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+    const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: new Date() });
 
     proxy.freeze();
-    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => storage.orders.place(pet.id, new Date())]) {
+    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => storage.orders.place(pet.id, { now: new Date() })]) {
       const started = Date.now();
       await assert.rejects(call(), StorageUnavailableError);
       const elapsed = Date.now() - started;
@@ -76,7 +76,7 @@ describe('postgres engine', () => {
     proxy.thaw();
     await storage.ping();
     assert.equal((await storage.pets.get(pet.id))!.status, 'available', 'the order cut off mid-way was not half-applied');
-    assert.equal((await storage.orders.place(pet.id, new Date())).petId, pet.id);
+    assert.equal((await storage.orders.place(pet.id, { now: new Date() })).petId, pet.id);
   });
 
   test('an id beyond 2^53 is refused rather than returned rounded', async (t) => {
@@ -87,7 +87,7 @@ describe('postgres engine', () => {
     await client.connect();
     await client.query('ALTER TABLE pets ALTER COLUMN id RESTART WITH 9007199254740993');
     await client.end();
-    await assert.rejects(storage.pets.create({ name: 'Big', categoryId: 1, status: 'available' }), RangeError);
+    await assert.rejects(storage.pets.create({ name: 'Big', categoryId: 1, status: 'available' }, { now: new Date() }), RangeError);
   });
 
   test('creates batched in one statement: a value PostgreSQL cannot store fails only its own insert', async (t) => {
@@ -97,7 +97,7 @@ describe('postgres engine', () => {
     // U+0000 is refused by validation before it reaches storage; here it stands for any data error
     // (SQLSTATE class 22) in one row of a batch.
     const names = ['Rex', 'nul \u0000 inside', 'Tom'];
-    const results = await Promise.allSettled(names.map((name) => storage.pets.create({ name, categoryId: 1, status: 'available' })));
+    const results = await Promise.allSettled(names.map((name) => storage.pets.create({ name, categoryId: 1, status: 'available' }, { now: new Date() })));
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value.name : (r.reason as { code?: string }).code)),
       ['Rex', '22021', 'Tom'],

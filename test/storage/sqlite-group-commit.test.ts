@@ -14,12 +14,12 @@ function tempDb(t: TestContext): string {
   return join(dir, 'test.db');
 }
 
-describe('SQLite group commit of pet creation', () => {
+describe('SQLite group commit (the write path)', () => {
   test('concurrent creates each get their own id and are visible to another connection once resolved', async (t) => {
     const path = tempDb(t);
     const storage = openSqlite({ path });
     t.after(() => storage.close());
-    const pets = await Promise.all(Array.from({ length: 25 }, (_, i) => storage.pets.create({ name: `P${i}`, categoryId: 1, status: 'available' })));
+    const pets = await Promise.all(Array.from({ length: 25 }, (_, i) => storage.pets.create({ name: `P${i}`, categoryId: 1, status: 'available' }, { now: new Date() })));
     assert.deepEqual(
       pets.map((p) => p.id),
       Array.from({ length: 25 }, (_, i) => i + 1),
@@ -34,9 +34,9 @@ describe('SQLite group commit of pet creation', () => {
     const storage = openSqlite({ path: tempDb(t) });
     t.after(() => storage.close());
     const results = await Promise.allSettled([
-      storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }),
-      storage.pets.create({ name: 'b', categoryId: 999, status: 'available' }),
-      storage.pets.create({ name: 'c', categoryId: 2, status: 'sold' }),
+      storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() }),
+      storage.pets.create({ name: 'b', categoryId: 999, status: 'available' }, { now: new Date() }),
+      storage.pets.create({ name: 'c', categoryId: 2, status: 'sold' }, { now: new Date() }),
     ]);
     assert.equal(results[0].status, 'fulfilled');
     assert.equal(results[2].status, 'fulfilled');
@@ -70,6 +70,32 @@ describe('SQLite group commit of pet creation', () => {
     assert.deepEqual(seenElsewhere, [0, 0, 0]);
     assert.equal(db.isTransaction, false, 'committed, not left open');
     assert.equal(count(), 3);
+  });
+
+  test('a write of several statements that throws half-way is undone alone (its savepoint); the others commit', async (t) => {
+    const db = new DatabaseSync(':memory:');
+    t.after(() => db.close());
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const group = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+    const results = await Promise.allSettled([
+      group.run(() => insert.run(1)),
+      group.run(() => {
+        insert.run(2);
+        insert.run(3);
+        throw new AppError('pet_not_available', 'refused after two statements');
+      }),
+      group.run(() => insert.run(4)),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      db.prepare('SELECT x FROM t ORDER BY x').all().map((r) => r.x),
+      [1, 4],
+    );
+    assert.equal(db.isTransaction, false);
   });
 
   test('a failed COMMIT rejects every write of the batch instead of acknowledging it', async (t) => {

@@ -28,24 +28,24 @@ const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold'
 describe('SQLite listing cache', () => {
   test('a pet created through the storage is listed on the next read', async (t) => {
     const { storage } = fileStorage(t);
-    await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' });
+    await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage), ['a']);
-    await storage.pets.create({ name: 'b', categoryId: 1, status: 'available' });
+    await storage.pets.create({ name: 'b', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage), ['a', 'b']);
   });
 
   test('a placed order moves its pet out of the available listing at once', async (t) => {
     const { storage } = fileStorage(t);
-    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' });
+    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), ['a']);
-    await storage.orders.place(pet.id, new Date());
+    await storage.orders.place(pet.id, { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), []);
     assert.deepEqual(await names(storage, 'pending'), ['a']);
   });
 
   test('commits by another connection to the same file are seen on the next read', async (t) => {
     const { storage, path } = fileStorage(t);
-    await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' });
+    await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage), ['a']);
     const other = new DatabaseSync(path);
     t.after(() => other.close());
@@ -58,9 +58,9 @@ describe('SQLite listing cache', () => {
 
   test('a single pet read reflects its own and other connections\' writes on the next read', async (t) => {
     const { storage, path } = fileStorage(t);
-    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' });
+    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'available');
-    await storage.orders.place(pet.id, new Date());
+    await storage.orders.place(pet.id, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'pending');
     const other = new DatabaseSync(path);
     t.after(() => other.close());

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { BatchedLookup, BatchedWrite } from '../../src/storage/postgres/postgres.batch.ts';
+import { test } from 'node:test';
+import { BatchedLookup } from '../../src/storage/postgres/postgres.batch.ts';
 
 /** A loader over a fixed table that records the batches it was asked for. */
 function loader(table: Record<string, number>, fail?: Error) {
@@ -52,68 +52,4 @@ test('a failed load fails every lookup of its batch with its error, and the next
   );
   assert.deepEqual(await Promise.all(['a', 'bb'].map((k) => lookup.get(k))), [1, 2]);
   assert.equal(calls, 2);
-});
-
-describe('BatchedWrite', () => {
-  const constraint = Object.assign(new Error('violates foreign key'), { retryable: true });
-  /** A store whose batch statement fails when any input is negative; single writes fail only for it. */
-  function store() {
-    const log: string[] = [];
-    let next = 1;
-    const write = (n: number) => {
-      if (n < 0) throw constraint;
-      return { id: next++, n };
-    };
-    const w = new BatchedWrite<number, { id: number; n: number }>({
-      many: async (inputs) => {
-        log.push(`many ${inputs.join(',')}`);
-        if (inputs.some((n) => n < 0)) throw constraint;
-        return inputs.map(write);
-      },
-      one: async (n) => {
-        log.push(`one ${n}`);
-        return write(n);
-      },
-      retryAlone: (err) => (err as { retryable?: boolean }).retryable === true,
-      max: 3,
-    });
-    return { w, log };
-  }
-
-  test('the writes of one loop turn are one call of many (cut at max), each caller its own output', async () => {
-    const { w, log } = store();
-    const outputs = await Promise.all([10, 20, 30, 40].map((n) => w.call(n)));
-    assert.deepEqual(outputs.map((o) => o.n), [10, 20, 30, 40]);
-    assert.equal(new Set(outputs.map((o) => o.id)).size, 4);
-    assert.deepEqual(log, ['many 10,20,30', 'one 40']);
-  });
-
-  test('a batch failing with a retryable error runs each write alone: only the bad one fails', async () => {
-    const { w, log } = store();
-    const results = await Promise.allSettled([1, -2, 3].map((n) => w.call(n)));
-    assert.deepEqual(
-      results.map((r) => (r.status === 'fulfilled' ? r.value.n : 'failed')),
-      [1, 'failed', 3],
-    );
-    assert.deepEqual(log, ['many 1,-2,3', 'one 1', 'one -2', 'one 3']);
-  });
-
-  test('any other failure fails every write of the batch and retries none (it might have been committed)', async () => {
-    const lost = new Error('connection lost');
-    let ones = 0;
-    const w = new BatchedWrite<number, number>({
-      many: async () => Promise.reject(lost),
-      one: async (n) => {
-        ones++;
-        return n;
-      },
-      retryAlone: () => false,
-    });
-    const results = await Promise.allSettled([1, 2].map((n) => w.call(n)));
-    assert.deepEqual(
-      results.map((r) => r.status === 'rejected' && r.reason),
-      [lost, lost],
-    );
-    assert.equal(ones, 0);
-  });
 });

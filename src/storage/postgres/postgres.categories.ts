@@ -1,7 +1,8 @@
 import type { Category } from '../../categories/category.schemas.ts';
 import { duplicateCategory } from '../rules.ts';
-import type { CategoryRepository } from '../storage.ts';
+import type { CategoryRepository, WriteContext } from '../storage.ts';
 import { sqlState, type PgDb } from './postgres.db.ts';
+import { recordEffects } from './postgres.outbox.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -16,10 +17,12 @@ export class PostgresCategories implements CategoryRepository {
     return this.#db.query<Category>('SELECT id, name FROM categories ORDER BY id');
   }
 
-  async create(name: string): Promise<Category> {
+  async create(name: string, ctx: WriteContext<Category>): Promise<Category> {
     try {
-      const [row] = await this.#db.query<Category>('INSERT INTO categories (name) VALUES ($1) RETURNING id, name', [name]);
-      return row;
+      return await this.#db.transaction(async (query) => {
+        const [category] = await query<Category>('INSERT INTO categories (name) VALUES ($1) RETURNING id, name', [name]);
+        return recordEffects(query, ctx, category, [{ type: 'category.created', data: category }]);
+      });
     } catch (err) {
       // The unique index on lower(name) is the table's only unique constraint besides the id.
       if (sqlState(err) === UNIQUE_VIOLATION) throw duplicateCategory(name);

@@ -104,14 +104,14 @@ export class PgDb {
    */
   transaction<T>(fn: (query: Query) => Promise<T>): Promise<T> {
     return this.#withClient(async (client, markBroken) => {
-      await client.query('BEGIN');
+      await run(client, 'BEGIN');
       try {
         const result = await fn((text, params) => run(client, text, params));
-        await client.query('COMMIT');
+        await run(client, 'COMMIT');
         return result;
       } catch (err) {
         // If even ROLLBACK fails the connection is gone; the server rolls back on disconnect.
-        await client.query('ROLLBACK').catch(markBroken);
+        await run(client, 'ROLLBACK').catch(markBroken);
         throw err;
       }
     });
@@ -134,8 +134,10 @@ export class PgDb {
     try {
       return await fn(client, markBroken);
     } catch (err) {
-      if (isUnavailable(err)) markBroken(err as Error);
-      throw toStorageError(err);
+      // Only the driver's own failures are classified (in run()); an error the caller's code
+      // throws inside a transaction (a refused order, a bug) passes through unchanged.
+      if (err instanceof StorageUnavailableError) markBroken(err);
+      throw err;
     } finally {
       client.off('error', markBroken);
       client.release(broken); // with an error the pool destroys the connection instead of reusing it
@@ -147,6 +149,11 @@ export class PgDb {
   }
 }
 
+/** One statement on `client`; a failure of the database or the path to it becomes StorageUnavailableError. */
 async function run<R extends Row>(client: pg.PoolClient, text: string, params?: readonly unknown[]): Promise<R[]> {
-  return (await client.query<R>(text, params as unknown[] | undefined)).rows;
+  try {
+    return (await client.query<R>(text, params as unknown[] | undefined)).rows;
+  } catch (err) {
+    throw toStorageError(err);
+  }
 }

@@ -1,5 +1,5 @@
 import { IDEMPOTENCY_COLUMNS, toIdempotencyRecord, type IdempotencyRow } from '../rows.ts';
-import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../storage.ts';
+import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository } from '../storage.ts';
 import type { PgDb } from './postgres.db.ts';
 
 const ID = 'subject = $1 AND operation = $2 AND key = $3';
@@ -31,17 +31,6 @@ export class PostgresIdempotency implements IdempotencyRepository {
       if (row) return toIdempotencyRecord(row);
     }
     throw new Error(`idempotency key ${id.key} kept changing while being claimed`);
-  }
-
-  async complete(id: IdempotencyId, response: StoredResponse): Promise<void> {
-    await this.#db.query(`UPDATE idempotency_keys SET status = $4, body = $5, location = $6 WHERE ${ID}`, [
-      id.subject,
-      id.operation,
-      id.key,
-      response.status,
-      response.body,
-      response.location,
-    ]);
   }
 
   async release(id: IdempotencyId): Promise<void> {

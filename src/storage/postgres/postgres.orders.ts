@@ -1,9 +1,11 @@
 import type { PetStatus } from '../../pets/pet.schemas.ts';
+import type { NewEvent } from '../outbox.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
-import type { OrderQuery, OrderRepository } from '../storage.ts';
-import { ORDER_COLUMNS as COLUMNS, toOrder, type OrderRow } from '../rows.ts';
-import type { PgDb } from './postgres.db.ts';
+import type { OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
+import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
+import type { PgDb, Query } from './postgres.db.ts';
+import { recordEffects } from './postgres.outbox.ts';
 
 export class PostgresOrders implements OrderRepository {
   readonly #db: PgDb;
@@ -12,17 +14,20 @@ export class PostgresOrders implements OrderRepository {
     this.#db = db;
   }
 
-  place(petId: number, now: Date): Promise<Order> {
+  place(petId: number, ctx: WriteContext<Order>): Promise<Order> {
     // READ COMMITTED + SELECT … FOR UPDATE on the pet row: concurrent orders for one pet (from any
     // instance) queue on that row lock; each waiter then reads the status the winner committed
     // ('pending') and is refused. The pet update and the order insert commit together.
     return this.#db.transaction(async (query) => {
       const [pet] = await query<{ status: PetStatus }>('SELECT status FROM pets WHERE id = $1 FOR UPDATE', [petId]);
       assertPetOrderable(petId, pet?.status);
-      await query(`UPDATE pets SET status = 'pending' WHERE id = $1`, [petId]);
-      const at = now.toISOString();
-      const [row] = await query<OrderRow>(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES ($1, 'placed', $2, $2) RETURNING ${COLUMNS}`, [petId, at]);
-      return toOrder(row);
+      const petEvents = await setPet(query, petId, 'pending');
+      const [row] = await query<OrderRow>(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES ($1, 'placed', $2, $2) RETURNING ${COLUMNS}`, [
+        petId,
+        ctx.now.toISOString(),
+      ]);
+      const order = toOrder(row);
+      return recordEffects(query, ctx, order, [{ type: 'order.placed', data: order }, ...petEvents]);
     });
   }
 
@@ -41,7 +46,7 @@ export class PostgresOrders implements OrderRepository {
     return rows.map(toOrder);
   }
 
-  transition(id: number, to: OrderStatus, now: Date): Promise<Order> {
+  transition(id: number, to: OrderStatus, ctx: WriteContext<Order>): Promise<Order> {
     // READ COMMITTED + SELECT … FOR UPDATE on the order row: concurrent transitions of one order
     // (say approve and cancel) run one after the other, and the second checks the lifecycle against
     // the status the first committed. The pet row is then locked by its UPDATE; locks are always
@@ -49,9 +54,16 @@ export class PostgresOrders implements OrderRepository {
     return this.#db.transaction(async (query) => {
       const [current] = await query<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [id]);
       assertTransition(id, current, to);
-      await query('UPDATE pets SET status = $1 WHERE id = $2', [petStatusFor(to), current.pet_id]);
-      const [row] = await query<OrderRow>(`UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 RETURNING ${COLUMNS}`, [to, now.toISOString(), id]);
-      return toOrder(row);
+      const petEvents = await setPet(query, current.pet_id, petStatusFor(to));
+      const [row] = await query<OrderRow>(`UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 RETURNING ${COLUMNS}`, [to, ctx.now.toISOString(), id]);
+      const order = toOrder(row);
+      return recordEffects(query, ctx, order, [{ type: `order.${to}`, data: order }, ...petEvents]);
     });
   }
+}
+
+/** Sets the pet's status; its pet.updated event when the status really changed. */
+async function setPet(query: Query, petId: number, status: PetStatus): Promise<NewEvent[]> {
+  const [row] = await query<PetRow>(`UPDATE pets SET status = $1 WHERE id = $2 AND status <> $1 RETURNING ${PET_COLUMNS}`, [status, petId]);
+  return row ? [{ type: 'pet.updated', data: toPet(row) }] : [];
 }

@@ -6,6 +6,7 @@ import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { PostgresApiKeys } from './postgres.api-keys.ts';
 import { PostgresCategories } from './postgres.categories.ts';
+import { PostgresEvents } from './postgres.events.ts';
 import { PostgresIdempotency } from './postgres.idempotency.ts';
 import { PostgresOrders } from './postgres.orders.ts';
 import { PostgresPets } from './postgres.pets.ts';
@@ -62,6 +63,7 @@ function postgresStorage(db: PgDb): Storage {
     orders: new PostgresOrders(db),
     apiKeys: new PostgresApiKeys(db),
     idempotency: new PostgresIdempotency(db),
+    events: new PostgresEvents(db),
     async secret(name) {
       // Insert-if-absent, then read what won: instances starting together all end up with the
       // first committed value.

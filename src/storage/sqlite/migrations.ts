@@ -64,4 +64,18 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'events (transactional outbox)',
+    sql: `
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX events_type_id ON events (type, id);
+      CREATE INDEX events_created_at ON events (created_at);
+    `,
+  },
 ];

@@ -7,14 +7,13 @@ interface Job {
 }
 
 /**
- * Group commit: single-statement writes that arrive in the same turn of the event loop run in one
- * IMMEDIATE transaction, so they share one COMMIT and, with synchronous=FULL, one WAL fsync
- * instead of paying one each. Nothing is acknowledged early: a caller's promise settles only after
- * the COMMIT containing its write returned. Under load the batches size themselves — while one
- * commit waits for the disk, the next requests gather — and an idle server adds one setImmediate.
- *
- * Each job must be one statement: a statement that fails (a constraint) is undone by SQLite on
- * its own and the others still commit, so one bad request never fails its neighbours.
+ * The SQLite engine's one write path. Writes that arrive in the same turn of the event loop run
+ * in one IMMEDIATE transaction, so they share one COMMIT and, with synchronous=FULL, one WAL
+ * fsync (node:sqlite is synchronous: a commit per write would stall the whole process on the
+ * disk once per write). Each write runs inside its own SAVEPOINT, so a write that throws (a
+ * refused order, a constraint) is undone alone and the others still commit. Nothing is
+ * acknowledged early: a caller's promise settles only after the COMMIT containing its write.
+ * Under load the batches size themselves; an idle server adds one setImmediate.
  */
 export class GroupCommit {
   readonly #db: DatabaseSync;
@@ -55,7 +54,10 @@ export class GroupCommit {
     for (let i = 0; i < batch.length; i++) {
       const job = batch[i];
       try {
-        done.push({ job, ok: true, value: job.work() });
+        db.exec('SAVEPOINT write');
+        const value = job.work();
+        db.exec('RELEASE write');
+        done.push({ job, ok: true, value });
       } catch (err) {
         if (!db.isTransaction) {
           // Some errors (disk full, I/O) make SQLite roll the whole transaction back: the writes
@@ -64,6 +66,8 @@ export class GroupCommit {
           for (const d of done) d.job.reject(d.ok ? err : d.value);
           return batch.slice(i + 1);
         }
+        db.exec('ROLLBACK TO write');
+        db.exec('RELEASE write');
         done.push({ job, ok: false, value: err });
       }
     }

@@ -1,13 +1,12 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { IDEMPOTENCY_COLUMNS, isDeadClaim, toIdempotencyRecord, type IdempotencyRow } from '../rows.ts';
-import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository, StoredResponse } from '../storage.ts';
+import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository } from '../storage.ts';
 import { transaction } from './sqlite.tx.ts';
 
 export class SqliteIdempotency implements IdempotencyRepository {
   readonly #db: DatabaseSync;
   readonly #get: StatementSync;
   readonly #put: StatementSync;
-  readonly #complete: StatementSync;
   readonly #release: StatementSync;
   readonly #purge: StatementSync;
 
@@ -18,7 +17,6 @@ export class SqliteIdempotency implements IdempotencyRepository {
     this.#put = db.prepare(
       'INSERT OR REPLACE INTO idempotency_keys (subject, operation, key, fingerprint, status, body, location, created_at) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?)',
     );
-    this.#complete = db.prepare(`UPDATE idempotency_keys SET status = ?, body = ?, location = ? WHERE ${id}`);
     this.#release = db.prepare(`DELETE FROM idempotency_keys WHERE ${id} AND status IS NULL`);
     this.#purge = db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
   }
@@ -31,10 +29,6 @@ export class SqliteIdempotency implements IdempotencyRepository {
       this.#put.run(id.subject, id.operation, id.key, fingerprint, now.getTime());
       return undefined;
     });
-  }
-
-  async complete(id: IdempotencyId, response: StoredResponse): Promise<void> {
-    this.#complete.run(response.status, response.body, response.location, id.subject, id.operation, id.key);
   }
 
   async release(id: IdempotencyId): Promise<void> {

@@ -1,13 +1,16 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { PetStatus } from '../../pets/pet.schemas.ts';
+import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
-import type { OrderQuery, OrderRepository } from '../storage.ts';
-import { ORDER_COLUMNS as COLUMNS, toOrder, type OrderRow } from '../rows.ts';
-import { transaction } from './sqlite.tx.ts';
+import type { NewEvent } from '../outbox.ts';
+import type { OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
+import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
+import type { GroupCommit } from './sqlite.group-commit.ts';
+import type { SqliteOutbox } from './sqlite.outbox.ts';
 
 export class SqliteOrders implements OrderRepository {
-  readonly #db: DatabaseSync;
+  readonly #writes: GroupCommit;
+  readonly #outbox: SqliteOutbox;
   readonly #petStatus: StatementSync;
   readonly #setPetStatus: StatementSync;
   readonly #insert: StatementSync;
@@ -15,10 +18,11 @@ export class SqliteOrders implements OrderRepository {
   readonly #update: StatementSync;
   readonly #list: StatementSync;
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
+  constructor(db: DatabaseSync, writes: GroupCommit, outbox: SqliteOutbox) {
+    this.#writes = writes;
+    this.#outbox = outbox;
     this.#petStatus = db.prepare('SELECT status FROM pets WHERE id = ?');
-    this.#setPetStatus = db.prepare('UPDATE pets SET status = ? WHERE id = ?');
+    this.#setPetStatus = db.prepare(`UPDATE pets SET status = ? WHERE id = ? AND status <> ? RETURNING ${PET_COLUMNS}`);
     this.#insert = db.prepare(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES (?, 'placed', ?, ?) RETURNING ${COLUMNS}`);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`);
     this.#update = db.prepare(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`);
@@ -28,15 +32,23 @@ export class SqliteOrders implements OrderRepository {
     );
   }
 
-  async place(petId: number, now: Date): Promise<Order> {
-    // One IMMEDIATE transaction: the check and both writes happen under the database write lock.
-    return transaction(this.#db, () => {
+  async place(petId: number, ctx: WriteContext<Order>): Promise<Order> {
+    // One write transaction (GroupCommit): the check and both writes happen under the database
+    // write lock, so no interleaving can order one pet twice.
+    return this.#writes.run(() => {
       const pet = this.#petStatus.get(petId) as { status: PetStatus } | undefined;
       assertPetOrderable(petId, pet?.status);
-      this.#setPetStatus.run('pending', petId);
-      const at = now.toISOString();
-      return toOrder(this.#insert.get(petId, at, at) as unknown as OrderRow);
+      const at = ctx.now.toISOString();
+      const order = toOrder(this.#insert.get(petId, at, at) as unknown as OrderRow);
+      return this.#outbox.record(ctx, order, [{ type: 'order.placed', data: order }, ...this.#setPet(petId, 'pending')]);
     });
+  }
+
+  /** Sets the pet's status; its pet.updated event when the status really changed. */
+  #setPet(petId: number, status: PetStatus): NewEvent[] {
+    const row = this.#setPetStatus.get(status, petId, status) as PetRow | undefined;
+    const pet: Pet | undefined = row && toPet(row);
+    return pet ? [{ type: 'pet.updated', data: pet }] : [];
   }
 
   async get(id: number): Promise<Order | undefined> {
@@ -49,12 +61,12 @@ export class SqliteOrders implements OrderRepository {
     return (rows as unknown as OrderRow[]).map(toOrder);
   }
 
-  async transition(id: number, to: OrderStatus, now: Date): Promise<Order> {
-    return transaction(this.#db, () => {
+  async transition(id: number, to: OrderStatus, ctx: WriteContext<Order>): Promise<Order> {
+    return this.#writes.run(() => {
       const current = this.#get.get(id) as OrderRow | undefined;
       assertTransition(id, current, to);
-      this.#setPetStatus.run(petStatusFor(to), current.pet_id);
-      return toOrder(this.#update.get(to, now.toISOString(), id) as unknown as OrderRow);
+      const order = toOrder(this.#update.get(to, ctx.now.toISOString(), id) as unknown as OrderRow);
+      return this.#outbox.record(ctx, order, [{ type: `order.${to}`, data: order }, ...this.#setPet(current.pet_id, petStatusFor(to))]);
     });
   }
 }

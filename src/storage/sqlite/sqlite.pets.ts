@@ -1,9 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS, toPet, type PetRow } from '../rows.ts';
-import type { PetCreate, PetQuery, PetRepository } from '../storage.ts';
+import type { PetCreate, PetQuery, PetRepository, WriteContext } from '../storage.ts';
 import { unknownCategory } from '../rules.ts';
-import { GroupCommit } from './sqlite.group-commit.ts';
+import type { GroupCommit } from './sqlite.group-commit.ts';
+import type { SqliteOutbox } from './sqlite.outbox.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
 import { isConstraint } from './sqlite.tx.ts';
 
@@ -16,11 +17,13 @@ export class SqlitePets implements PetRepository {
   readonly #list: StatementSync;
   readonly #listByStatus: StatementSync;
   readonly #writes: GroupCommit;
+  readonly #outbox: SqliteOutbox;
   readonly #pages: ReadCache<readonly Pet[]>;
   readonly #byId: ReadCache<Pet>;
 
-  constructor(db: DatabaseSync, changes: DatabaseChanges) {
-    this.#writes = new GroupCommit(db);
+  constructor(db: DatabaseSync, changes: DatabaseChanges, writes: GroupCommit, outbox: SqliteOutbox) {
+    this.#writes = writes;
+    this.#outbox = outbox;
     // A few thousand pages of at most 100 pets: a few MiB at worst.
     this.#pages = new ReadCache(changes, 2_000);
     // Single pets, for getPet: 10,000 small objects at most.
@@ -35,10 +38,13 @@ export class SqlitePets implements PetRepository {
     this.#listByStatus.setReturnArrays(true);
   }
 
-  async create(input: PetCreate): Promise<Pet> {
+  async create(input: PetCreate, ctx: WriteContext<Pet>): Promise<Pet> {
     try {
-      // Durable when it resolves: the insert's transaction has committed (see GroupCommit).
-      return toPet((await this.#writes.run(() => this.#insert.get(input.name, input.categoryId, input.status))) as unknown as PetRow);
+      // Durable when it resolves: the write's transaction has committed (see GroupCommit).
+      return await this.#writes.run(() => {
+        const pet = toPet(this.#insert.get(input.name, input.categoryId, input.status) as unknown as PetRow);
+        return this.#outbox.record(ctx, pet, [{ type: 'pet.created', data: pet }]);
+      });
     } catch (err) {
       if (isConstraint(err, 'FOREIGN KEY')) throw unknownCategory(input.categoryId);
       throw err;

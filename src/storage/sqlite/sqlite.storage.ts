@@ -11,6 +11,9 @@ import { SqliteCategories } from './sqlite.categories.ts';
 import { SqliteOrders } from './sqlite.orders.ts';
 import { SqliteApiKeys } from './sqlite.api-keys.ts';
 import { SqliteIdempotency } from './sqlite.idempotency.ts';
+import { SqliteEvents } from './sqlite.events.ts';
+import { GroupCommit } from './sqlite.group-commit.ts';
+import { SqliteOutbox } from './sqlite.outbox.ts';
 import { transaction } from './sqlite.tx.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
 
@@ -36,15 +39,19 @@ export function openSqlite(options: SqliteOptions): Storage {
   const ping = db.prepare('SELECT 1');
   let closed = false;
 
-  // One change check shared by the read caches (see DatabaseChanges).
+  // One change check shared by the read caches (see DatabaseChanges), one write path for every
+  // write that records events (GroupCommit), one outbox they record them with.
   const changes = new DatabaseChanges(db);
+  const writes = new GroupCommit(db);
+  const outbox = new SqliteOutbox(db);
   return {
     engine: 'sqlite',
-    pets: new SqlitePets(db, changes),
-    categories: new SqliteCategories(db),
-    orders: new SqliteOrders(db),
+    pets: new SqlitePets(db, changes, writes, outbox),
+    categories: new SqliteCategories(db, writes, outbox),
+    orders: new SqliteOrders(db, writes, outbox),
     apiKeys: new SqliteApiKeys(db, changes),
     idempotency: new SqliteIdempotency(db),
+    events: new SqliteEvents(db),
     async secret(name) {
       secretPut.run(name, randomBytes(32).toString('base64url'));
       return (secretGet.get(name) as { value: string }).value;

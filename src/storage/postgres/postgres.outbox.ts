@@ -1,0 +1,38 @@
+import { CLAIM_LOST, eventRows, type NewEvent } from '../outbox.ts';
+import type { WriteContext } from '../storage.ts';
+import type { Query } from './postgres.db.ts';
+
+// Any fixed 64-bit number works; every instance must use the same one (migrations use another).
+const EVENTS_LOCK = 7_290_514_002;
+
+/**
+ * What every write records inside its own transaction besides the change itself (see
+ * WriteContext): the response of an Idempotency-Key request, then its events. Call it last,
+ * right before COMMIT.
+ *
+ * Event ids must increase in commit order, or a reader paging the feed by id could pass an id
+ * whose transaction commits later. An identity value is taken when the row is inserted, not when
+ * it commits, so the insert first takes a transaction-scoped advisory lock that every event
+ * writer takes: writers that record events commit one after the other from that point on, each
+ * holding the lock only for its insert and its COMMIT.
+ */
+export async function recordEffects<T>(query: Query, ctx: WriteContext<T>, result: T, events: readonly NewEvent[]): Promise<T> {
+  if (ctx.idempotency) {
+    const { id, respond } = ctx.idempotency;
+    const r = respond(result);
+    const claimed = await query(
+      'UPDATE idempotency_keys SET status = $4, body = $5, location = $6 WHERE subject = $1 AND operation = $2 AND key = $3 AND status IS NULL RETURNING 1',
+      [id.subject, id.operation, id.key, r.status, r.body, r.location],
+    );
+    if (claimed.length !== 1) throw new Error(CLAIM_LOST);
+  }
+  if (events.length > 0) {
+    const { types, data } = eventRows(events);
+    await query(
+      `INSERT INTO events (type, data, created_at)
+       SELECT e.type, e.data, $3 FROM pg_advisory_xact_lock($4), unnest($1::text[], $2::text[]) WITH ORDINALITY AS e(type, data, n) ORDER BY e.n`,
+      [types, data, ctx.now.toISOString(), EVENTS_LOCK],
+    );
+  }
+  return result;
+}
