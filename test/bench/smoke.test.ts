@@ -57,7 +57,9 @@ function assertFigures(row: Row, where: string): void {
 }
 
 test('npm run bench -- --smoke --floor seeds, serves, loads every server and prints a table per scenario with CPU per request and core load', { timeout: 60_000 }, async () => {
-  const { out } = await bench('--smoke', '--floor', '--scenarios', 'list20,get,create');
+  const { out, err } = await bench('--smoke', '--floor', '--scenarios', 'list20,get,create');
+  // The service runs as npm start runs it.
+  assert.match(err, /services at LOG_LEVEL=info, rate limits on \(1,000,000\/min\)/);
   for (const name of ['list20', 'get', 'create']) {
     const t = table(out, name);
     for (const target of ['baseline', 'service', 'fastify']) assertFigures(t.row(target), `${target} in ${name}`);
