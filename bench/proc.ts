@@ -100,14 +100,18 @@ export function readProcessCpu(pid: number): ProcessCpu | undefined {
   }
   let schedNs: number | undefined = 0;
   try {
+    let threads = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
         schedNs += parseSchedstat(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8'));
+        threads++;
       } catch (err) {
         // A thread that ended between the listing and the read has nothing more to add.
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
       }
     }
+    // No thread's file at all: a kernel built without schedstat, not a process that never ran.
+    if (threads === 0) schedNs = undefined;
   } catch {
     schedNs = undefined;
   }
