@@ -172,7 +172,8 @@ async function main(): Promise<void> {
     }
 
     let t = performance.now();
-    const seeded = await seed(db, size);
+    // One key per scenario for its warm-up and one per scenario and round (see authFor below).
+    const seeded = await seed(db, size, opts.scenarios.length * (opts.rounds + 1));
     log(`bench: seeded ${size.toLocaleString('en')} pets (${opts.engine}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const serviceEnv = (port: number, limits: boolean) => ({
@@ -208,31 +209,46 @@ async function main(): Promise<void> {
     const baseline = await startReference('baseline', 'bench/baseline.ts');
     const services = [await startService('service', ROOT, opts.nodeFlags, opts.limits)];
     for (const dir of opts.compare) services.push(await startService(basename(resolve(dir)), resolve(dir)));
-    if (opts.floor) services.push(await startReference('fastify', 'bench/fastify-floor.ts'));
+    const references = new Set<Server>([baseline]);
+    if (opts.floor) {
+      const floor = await startReference('fastify', 'bench/fastify-floor.ts');
+      services.push(floor);
+      references.add(floor);
+    }
     const servers = [baseline, ...services];
     const targets = servers.map((s) => s.name);
     // The issue's targets are judged for the services (this checkout and --compare ones), not the references.
-    const judged = services.filter((s) => s.name !== 'fastify').map((s) => s.name);
+    const judged = services.filter((s) => !references.has(s)).map((s) => s.name);
     const rssAfterRounds = new Map<string, number[]>(servers.map((s) => [s.name, []]));
 
     const all = scenarios(size, seeded);
     const chosen = opts.scenarios.map((n) => all[n]);
     const reports = new Map<ScenarioName, ScenarioReport>(chosen.map((s) => [s.name as ScenarioName, { scenario: s, runs: [] }]));
     const auth = `Bearer ${seeded.key}`;
+    // The per-key rate limiter counts every request, and its highest setting, 1,000,000 a minute,
+    // is ≈ 17k requests a second sustained: one key through a whole run would be refused. So a
+    // service's runs each use a key of their own (round 0: the scenario's warm-up), and a key sees
+    // at most one run of `--duration` seconds in each service process. The reference servers
+    // accept the one seeded key.
+    const authFor = (server: Server, scenarioIndex: number, round: number) =>
+      references.has(server) ? auth : `Bearer ${seeded.runKeys[round * chosen.length + scenarioIndex]}`;
 
-    for (const s of chosen) {
+    for (const [i, s] of chosen.entries()) {
       for (const server of servers) await preflight(server, s, auth);
-      if (opts.warmup > 0) for (const server of servers) await measure(server, s, auth, opts.warmup, opts.connections);
+      if (opts.warmup > 0) for (const server of servers) await measure(server, s, authFor(server, i, 0), opts.warmup, opts.connections);
     }
     t = performance.now();
     for (let round = 1; round <= opts.rounds; round++) {
-      for (const s of chosen) {
+      for (const [i, s] of chosen.entries()) {
         const runs = reports.get(s.name as ScenarioName)!.runs;
         const report = (m: Omit<Measured, 'round' | 'target'>, name: string, note = '') =>
           log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}${note}`);
         if (opts.paired) {
           for (const server of round % 2 === 1 ? services : [...services].reverse()) {
-            const [b, m] = await Promise.all([measure(baseline, s, auth, opts.duration, opts.connections), measure(server, s, auth, opts.duration, opts.connections)]);
+            const [b, m] = await Promise.all([
+              measure(baseline, s, auth, opts.duration, opts.connections),
+              measure(server, s, authFor(server, i, round), opts.duration, opts.connections),
+            ]);
             runs.push({ ...b, round, target: baseline.name, partner: server.name }, { ...m, round, target: server.name, partner: server.name });
             report(b, baseline.name, ` (with ${server.name})`);
             report(m, server.name, ` (with ${baseline.name})`);
@@ -242,7 +258,7 @@ async function main(): Promise<void> {
         // Alternate who goes first so drift on a shared machine does not favour either side.
         const order = round % 2 === 1 ? servers : [...servers].reverse();
         for (const server of order) {
-          const m = await measure(server, s, auth, opts.duration, opts.connections);
+          const m = await measure(server, s, authFor(server, i, round), opts.duration, opts.connections);
           runs.push({ ...m, round, target: server.name });
           report(m, server.name);
         }
