@@ -317,6 +317,7 @@ async function measure(server: Server, s: Scenario, auth: string, seconds: numbe
   // idle time of the server's core, which understates a busy share by well under 1 % in 5 s.
   const coresBefore = PINNED ? readCoreTimes() : undefined;
   const cpuBefore = readProcessCpu(server.pid);
+  const started = performance.now();
   try {
     const result = await runLoad({
       url: `http://127.0.0.1:${server.port}${s.path}`,
@@ -329,6 +330,7 @@ async function measure(server: Server, s: Scenario, auth: string, seconds: numbe
     });
     const cpuAfter = readProcessCpu(server.pid);
     const coresAfter = coresBefore && readCoreTimes();
+    const wallUs = (performance.now() - started) * 1000;
     const after = server.memory().rss;
     peakRss = Math.max(peakRss, after);
     // wrk counts responses with status ≥ 400; for the 401 scenario the correct answers are those.
@@ -350,6 +352,7 @@ async function measure(server: Server, s: Scenario, auth: string, seconds: numbe
       rssAfter: after,
       ...(cpu ? { cpu } : {}),
       ...(serverCore !== undefined && loadCore !== undefined ? { cores: { server: serverCore, load: loadCore } } : {}),
+      wallUs,
     };
   } finally {
     clearInterval(sampler);
