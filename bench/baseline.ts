@@ -24,7 +24,7 @@ const listCache = new Map<string, { body: string; link?: string }>();
 
 // Headers as a flat name, value, … list: an object literal spreading `extra` (of a different shape
 // per call site) could land in V8's slow path in one process and not in the next, which made one
-// baseline process up to 25 % slower than another (docs/performance.md, "Measuring on this machine").
+// baseline process up to 25 % slower than another (docs/performance.md, Method, "Scenarios").
 function send(res: ServerResponse, status: number, body: string, extra?: readonly string[]): void {
   const headers: (string | number)[] = ['content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body)];
   if (extra !== undefined) headers.push(...extra);

