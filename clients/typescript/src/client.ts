@@ -2,6 +2,7 @@ import { linkTarget, type RateLimit } from './headers.ts';
 import { iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
 import { ROUTES } from './routes.ts';
 import { Transport, type TransportOptions } from './transport.ts';
+import { signWebhook, verifyWebhook } from './webhooks.ts';
 
 export type PetstoreOptions = TransportOptions;
 
@@ -84,6 +85,9 @@ export interface Petstore extends Resources {}
  *     for await (const pet of petstore.pets.iterate({ status: 'available' })) console.log(pet.name);
  */
 export class Petstore {
+  /** Verify (and, for tests, sign) webhook deliveries: Standard Webhooks 1.0. */
+  static readonly webhooks = { verify: verifyWebhook, sign: signWebhook } as const;
+
   readonly #transport: Transport;
 
   constructor(options: PetstoreOptions) {

@@ -30,6 +30,8 @@ export async function rightUse(): Promise<void> {
       void [code, documented, err.status, err.requestId, err.retryAfter];
     }
   }
+  const event = await Petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
+  event.type.toUpperCase();
 }
 
 export async function misuse(): Promise<void> {
