@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { OPENAPI_JSON } from '../scripts/generate.ts';
 import { Petstore } from '../src/index.ts';
 import { iterateName, METHODS } from '../src/operations.ts';
+import { ROUTES } from '../src/routes.ts';
 import { fakeFetch, json } from './helpers/fake-fetch.ts';
 
 type Json = Record<string, any>;
@@ -72,4 +73,14 @@ test('iterateName derives iterate… from list… and refuses other names', () =
   assert.equal(iterateName('list'), 'iterate');
   assert.equal(iterateName('listDeliveries'), 'iterateDeliveries');
   assert.throws(() => iterateName('search'), /must be named list/);
+});
+
+test("the package README's method table names every method", async () => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  for (const [id, name] of Object.entries(METHODS)) {
+    const [resource, fn] = name.split('.') as [string, string];
+    const row = readme.split('\n').find((line) => line.includes(`\`petstore.${name}(`) && line.includes(`| ${id}`));
+    assert.ok(row, `README.md has a row for petstore.${name} (${id})`);
+    if (ROUTES[id as keyof typeof ROUTES].paged) assert.ok(row.includes(`petstore.${resource}.${iterateName(fn)}(`), row);
+  }
 });
