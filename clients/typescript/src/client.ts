@@ -1,0 +1,104 @@
+import { linkTarget, type RateLimit } from './headers.ts';
+import { iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
+import { ROUTES } from './routes.ts';
+import { Transport, type TransportOptions } from './transport.ts';
+import { signWebhook, verifyWebhook } from './webhooks.ts';
+
+export type PetstoreOptions = TransportOptions;
+
+type Route = (typeof ROUTES)[OperationId];
+type Query = Readonly<Record<string, unknown>> | undefined;
+
+const PATH_PARAM = /\{([^}]+)\}/g;
+
+/** Splits a call's arguments: path parameters, the input object (body or query), the options. */
+function split(route: Route, args: readonly unknown[]): { path: string; input: unknown; options: RequestOptions | undefined } {
+  let i = 0;
+  const path = route.path.replace(PATH_PARAM, (_, name: string) => {
+    const value = args[i++];
+    if (value === undefined || value === null || value === '') throw new TypeError(`Petstore: missing path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const input = route.input === null ? undefined : args[i++];
+  return { path, input, options: args[i] as RequestOptions | undefined };
+}
+
+function bind(transport: Transport, operation: OperationId, route: Route) {
+  const call = (args: readonly unknown[], query?: Query) => {
+    const { path, input, options } = split(route, args);
+    return transport.request({
+      operation,
+      method: route.method,
+      path,
+      template: route.path,
+      query: query ?? (route.input === 'query' ? (input as Query) : undefined),
+      body: route.input === 'body' ? input : undefined,
+      options,
+    });
+  };
+  if (!route.paged) return { method: async (...args: unknown[]) => (await call(args)).body };
+
+  // One page, and the query of the next one: the `Link: rel="next"` target's parameters (its cursor
+  // and every filter), replayed on this client's own base URL so the key never goes elsewhere.
+  const page = async (args: readonly unknown[], query?: Query): Promise<Page<unknown> & { next: Query }> => {
+    const { body, headers } = await call(args, query);
+    const href = linkTarget(headers.get('link'), 'next');
+    const next = href === undefined ? undefined : Object.fromEntries(new URL(href, transport.baseUrl).searchParams);
+    return { data: body as unknown[], nextCursor: next?.cursor ?? null, next };
+  };
+  return {
+    method: async (...args: unknown[]): Promise<Page<unknown>> => {
+      const { data, nextCursor } = await page(args);
+      return { data, nextCursor };
+    },
+    iterate: async function* (...args: unknown[]): AsyncGenerator<unknown, void, undefined> {
+      let query: Query;
+      do {
+        const { data, next } = await page(args, query);
+        yield* data;
+        query = next;
+      } while (query !== undefined);
+    },
+  };
+}
+
+function resources(transport: Transport): Resources {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [operation, name] of Object.entries(METHODS) as [OperationId, string][]) {
+    const [resource, method] = name.split('.') as [string, string];
+    const bound = bind(transport, operation, ROUTES[operation]);
+    out[resource] ??= {};
+    const target = out[resource];
+    target[method] = bound.method;
+    if (bound.iterate) target[iterateName(method)] = bound.iterate;
+  }
+  for (const methods of Object.values(out)) Object.freeze(methods);
+  return out as unknown as Resources;
+}
+
+// The resources (`pets`, `orders`, …) are typed from the operation table; the class adds them at run time.
+export interface Petstore extends Resources {}
+
+/**
+ * A client of the Pet Store API.
+ *
+ *     const petstore = new Petstore({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.PETSTORE_API_KEY });
+ *     for await (const pet of petstore.pets.iterate({ status: 'available' })) console.log(pet.name);
+ */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged interface only types what the constructor assigns.
+export class Petstore {
+  /** Verify (and, for tests, sign) webhook deliveries: Standard Webhooks 1.0. */
+  static readonly webhooks = { verify: verifyWebhook, sign: signWebhook } as const;
+
+  readonly #transport: Transport;
+
+  constructor(options: PetstoreOptions) {
+    this.#transport = new Transport(options);
+    Object.assign(this, resources(this.#transport));
+  }
+
+  /** The last `RateLimit` values the service sent (undefined before the first response that had them). */
+  get rateLimit(): RateLimit | undefined {
+    return this.#transport.rateLimit;
+  }
+}

@@ -1,0 +1,19 @@
+// The package's public surface. Browser-safe: nothing here imports from Node.
+import type { components } from './schema.ts';
+
+export { Petstore, type PetstoreOptions } from './client.ts';
+export { PetstoreConnectionError, PetstoreError, type ErrorCode, type PetstoreErrorCode } from './errors.ts';
+export type { RateLimit } from './headers.ts';
+export type { Args, OperationId, Page, RequestOptions, Resource, Resources, Result } from './operations.ts';
+export { signWebhook, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
+export type { components, operations, paths } from './schema.ts';
+
+type Schemas = components['schemas'];
+export type Pet = Schemas['Pet'];
+export type NewPet = Schemas['NewPet'];
+export type PetStatus = Schemas['PetStatus'];
+export type Category = Schemas['Category'];
+export type Order = Schemas['Order'];
+export type NewOrder = Schemas['NewOrder'];
+export type OrderUpdate = Schemas['OrderUpdate'];
+export type OrderStatus = Schemas['OrderStatus'];

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { generate, OPENAPI_JSON, OUTPUTS, routesOf } from '../scripts/generate.ts';
+
+test('src/schema.ts and src/routes.ts are what openapi.json generates (else: npm run sdk:generate)', async () => {
+  const fresh = await generate();
+  for (const file of ['schema', 'routes'] as const) {
+    const committed = await readFile(OUTPUTS[file], 'utf8');
+    assert.ok(committed === fresh[file], `${OUTPUTS[file].pathname} is stale: run npm run sdk:generate (npm run openapi does it too)`);
+  }
+});
+
+test('a changed document changes the generated files (the check above can fail)', async () => {
+  const doc = JSON.parse(await readFile(OPENAPI_JSON, 'utf8'));
+  doc.components.schemas.Pet.properties.nickname = { type: 'string' };
+  doc.paths['/pets'].get.parameters.push({ in: 'query', name: 'sort', schema: { type: 'string' } });
+  delete doc.paths['/pets'].post;
+  const changed = await generate(doc);
+  const committed = { schema: await readFile(OUTPUTS.schema, 'utf8'), routes: await readFile(OUTPUTS.routes, 'utf8') };
+  assert.match(changed.schema, /nickname\?: string/);
+  assert.notEqual(changed.schema, committed.schema);
+  assert.notEqual(changed.routes, committed.routes);
+  assert.ok(!changed.routes.includes('createPet'));
+});
+
+test('routes: method, path, where the input goes, and paging come from the document', async () => {
+  const doc = JSON.parse(await readFile(OPENAPI_JSON, 'utf8'));
+  const routes = routesOf(doc);
+  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true });
+  assert.deepEqual(routes.createPet, { method: 'POST', path: '/pets', input: 'body', paged: false });
+  assert.deepEqual(routes.getPet, { method: 'GET', path: '/pets/{petId}', input: null, paged: false });
+  assert.deepEqual(routes.listCategories, { method: 'GET', path: '/categories', input: null, paged: false });
+  assert.deepEqual(routes.updateOrder, { method: 'PATCH', path: '/store/orders/{orderId}', input: 'body', paged: false });
+  const both = structuredClone(doc);
+  both.paths['/pets'].post.parameters.push({ in: 'query', name: 'dryRun', schema: { type: 'boolean' } });
+  assert.throws(() => routesOf(both), /createPet takes both a body and query parameters/);
+});

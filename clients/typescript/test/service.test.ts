@@ -1,0 +1,198 @@
+// The client against a real service process (node src/main.ts, as `npm start` runs it), on each engine
+// where storage is involved: paging and idempotent creates.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ENGINES } from '../../../test/helpers/engines.ts';
+import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
+import { Petstore, PetstoreConnectionError, PetstoreError, type Pet } from '../src/index.ts';
+import { error } from './helpers/fake-fetch.ts';
+import { API_KEY, startPetstore, type Service } from './helpers/service.ts';
+
+/** Rejects with the PetstoreError a call throws (fails when it does not throw one). */
+async function failure(call: Promise<unknown>): Promise<PetstoreError> {
+  const err = await call.then(
+    () => assert.fail('expected a PetstoreError'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof PetstoreError, `a PetstoreError, not ${String(err)}`);
+  return err;
+}
+
+/** Runs `work` for each item with at most `width` at a time. */
+async function inParallel<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  }));
+  return out;
+}
+
+for (const engine of ENGINES) {
+  describe(`against the service on ${engine}`, () => {
+    let svc: Service;
+    let petstore: Petstore;
+    before(async () => {
+      svc = await startPetstore({ engine });
+      petstore = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
+    });
+    after(() => svc?.stop());
+
+    test('iterate() walks 250 available pets across pages, each once, in id order, the filter kept on every page', async () => {
+      // 260 pets, every 26th sold: 250 available, spread over the six categories.
+      const created = await inParallel(Array.from({ length: 260 }, (_, i) => i), 8, (i) =>
+        petstore.pets.create({ name: `pet-${i}`, categoryId: 1 + (i % 6), status: i % 26 === 0 ? 'sold' : 'available' }),
+      );
+      const available = created.filter((p) => p.status === 'available');
+      assert.equal(available.length, 250);
+      const seen: Pet[] = [];
+      for await (const pet of petstore.pets.iterate({ status: 'available' })) seen.push(pet);
+      assert.equal(seen.length, 250);
+      assert.deepEqual(new Set(seen.map((p) => p.id)), new Set(available.map((p) => p.id)));
+      assert.deepEqual(seen.map((p) => p.id), available.map((p) => p.id).sort((a, b) => a - b));
+      const first = await petstore.pets.list({ status: 'available', limit: 100 });
+      assert.equal(first.data.length, 100);
+      assert.ok(first.nextCursor);
+      const second = await petstore.pets.list({ status: 'available', limit: 100, cursor: first.nextCursor });
+      assert.equal(second.data[0]!.id, seen[100]!.id);
+      const last = await petstore.pets.list({ status: 'sold', limit: 100 });
+      assert.deepEqual([last.data.length, last.nextCursor], [10, null]);
+    });
+
+    test('a create whose connection drops after the service acted is retried with its Idempotency-Key: one pet', async (t) => {
+      const port = Number(new URL(svc.baseUrl).port);
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port });
+      t.after(() => proxy.close());
+      const attempts: { key: string | null; replayed: string | null; error?: unknown }[] = [];
+      const recording: typeof fetch = async (input, init) => {
+        const key = new Headers(init?.headers).get('idempotency-key');
+        try {
+          const response = await fetch(input, init);
+          attempts.push({ key, replayed: response.headers.get('idempotent-replayed') });
+          return response;
+        } catch (err) {
+          attempts.push({ key, replayed: null, error: err });
+          throw err;
+        }
+      };
+      const viaProxy = new Petstore({ baseUrl: `http://127.0.0.1:${proxy.port}/v1`, apiKey: API_KEY, fetch: recording });
+      const name = `dropped-${engine}-${Date.now()}`;
+      proxy.dropNextResponse();
+      const pet = await viaProxy.pets.create({ name, categoryId: 2 });
+      assert.equal(attempts.length, 2, 'the dropped attempt and one retry');
+      assert.ok(attempts[0]!.error instanceof TypeError, 'the first attempt lost its connection');
+      assert.equal(attempts[1]!.key, attempts[0]!.key);
+      assert.equal(attempts[1]!.replayed, 'true', 'the service had created it: the retry replays that answer');
+      const named: Pet[] = [];
+      for await (const p of petstore.pets.iterate({ limit: 100 })) if (p.name === name) named.push(p);
+      assert.deepEqual(named, [pet]);
+    });
+
+    test('a dropped PATCH is not repeated: the caller gets a PetstoreConnectionError', async (t) => {
+      const pet = await petstore.pets.create({ name: 'Patchy', categoryId: 1 });
+      const order = await petstore.orders.place({ petId: pet.id });
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(svc.baseUrl).port) });
+      t.after(() => proxy.close());
+      const viaProxy = new Petstore({ baseUrl: `http://127.0.0.1:${proxy.port}/v1`, apiKey: API_KEY });
+      proxy.dropNextResponse();
+      await assert.rejects(viaProxy.orders.update(order.id, { status: 'approved' }), PetstoreConnectionError);
+      assert.equal((await petstore.orders.get(order.id)).status, 'approved', 'the service did act on it');
+    });
+
+    test('orders: place, approve, deliver; the pet is sold; listing by petId', async () => {
+      const pet = await petstore.pets.create({ name: 'Buddy', categoryId: 1 });
+      const placed = await petstore.orders.place({ petId: pet.id });
+      assert.equal(placed.status, 'placed');
+      assert.equal((await petstore.orders.update(placed.id, { status: 'approved' })).status, 'approved');
+      assert.equal((await petstore.orders.update(placed.id, { status: 'delivered' })).status, 'delivered');
+      assert.equal((await petstore.orders.get(placed.id)).status, 'delivered');
+      const orders = [];
+      for await (const o of petstore.orders.iterate({ petId: pet.id })) orders.push(o.id);
+      assert.deepEqual(orders, [placed.id]);
+      assert.equal((await failure(petstore.orders.place({ petId: pet.id }))).code, 'pet_not_available');
+    });
+  });
+}
+
+describe('against the service on sqlite: errors, headers, rate limits', () => {
+  let svc: Service;
+  let petstore: Petstore;
+  before(async () => {
+    svc = await startPetstore();
+    petstore = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
+  });
+  after(() => svc?.stop());
+
+  test('400s are PetstoreErrors with the documented code, the message and the request id', async () => {
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => petstore.pets.create({ name: '', categoryId: 1 }), 'validation_failed'],
+      [() => petstore.pets.create({ name: 'Rex', categoryId: 9999 }), 'unknown_category'],
+      [() => petstore.pets.list({ limit: 1000 }), 'validation_failed'],
+      [() => petstore.pets.list({ cursor: 'forged' }), 'invalid_cursor'],
+      [() => petstore.orders.place({ petId: 9_007_199_254_740_991 }), 'unknown_pet'],
+    ];
+    for (const [call, code] of cases) {
+      const err = await failure(call());
+      assert.equal(err.status, 400);
+      assert.equal(err.code, code);
+      assert.ok(err.message.length > 0);
+      assert.match(err.requestId ?? '', /\S/);
+    }
+    const notFound = await failure(petstore.orders.get(9_007_199_254_740_991));
+    assert.deepEqual([notFound.status, notFound.code], [404, 'not_found']);
+    const unauthorized = await failure(new Petstore({ baseUrl: svc.baseUrl, apiKey: 'not-a-key' }).categories.list());
+    assert.deepEqual([unauthorized.status, unauthorized.code], [401, 'unauthorized']);
+  });
+
+  test("getPet's deprecation is warned once, with the service's sunset and successor", async (t) => {
+    const warnings: Error[] = [];
+    const listener = (w: Error & { code?: string }) => w.code === 'PETSTORE_DEPRECATED_OPERATION' && warnings.push(w);
+    process.on('warning', listener);
+    t.after(() => process.off('warning', listener));
+    const client = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
+    const pet = await client.pets.create({ name: 'Old', categoryId: 1 });
+    assert.deepEqual(await client.pets.get(pet.id), pet);
+    await client.pets.get(pet.id);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!.message, /^Petstore: getPet \(GET \/pets\/\{petId\}\) is deprecated since 2026-01-01T00:00:00\.000Z; it stops working on 2030-12-05T00:00:00\.000Z \(Sunset\)\. Use its successor: http:\/\/127\.0\.0\.1:\d+\/v1\/pets\./);
+  });
+
+  test('rateLimit reflects the service’s RateLimit headers', async () => {
+    const client = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
+    await client.categories.list();
+    const first = client.rateLimit;
+    assert.equal(first?.policy, 'default');
+    assert.equal(first?.limit, 600);
+    assert.equal(first?.windowSeconds, 60);
+    await client.categories.list();
+    assert.ok(client.rateLimit!.remaining < first!.remaining || client.rateLimit!.resetSeconds > first!.resetSeconds, 'one more request counted (or a new window)');
+  });
+
+  test('a 429 with Retry-After: 1 is waited out and the call then succeeds', async () => {
+    let calls = 0;
+    const throttledOnce: typeof fetch = (input, init) => (calls++ === 0 ? Promise.resolve(error(429, 'rate_limited', { 'retry-after': '1' })) : fetch(input, init));
+    const client = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY, fetch: throttledOnce });
+    const started = performance.now();
+    const categories = await client.categories.list();
+    assert.ok(performance.now() - started >= 990);
+    assert.equal(calls, 2);
+    assert.equal(categories[0]?.name, 'Dogs');
+  });
+
+  test("the service's own 429: code rate_limited, Retry-After in seconds, rateLimit at 0", async (t) => {
+    const limited = await startPetstore({ env: { RATE_LIMIT_PER_MINUTE: '2' } });
+    t.after(() => limited.stop());
+    const client = new Petstore({ baseUrl: limited.baseUrl, apiKey: API_KEY, maxRetries: 0 });
+    await client.categories.list();
+    await client.categories.list();
+    const err = await failure(client.categories.list());
+    assert.deepEqual([err.status, err.code], [429, 'rate_limited']);
+    assert.ok(err.retryAfter !== undefined && err.retryAfter >= 1 && err.retryAfter <= 60, `Retry-After ${err.retryAfter}`);
+    assert.equal(client.rateLimit?.remaining, 0);
+    assert.equal(client.rateLimit?.limit, 2);
+  });
+});

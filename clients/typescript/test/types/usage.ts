@@ -1,0 +1,82 @@
+// Compiled by test/types.test.ts with `tsc --strict`: every `@ts-expect-error` line must fail to
+// compile (else tsc reports the directive as unused), every other line must compile.
+import { Petstore, PetstoreError, type ErrorCode, type Order, type Page, type Pet, type PetstoreErrorCode } from '../../src/index.ts';
+
+declare const petstore: Petstore;
+
+export async function rightUse(): Promise<void> {
+  const page: Page<Pet> = await petstore.pets.list({ status: 'available', limit: 50 });
+  const next: string | null = page.nextCursor;
+  await petstore.pets.list({ cursor: next ?? undefined });
+  await petstore.pets.list();
+  const pet: Pet = await petstore.pets.create({ name: 'Rex', categoryId: 1 });
+  await petstore.pets.create({ name: 'Tom', categoryId: 2, status: 'pending' }, { idempotencyKey: 'k-1' });
+  const id: number = pet.id;
+  const fetched: Pet = await petstore.pets.get(id, { signal: AbortSignal.timeout(1000) });
+  for await (const p of petstore.pets.iterate({ status: 'sold' })) p.name.toUpperCase();
+  for await (const o of petstore.orders.iterate({ petId: fetched.id, status: 'placed' })) o.createdAt.toUpperCase();
+  const order: Order = await petstore.orders.place({ petId: pet.id });
+  await petstore.orders.update(order.id, { status: 'approved' });
+  await petstore.orders.get(order.id);
+  (await petstore.categories.list()).map((c) => c.name);
+  const limit = petstore.rateLimit?.remaining;
+  void limit;
+  try {
+    await petstore.pets.get(1);
+  } catch (err) {
+    if (err instanceof PetstoreError) {
+      const code: PetstoreErrorCode = err.code;
+      const documented: ErrorCode = 'unknown_category';
+      void [code, documented, err.status, err.requestId, err.retryAfter];
+    }
+  }
+  const event = await Petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
+  event.type.toUpperCase();
+}
+
+export async function misuse(): Promise<void> {
+  // @ts-expect-error 'bogus' is not a PetStatus
+  await petstore.pets.list({ status: 'bogus' });
+  // @ts-expect-error categoryId is required
+  await petstore.pets.create({ name: 'Rex' });
+  // @ts-expect-error a body is required
+  await petstore.pets.create();
+  // @ts-expect-error unknown field
+  await petstore.pets.create({ name: 'Rex', categoryId: 1, colour: 'brown' });
+  // @ts-expect-error limit is a number
+  await petstore.pets.list({ limit: '10' });
+  // @ts-expect-error unknown query parameter
+  await petstore.pets.list({ stauts: 'sold' });
+  // @ts-expect-error petId is a number
+  await petstore.pets.get('1');
+  // @ts-expect-error petId is required
+  await petstore.pets.get();
+  // @ts-expect-error 'shipped' is not an OrderStatus
+  await petstore.orders.update(1, { status: 'shipped' });
+  // @ts-expect-error the order id comes first
+  await petstore.orders.update({ status: 'approved' });
+  // @ts-expect-error placeOrder takes a petId
+  await petstore.orders.place({ id: 1 });
+  // @ts-expect-error categories are not paged: no iterate
+  petstore.categories.iterate();
+  // @ts-expect-error no such resource
+  petstore.users.list();
+  // @ts-expect-error no such method
+  petstore.pets.delete(1);
+  const pet = await petstore.pets.get(1);
+  // @ts-expect-error Pet has no such field
+  pet.colour;
+  // @ts-expect-error status is a union, not any string
+  const s: 'available' = pet.status;
+  void s;
+  const page = await petstore.pets.list();
+  // @ts-expect-error a page is { data, nextCursor }, not an array
+  page.map((p) => p.id);
+  // @ts-expect-error the options object is the last argument
+  await petstore.pets.list({}, { idempotencyKey: 1 });
+  // @ts-expect-error apiKey is required
+  new Petstore({ baseUrl: 'https://api.example.com/v1' });
+  // @ts-expect-error not a documented code
+  const code: ErrorCode = 'unexpected_response';
+  void code;
+}
