@@ -1,17 +1,20 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+const REQUEST_START = 'http.server.request.start';
 
 /**
  * Tells read caches whether the database may have changed, as cheaply as correctness allows.
  *
  * - This connection's own writes: `total_changes()` counts every row it inserted, updated or
  *   deleted. The statement reads no table, so SQLite takes no lock for it: asked on every lookup.
- * - Other connections' commits (another instance, the `petstore` CLI revoking a key):
+ * - Other connections' commits (the `petstore` CLI revoking a key, another process on the file):
  *   `PRAGMA data_version` moves when one committed. It opens a read transaction — a shared lock,
- *   two fcntl() system calls in WAL mode — so it is asked once per synchronous run of JavaScript
- *   (remembered until the microtask queue next runs). Everything read in that run is answered as
- *   of one instant inside it; every request it serves is in flight at that instant, so each still
- *   sees every commit that finished before it arrived. In practice a request's authentication and
- *   its read share one check.
+ *   system calls in WAL mode, as costly as a small query — so its answer is reused until the next
+ *   HTTP request arrives (Node's `http.server.request.start` diagnostics channel) or the event
+ *   loop turns, whichever comes first. A request's reads therefore all follow a check made after
+ *   it arrived: it sees every commit that finished before it arrived, and its authentication and
+ *   its read share one check instead of paying one each (docs/performance.md).
  */
 export class DatabaseChanges {
   readonly #own: StatementSync;
@@ -27,6 +30,12 @@ export class DatabaseChanges {
     this.#own.setReturnArrays(true);
     this.#others = db.prepare('PRAGMA data_version');
     this.#others.setReturnArrays(true);
+    subscribe(REQUEST_START, this.#expire);
+  }
+
+  /** Stops listening for requests (the database is being closed). */
+  close(): void {
+    unsubscribe(REQUEST_START, this.#expire);
   }
 
   /** Rows this connection has changed since it opened. */
@@ -39,7 +48,7 @@ export class DatabaseChanges {
     if (!this.#fresh) {
       this.#version = (this.#others.get() as unknown as [number])[0];
       this.#fresh = true;
-      queueMicrotask(this.#expire);
+      setImmediate(this.#expire);
     }
     return this.#version;
   }

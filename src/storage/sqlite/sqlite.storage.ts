@@ -70,6 +70,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     async close() {
       if (closed) return;
       closed = true;
+      changes.close();
       db.close();
     },
   };
