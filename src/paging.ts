@@ -16,14 +16,25 @@ export interface Page<T> {
  */
 export class CursorCodec {
   readonly #secret: string;
+  // Busy listings hand out the same few next-page cursors over and over, and an HMAC is a
+  // measurable share of a page's cost (docs/performance.md): encode is deterministic, so a
+  // bounded memo of its results is exact.
+  readonly #encoded = new Map<string, string>();
 
   constructor(secret: string) {
     this.#secret = secret;
   }
 
   encode(scope: string, lastId: number): string {
-    const payload = Buffer.from(`${scope}\n${lastId}`).toString('base64url');
-    return `${payload}.${this.#mac(payload)}`;
+    const text = `${scope}\n${lastId}`;
+    let cursor = this.#encoded.get(text);
+    if (cursor === undefined) {
+      const payload = Buffer.from(text).toString('base64url');
+      cursor = `${payload}.${this.#mac(payload)}`;
+      if (this.#encoded.size >= 10_000) this.#encoded.clear();
+      this.#encoded.set(text, cursor);
+    }
+    return cursor;
   }
 
   /** Returns the id to continue after; throws AppError('invalid_cursor'). */
