@@ -21,6 +21,13 @@ declare module 'fastify' {
 const REALM = 'Bearer realm="petstore"';
 // RFC 6750 §3.1: error="invalid_token" once a bearer token was presented at all.
 const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
+const MALFORMED_TEXT = 'Authorization header is not of the form Bearer <API key>';
+// The refusals that depend on nothing in the request are made once: an AppError writes its body
+// once, and the 401 is the answer the service gives most often under a flood (docs/performance.md).
+const MISSING = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+const MALFORMED = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': REALM });
+const MALFORMED_BEARER = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': INVALID_TOKEN });
+const UNKNOWN = new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': INVALID_TOKEN });
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -71,15 +78,14 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (blocked) throw tooManyFailures(blocked);
 
     const header = request.headers.authorization;
-    if (header === undefined) throw new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+    if (header === undefined) throw MISSING;
     const token = parseBearer(header);
     if (token === undefined) {
-      const message = 'Authorization header is not of the form Bearer <API key>';
-      if (!/^bearer\b/i.test(header)) throw new AppError('unauthorized', message, { 'www-authenticate': REALM });
-      throw await guessFailed(request, new AppError('unauthorized', message, { 'www-authenticate': INVALID_TOKEN }));
+      if (!/^bearer\b/i.test(header)) throw MALFORMED;
+      throw await guessFailed(request, MALFORMED_BEARER);
     }
     const caller = await verifier.verify(token);
-    if (caller === undefined) throw await guessFailed(request, new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': INVALID_TOKEN }));
+    if (caller === undefined) throw await guessFailed(request, UNKNOWN);
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = caller;
 
