@@ -14,14 +14,21 @@ export const MAX_JSON_DEPTH = 32;
  * the sweep runs every second. The body limit is checked against Content-Length before reading,
  * and while streaming when there is none: 413 comes before the body is buffered.
  */
-export function serverOptions(config: Config): Pick<FastifyServerOptions, 'bodyLimit' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'> & { http: { headersTimeout: number; connectionsCheckingInterval: number } } {
+export function serverOptions(config: Config): Pick<FastifyServerOptions, 'bodyLimit' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'> & {
+  http: { headersTimeout: number; connectionsCheckingInterval: number; requireHostHeader: boolean };
+} {
   return {
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // Socket inactivity: a connection silent for as long as a whole request may take is dead.
     connectionTimeout: config.requestTimeoutMs,
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs) },
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+      // node:http would answer a missing Host with a bare 400; request-target.ts checks Host instead.
+      requireHostHeader: false,
+    },
   };
 }
 

@@ -161,6 +161,7 @@ describe('timeouts', () => {
     const took = await trickleUntilDropped(c, 'X-Slow: y\r\n', 5000);
     assert.ok(took < 3500, `dropped after ${took} ms`);
     assert.match(c.received(), /^HTTP\/1\.1 408 /);
+    assert.match(c.received(), /\r\n\r\n\{"code":"request_timeout","message":"[^"]+","status":408\}$/);
   });
 
   test('a client trickling its body is dropped within seconds', async (t) => {

@@ -1,0 +1,27 @@
+import { maxHeaderSize } from 'node:http';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { clientErrorHandler, refuseWhileClosing, routeWhatNodeAnswers } from './connection.ts';
+import { registerRequestTarget, rewriteUrl } from './request-target.ts';
+
+/**
+ * The edge of the service: every message that reaches the process is answered in its own terms
+ * (docs/api.md, "Requests" and "Malformed requests"). Fastify options first, then the hooks.
+ */
+export function edgeOptions(): Pick<FastifyServerOptions, 'clientErrorHandler' | 'rewriteUrl' | 'routerOptions' | 'return503OnClosing'> {
+  return {
+    clientErrorHandler,
+    // connection.ts answers requests that arrive during shutdown, in the Error shape.
+    return503OnClosing: false,
+    rewriteUrl,
+    // A path parameter is as long as the request line lets it be (llhttp bounds that): an over-long
+    // one reaches its route and is refused there, after authentication and with the route's headers.
+    routerOptions: { maxParamLength: maxHeaderSize },
+  };
+}
+
+/** Call first among the hooks: a request that arrives during shutdown is refused before any work. */
+export function registerEdge(app: FastifyInstance): void {
+  refuseWhileClosing(app);
+  registerRequestTarget(app);
+  routeWhatNodeAnswers(app);
+}
