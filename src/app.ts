@@ -51,7 +51,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   const app = Fastify({
     logger,
     ...serverOptions(config),
-    ...edgeOptions(),
+    ...edgeOptions(config.trustProxy),
     // genReqId vets the incoming X-Request-Id itself (request-id.ts).
     requestIdHeader: false,
     genReqId: requestId,
