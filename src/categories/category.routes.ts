@@ -15,7 +15,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<{ categories: CategoryRep
         description: 'All categories an animal can belong to (the values of `categoryId`), ascending by id. Operators add categories with `petstore categories add`.',
         response: {
           200: { ...Categories, description: 'Every category' },
-          400: errorResponse('A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, percent-encoding)'),
+          400: errorResponse('A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)'),
           ...commonErrors,
         },
       },

@@ -4,6 +4,7 @@ import type { KeyVerifier } from '../keys/key.service.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
 import type { Limiter, Metrics } from './metrics.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { headerFieldCount } from './request-target.ts';
 import { addRouteHook } from './route-hooks.ts';
 
 declare module 'fastify' {
@@ -71,6 +72,10 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (blocked) throw tooManyFailures(blocked);
 
     const header = request.headers.authorization;
+    // node:http keeps the first of several Authorization fields: which credentials were meant is unknown.
+    if (header !== undefined && headerFieldCount(request.raw, 'authorization') > 1) {
+      throw new AppError('bad_request', 'a request must have at most one Authorization header field; this one has several');
+    }
     if (header === undefined) throw new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
     const token = parseBearer(header);
     if (token === undefined) {

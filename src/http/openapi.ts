@@ -186,10 +186,11 @@ const header = (always: string | false, description: string, example: string, sc
 });
 
 // Statuses whose responses come after the API key was verified and counted, so they carry the
-// RateLimit fields; 429 (the address's failed-authentication limit refuses before any key is
-// read), 500, 503 and 505 (they can come before it) may carry them; 401, 408, 410 and 431 never do.
-const COUNTED = new Set([200, 201, 400, 403, 404, 409, 413, 415, 422]);
-const MAYBE_COUNTED = new Set([429, 500, 503, 505]);
+// RateLimit fields; 400 (two Authorization fields are refused before any key is read), 429 (so
+// is an address over its failed-authentication limit), 500, 503 and 505 (they can come before
+// it) may carry them; 401, 408, 410 and 431 never do.
+const COUNTED = new Set([200, 201, 403, 404, 409, 413, 415, 422]);
+const MAYBE_COUNTED = new Set([400, 429, 500, 503, 505]);
 // Answered before any hook ran (the message could not be parsed) or by the deprecation hook
 // before authentication (410): no Cache-Control.
 const BEFORE_AUTH = new Set([408, 410, 431]);

@@ -52,21 +52,25 @@ export function rewriteUrl(req: IncomingMessage): string {
   return url;
 }
 
-/** Why the Host header fields of a request are not acceptable, if they are not. */
-export function hostProblem(raw: IncomingMessage): string | undefined {
+/**
+ * How many header fields named `name` (lowercase) a request has: node:http keeps only the first
+ * of some (Host, Authorization), so only the raw list tells that there were several.
+ */
+export function headerFieldCount(raw: IncomingMessage, name: string): number {
   let count = 0;
-  let value = '';
   const headers = raw.rawHeaders;
   for (let i = 0; i < headers.length; i += 2) {
-    const name = headers[i];
-    if (name.length === 4 && name.toLowerCase() === 'host') {
-      count++;
-      value = headers[i + 1];
-    }
+    if (headers[i].length === name.length && headers[i].toLowerCase() === name) count++;
   }
+  return count;
+}
+
+/** Why the Host header fields of a request are not acceptable, if they are not. */
+export function hostProblem(raw: IncomingMessage): string | undefined {
+  const count = headerFieldCount(raw, 'host');
   if (count > 1) return 'a request must have exactly one Host header field; this one has several';
   if (count === 0) return raw.httpVersion === '1.0' ? undefined : 'a request must have a Host header field';
-  return HOST.test(value) ? undefined : 'the Host header field is not a valid host[:port]';
+  return HOST.test(raw.headers.host ?? '') ? undefined : 'the Host header field is not a valid host[:port]';
 }
 
 function targetProblem(request: FastifyRequest): AppError | undefined {

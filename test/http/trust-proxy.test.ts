@@ -78,3 +78,25 @@ describe('TRUST_PROXY: whose address the failed-authentication limit and the log
     assert.match(await get('198.51.100.2', auth.authorization), /^HTTP\/1\.1 200 /);
   });
 });
+
+describe('duplicate Authorization header fields', () => {
+  test('are refused with 400 bad_request before any key is looked at, and do not count as a guess', async (t) => {
+    const { app, auth } = await buildTestApp(t, { env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '1' } });
+    for (const both of [
+      [auth.authorization, 'Bearer pst_other'],
+      ['Bearer pst_other', auth.authorization],
+      [auth.authorization, auth.authorization],
+    ]) {
+      const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: both } as never });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), { code: 'bad_request', message: 'a request must have at most one Authorization header field; this one has several', status: 400 });
+    }
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 200);
+  });
+
+  test('over a real connection too', async (t) => {
+    const { port, auth } = await listening(t);
+    const { data } = await exchange(port, `GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: ${auth.authorization}\r\nAuthorization: Bearer pst_x\r\nConnection: close\r\n\r\n`);
+    assert.match(data, /^HTTP\/1\.1 400 [\s\S]*"code":"bad_request"/);
+  });
+});
