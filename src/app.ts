@@ -80,6 +80,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   registerDeprecation(app, clock, base, docsUrl);
   const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
   app.addHook('onClose', () => limits.close());
+  metrics.watchFailureCounts(() => limits.authFailures?.stats);
   const verifier = new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys);
   const auth = registerAuth(app, verifier, { ...limits, metrics });
   // After auth: auth hooks are added per route as routes are registered, and the plugin's '*'

@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
 import type { Limiter, Metrics } from './metrics.ts';
-import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { addressKey, FixedWindowLimiter, type Verdict } from './rate-limit.ts';
 import { headerFieldCount } from './request-target.ts';
 import { addRouteHook } from './route-hooks.ts';
 
@@ -60,15 +60,17 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
    * (or with another scheme) cannot find a key, so it gets its 401 without using up the address's
    * failure budget: clients probing the 401 contract are not locked out.
    */
-  const guessFailed = async (request: FastifyRequest, refusal: AppError): Promise<AppError> => {
-    const v = await authFailures?.hit(request.ip);
+  const guessFailed = async (address: string, refusal: AppError): Promise<AppError> => {
+    const v = await authFailures?.hit(address);
     return v === undefined || v.allowed ? refusal : tooManyFailures(v);
   };
 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope | undefined): Promise<void> => {
     // Per-key data, and refusals of it, must not be kept by shared or browser caches.
     reply.header('cache-control', 'no-store');
-    const blocked = authFailures?.isBlocked(request.ip);
+    // The client's address (request.ip follows TRUST_PROXY), counted per IPv4 address or IPv6 /64.
+    const address = addressKey(request.ip);
+    const blocked = authFailures?.isBlocked(address);
     if (blocked) throw tooManyFailures(blocked);
 
     const header = request.headers.authorization;
@@ -81,10 +83,10 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (token === undefined) {
       const message = 'Authorization header is not of the form Bearer <API key>';
       if (!/^bearer\b/i.test(header)) throw new AppError('unauthorized', message, { 'www-authenticate': REALM });
-      throw await guessFailed(request, new AppError('unauthorized', message, { 'www-authenticate': INVALID_TOKEN }));
+      throw await guessFailed(address, new AppError('unauthorized', message, { 'www-authenticate': INVALID_TOKEN }));
     }
     const caller = await verifier.verify(token);
-    if (caller === undefined) throw await guessFailed(request, new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': INVALID_TOKEN }));
+    if (caller === undefined) throw await guessFailed(address, new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': INVALID_TOKEN }));
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = caller;
 

@@ -68,6 +68,13 @@ describe('TRUST_PROXY: whose address the failed-authentication limit and the log
     assert.deepEqual([...new Set(loggedIps())], ['198.51.100.1', '198.51.100.2']);
   });
 
+  test('IPv6 clients are counted per /64: addresses of one network share a budget', async (t) => {
+    const { send } = await limited(t, 'loopback');
+    for (let i = 1; i <= 3; i++) assert.equal((await send('::1', `2001:db8:7:7::${i}`)).statusCode, 401);
+    assert.equal((await send('::1', '2001:db8:7:7:ffff:1:2:3')).statusCode, 429, 'another address of the same /64');
+    assert.equal((await send('::1', '2001:db8:7:8::1')).statusCode, 401, 'the next /64 is another client');
+  });
+
   test('over a real connection: behind a proxy on loopback, X-Forwarded-For names the client', async (t) => {
     const { port, auth } = await listening(t, { env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' } });
     const get = async (forwarded: string, authorization: string) =>
@@ -76,6 +83,18 @@ describe('TRUST_PROXY: whose address the failed-authentication limit and the log
     assert.match(await get('198.51.100.1', 'Bearer pst_wrong'), /^HTTP\/1\.1 429 /);
     assert.match(await get('198.51.100.1', auth.authorization), /^HTTP\/1\.1 429 /);
     assert.match(await get('198.51.100.2', auth.authorization), /^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('failed-authentication counts are observable', () => {
+  test('/metrics shows how many addresses the limit counts', async (t) => {
+    const { app, send } = await limited(t);
+    await send('203.0.113.1');
+    await send('203.0.113.2');
+    await send('2001:db8::1');
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^auth_failure_addresses 3$/m);
+    assert.match(metrics, /^auth_failure_addresses_evicted_total 0$/m);
   });
 });
 
