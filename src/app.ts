@@ -13,6 +13,7 @@ import { buildLimits } from './http/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { registerDeprecation } from './http/deprecation.ts';
 import { registerDocs } from './http/docs.ts';
+import { edgeOptions, registerEdge } from './http/edge.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { Metrics } from './http/metrics.ts';
 import { registerOps } from './http/ops.ts';
@@ -50,15 +51,15 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   const app = Fastify({
     logger,
     ...serverOptions(config),
+    ...edgeOptions(config.trustProxy),
     // genReqId vets the incoming X-Request-Id itself (request-id.ts).
     requestIdHeader: false,
     genReqId: requestId,
     // One line per request from telemetry.ts instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
     // A per-request child logger only when the request logs (no-op loggers need none).
     ...(logger ? { childLoggerFactory: lazyChildLogger } : {}),
-    // Framework-level failures (bad percent-encoding in the URL, …) get the same Error body.
+    // Framework-level failures (a request target the router cannot read) get the same Error body.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -67,6 +68,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   registerJsonParser(app);
 
   registerRequestId(app);
+  registerEdge(app);
   registerTelemetry(app, metrics);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -78,6 +80,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   registerDeprecation(app, clock, base, docsUrl);
   const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
   app.addHook('onClose', () => limits.close());
+  metrics.watchFailureCounts(() => limits.authFailures?.stats);
   const verifier = new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys);
   const auth = registerAuth(app, verifier, { ...limits, metrics });
   // After auth: auth hooks are added per route as routes are registered, and the plugin's '*'
@@ -107,9 +110,12 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
 /** The app main.ts listens with on METRICS_PORT: health and metrics only, no API, no keys. */
 export async function buildOpsApp({ storage, metrics, logger = false }: { storage: Storage; metrics: Metrics; logger?: FastifyServerOptions['logger'] }): Promise<FastifyInstance> {
-  const app = Fastify({ logger, requestIdHeader: false, genReqId: requestId, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
+  const app = Fastify({ logger, requestIdHeader: false, genReqId: requestId, logController: new LogController({ disableRequestLogging: true }), ...edgeOptions() });
   registerRequestId(app);
+  registerEdge(app);
   registerErrorHandling(app);
+  const notAllowed = methodNotAllowed(app);
   registerOps(app, storage, metrics);
+  notAllowed.fill();
   return app;
 }

@@ -1,5 +1,6 @@
 // Configuration is read once, from an environment-like record, into a frozen object.
 // Anything invalid throws ConfigError naming the variable; main.ts prints that one line and exits.
+import { isIP } from 'node:net';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -29,6 +30,12 @@ export interface Config {
   readonly authFailureLimitPerMinute: number;
   /** Shared rate-limit state; '' → per instance. */
   readonly redisUrl: string;
+  /**
+   * Which proxies in front may name the client (X-Forwarded-For): false → none, the TCP peer is
+   * the client; a number → that many hops; a list → addresses, CIDR ranges or proxy-addr's
+   * `loopback`, `linklocal`, `uniquelocal`. Fastify's `trustProxy` takes each form as is.
+   */
+  readonly trustProxy: false | number | readonly string[];
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
@@ -88,6 +95,30 @@ function redisUrl(env: Env, name: string): string {
     throw new ConfigError(name, 'is not a valid redis:// URL');
   }
   return raw;
+}
+
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env, name: string): false | number | readonly string[] {
+  const raw = value(env, name);
+  if (raw === undefined) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 16) throw new ConfigError(name, `a hop count must be between 1 and 16 (leave it empty to trust no proxy), got ${hops}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const entry of entries) {
+    if (PROXY_RANGES.includes(entry)) continue;
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !validPrefix || rest.length > 0) {
+      throw new ConfigError(name, `each entry must be an IP address, a CIDR range (10.0.0.0/8, fd00::/8), loopback, linklocal or uniquelocal — or the whole value a hop count; got "${entry}"`);
+    }
+  }
+  return Object.freeze(entries);
 }
 
 function baseUrl(env: Env, name: string): string {
@@ -161,6 +192,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     authFailureLimitPerMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 0, 1_000_000),
     redisUrl: redisUrl(env, 'REDIS_URL'),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),

@@ -14,13 +14,17 @@ export const ERROR_STATUS = {
   pet_not_available: 409,
   invalid_transition: 409,
   idempotency_key_in_use: 409,
+  request_timeout: 408,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limited: 429,
+  request_header_fields_too_large: 431,
   internal_error: 500,
+  not_implemented: 501,
   service_unavailable: 503,
+  http_version_not_supported: 505,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

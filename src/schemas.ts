@@ -39,12 +39,21 @@ const errorRef = (description: string) => Type.Unsafe<ErrorBody>({ $ref: 'Error#
 export const commonErrors = {
   401: errorRef('API key missing or invalid (`unauthorized`)'),
   403: errorRef('The key lacks the scope this operation needs (`insufficient_scope`)'),
-  429: errorRef('Too many requests for this key (`rate_limited`)'),
+  408: errorRef('The request was not received completely within the configured time (`request_timeout`); the connection is closed'),
+  429: errorRef('Too many requests for this key, or too many failed authentications from this address (`rate_limited`)'),
+  431: errorRef('The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed'),
   500: errorRef('Unexpected failure (`internal_error`); details are logged, never returned'),
-  503: errorRef('The database is unreachable (`service_unavailable`); retry later'),
+  503: errorRef('The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After`'),
+  505: errorRef('The request line names an HTTP version other than 1.x (`http_version_not_supported`)'),
 } as const;
 
 export const errorResponse = errorRef;
+
+/**
+ * What http/idempotency.ts accepts as an Idempotency-Key: 1–255 printable ASCII characters, bare
+ * or as a quoted sf-string (`""` is not a key). The OpenAPI document states it (openapi.ts).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = '^(?!""$)(?:[\\x20-\\x7e]{1,255}|"[\\x20-\\x7e]{1,255}")$';
 
 /** The Idempotency-Key request header of the creating operations (checked in http/idempotency.ts). */
 export const IdempotencyHeaders = Type.Object({

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { commonErrors } from '../schemas.ts';
+import { commonErrors, errorResponse } from '../schemas.ts';
 import type { CategoryRepository } from '../storage/storage.ts';
 import { Categories } from './category.schemas.ts';
 
@@ -13,7 +13,11 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<{ categories: CategoryRep
         tags: ['Pets'],
         summary: 'List categories',
         description: 'All categories an animal can belong to (the values of `categoryId`), ascending by id. Operators add categories with `petstore categories add`.',
-        response: { 200: { ...Categories, description: 'Every category' }, ...commonErrors },
+        response: {
+          200: { ...Categories, description: 'Every category' },
+          400: errorResponse('A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)'),
+          ...commonErrors,
+        },
       },
     },
     async () => categories.list(),

@@ -3,7 +3,8 @@ import { AppError } from '../errors.ts';
 import type { KeyVerifier } from '../keys/key.service.ts';
 import type { Caller, Scope } from '../keys/key.types.ts';
 import type { Limiter, Metrics } from './metrics.ts';
-import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { addressKey, FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { headerFieldCount } from './request-target.ts';
 import { addRouteHook } from './route-hooks.ts';
 
 declare module 'fastify' {
@@ -66,26 +67,32 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
    * (or with another scheme) cannot find a key, so it gets its 401 without using up the address's
    * failure budget: clients probing the 401 contract are not locked out.
    */
-  const guessFailed = async (request: FastifyRequest, refusal: AppError): Promise<AppError> => {
-    const v = await authFailures?.hit(request.ip);
+  const guessFailed = async (address: string, refusal: AppError): Promise<AppError> => {
+    const v = await authFailures?.hit(address);
     return v === undefined || v.allowed ? refusal : tooManyFailures(v);
   };
 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply, scope: Scope | undefined): Promise<void> => {
     // Per-key data, and refusals of it, must not be kept by shared or browser caches.
     reply.header('cache-control', 'no-store');
-    const blocked = authFailures?.isBlocked(request.ip);
+    // The client's address (request.ip follows TRUST_PROXY), counted per IPv4 address or IPv6 /64.
+    const address = addressKey(request.ip);
+    const blocked = authFailures?.isBlocked(address);
     if (blocked) throw tooManyFailures(blocked);
 
     const header = request.headers.authorization;
+    // node:http keeps the first of several Authorization fields: which credentials were meant is unknown.
+    if (header !== undefined && headerFieldCount(request.raw, 'authorization') > 1) {
+      throw new AppError('bad_request', 'a request must have at most one Authorization header field; this one has several');
+    }
     if (header === undefined) throw MISSING;
     const token = parseBearer(header);
     if (token === undefined) {
       if (!/^bearer\b/i.test(header)) throw MALFORMED;
-      throw await guessFailed(request, MALFORMED_BEARER);
+      throw await guessFailed(address, MALFORMED_BEARER);
     }
     const caller = await verifier.verify(token);
-    if (caller === undefined) throw await guessFailed(request, UNKNOWN);
+    if (caller === undefined) throw await guessFailed(address, UNKNOWN);
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = caller;
 

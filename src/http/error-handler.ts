@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../errors.ts';
+import { closeGracefullyAfter } from './graceful-close.ts';
 import { describeValidationError } from './validation.ts';
 
 export interface HttpError {
@@ -62,6 +63,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   // frameworkErrors (a malformed URL) are answered before any hook ran: name the request here too.
   reply.header('x-request-id', request.id);
   reply.header('x-content-type-options', 'nosniff');
+  // Fastify closes after a body it did not read (413, unparseable): without a reset (graceful-close.ts).
+  if (reply.getHeader('connection') === 'close') closeGracefullyAfter(reply.raw);
   // Sent as the JSON text itself: an AppError keeps its body once written (the 401s are constants).
   const body = err instanceof AppError ? err.body : JSON.stringify({ code: http.code, message: http.message, status: http.status });
   return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);

@@ -1,14 +1,23 @@
-import type { FastifyInstance } from 'fastify';
+import { METHODS as NODE_METHODS } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../errors.ts';
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+// Every method node:http parses (llhttp refuses any other before a route can run: connection.ts),
+// the common ones first so that `Allow` lists them in the usual order.
+const COMMON = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const METHODS = [...COMMON, ...NODE_METHODS.filter((m) => !COMMON.includes(m))];
 
 /**
- * Fastify answers 404 for a known path with an unknown method; HTTP wants 405 with `Allow`
- * (RFC 9110 §15.5.6). Call methodNotAllowed() before routes are added and fill() after: it adds
- * hidden routes for the remaining methods of every known path.
+ * Fastify answers 404 for a known path with a method it has no route for, and does not route
+ * methods such as TRACE or PROPFIND at all; HTTP wants 405 with `Allow` (RFC 9110 §15.5.6) for
+ * every method on a known path. Call before routes are added, and fill() after: it teaches
+ * Fastify every method node:http knows and adds hidden routes for the methods each known path
+ * lacks. The 405 comes after authentication and before the body is read.
  */
 export function methodNotAllowed(app: FastifyInstance) {
+  for (const m of METHODS) {
+    if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: false });
+  }
   const allowed = new Map<string, Set<string>>();
   const publicUrls = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -25,15 +34,19 @@ export function methodNotAllowed(app: FastifyInstance) {
         const missing = METHODS.filter((m) => !methods.has(m));
         if (missing.length === 0) continue;
         const allow = METHODS.filter((m) => methods.has(m)).join(', ');
+        const refuse = (request: FastifyRequest, _reply: FastifyReply, _payload: unknown, done: HookHandlerDoneFunction) =>
+          done(new AppError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}`, { allow }));
         app.route({
           method: missing,
           url,
           schema: { hide: true },
           // Same authentication as the path's real routes: 405 is no way to probe /v1 without a key.
           config: { methodNotAllowed: true, public: publicUrls.has(url) },
-          handler: async (request) => {
-            throw new AppError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}`, { allow });
-          },
+          // Before the body is parsed: a PUT with a body in any shape is refused as a PUT.
+          preParsing: refuse,
+          // Never reached (preParsing refuses every request); Fastify requires a handler.
+          /* node:coverage ignore next */
+          handler: async () => undefined,
         });
       }
     },

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { MEMORY_COUNTER_CAPACITY, type CounterStats } from './rate-limit.ts';
 import { RequestMetrics } from './request-metrics.ts';
 import type { Storage } from '../storage/storage.ts';
 
@@ -14,6 +15,7 @@ export class Metrics {
   /** http_requests_total and http_request_duration_seconds, by method, route pattern and status. */
   readonly #requests: RequestMetrics;
   readonly rateLimited: Counter<'limiter'>;
+  #failureCounts: (() => CounterStats | undefined) | undefined;
 
   constructor(storage: Storage, { processMetrics = true }: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -48,7 +50,35 @@ export class Metrics {
         if (s) this.set(s.waiting);
       },
     });
+    const failureCounts = () => this.#failureCounts?.();
+    new Gauge({
+      name: 'auth_failure_addresses',
+      help: `Client addresses (IPv4, IPv6 /64) the failed-authentication limit counts in this window on this instance; at most ${MEMORY_COUNTER_CAPACITY}`,
+      registers,
+      collect() {
+        const s = failureCounts();
+        if (s) this.set(s.size);
+      },
+    });
+    let evictedSeen = 0;
+    new Counter({
+      name: 'auth_failure_addresses_evicted_total',
+      help: `Least-counted client addresses the failed-authentication limit forgot because it counted ${MEMORY_COUNTER_CAPACITY} in one window`,
+      registers,
+      collect() {
+        const s = failureCounts();
+        if (s && s.evicted > evictedSeen) {
+          this.inc(s.evicted - evictedSeen);
+          evictedSeen = s.evicted;
+        }
+      },
+    });
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Where the failed-authentication limiter's counts are read from (the in-memory store only). */
+  watchFailureCounts(stats: () => CounterStats | undefined): void {
+    this.#failureCounts = stats;
   }
 
   /** The observation function of one route pattern (see RequestMetrics). */

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { deprecationHeaders, type Deprecation } from './deprecation.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
+import { REQUEST_ID } from './request-id.ts';
 import { SCOPES } from '../keys/key.types.ts';
 
 export const API_VERSION = '1.0.0';
@@ -21,8 +23,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       info: {
         title: 'Pet Store API',
         version: API_VERSION,
-        description:
+        description: [
           'Lists, creates and fetches animals, and sells them through store orders. Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md.',
+          'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
+        ].join('\n\n'),
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers,
@@ -45,6 +49,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'Pets', tags: ['Pets'] },
       ],
     } as never,
+    // Response headers always present become shared components, `required: true` (see header()).
+    transformObject: (documents) => sharedHeaders((documents as { openapiObject: object }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
@@ -52,10 +58,17 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
       const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
-      const { body, response, querystring } = schema as { body?: { $id?: string }; response?: Record<string, unknown>; querystring?: { properties?: object } };
-      const headers = {
+      const { body, response, querystring, headers: requestHeaders } = schema as {
+        body?: { $id?: string };
+        response?: Record<string, unknown>;
+        querystring?: { properties?: object };
+        headers?: { properties?: Record<string, object> };
+      };
+      const headers: ResponseKind = {
         deprecation: route.config?.deprecation,
         paged: querystring?.properties !== undefined && 'cursor' in querystring.properties,
+        idempotent: route.config?.idempotent === true,
+        rateLimited: config.rateLimitPerMinute > 0,
       };
       return {
         schema: {
@@ -63,6 +76,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           description,
           security,
           ...(body && { body: referenced(body) }),
+          ...(requestHeaders && { headers: documentedRequestHeaders(requestHeaders) }),
           ...(response && { response: documentResponses(response, headers) }),
         } as never,
         url,
@@ -93,6 +107,9 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'too many requests; retry after the time in Retry-After',
   internal_error: 'the service failed unexpectedly; the failure is logged with this request id',
   service_unavailable: 'the database is unreachable; retry later',
+  request_timeout: 'the request was not received completely in time',
+  request_header_fields_too_large: 'the request line and header fields are larger than 16384 bytes',
+  http_version_not_supported: 'HTTP/2.0 is not supported; use HTTP/1.1',
 };
 
 /** A shared schema (one with an $id) is referenced from components, not repeated inline. */
@@ -137,24 +154,108 @@ interface ResponseKind {
   readonly deprecation: Deprecation | undefined;
   /** Lists paged with a cursor answer `Link: rel="next"`. */
   readonly paged: boolean;
+  /** Creating operations that honour `Idempotency-Key`. */
+  readonly idempotent: boolean;
+  /** RATE_LIMIT_PER_MINUTE is on: responses to a request with a valid key carry the RateLimit fields. */
+  readonly rateLimited: boolean;
 }
 
-const header = (description: string, example: string) => ({ type: 'string', description, examples: [example] });
+/**
+ * The Idempotency-Key request header as http/idempotency.ts reads it: 1–255 printable ASCII
+ * characters, bare or as a quoted sf-string (whose quotes are not part of the key). The route
+ * schema leaves the check to idempotency.ts (400 `bad_request`); the document states the rule.
+ */
+function documentedRequestHeaders(headers: { properties?: Record<string, object> }): unknown {
+  const key = headers.properties?.['idempotency-key'];
+  if (key === undefined) return headers;
+  return { ...headers, properties: { ...headers.properties, 'idempotency-key': { ...key, minLength: 1, maxLength: 257, pattern: IDEMPOTENCY_KEY_PATTERN } } };
+}
 
-/** The response headers the service sets (auth.ts, deprecation.ts, paging.ts, the routes, error-handler.ts). */
-function responseHeaders(status: number, kind: ResponseKind): Record<string, unknown> | undefined {
-  const headers: Record<string, unknown> = {};
-  if (status === 201) headers.Location = header('URL of the created resource', '/v1/pets/1');
-  if (status === 200 && kind.paged) {
-    headers.Link = header('`rel="next"` (RFC 8288) when more results may follow; absent on the last page', '</v1/pets?limit=20&cursor=…>; rel="next"');
+const ALWAYS = 'x-always-present';
+
+/**
+ * A response header. One that is always present names its entry in components.headers, where it
+ * is `required: true` and from where every response references it (sharedHeaders).
+ */
+const header = (always: string | false, description: string, example: string, schema: Record<string, unknown> = {}) => ({
+  type: 'string',
+  description,
+  ...schema,
+  examples: [example],
+  ...(always !== false && { [ALWAYS]: always }),
+});
+
+// Statuses whose responses come after the API key was verified and counted, so they carry the
+// RateLimit fields; 400 (two Authorization fields are refused before any key is read), 429 (so
+// is an address over its failed-authentication limit), 500, 503 and 505 (they can come before
+// it) may carry them; 401, 408, 410 and 431 never do.
+const COUNTED = new Set([200, 201, 403, 404, 409, 413, 415, 422]);
+const MAYBE_COUNTED = new Set([400, 429, 500, 503, 505]);
+// Answered before any hook ran (the message could not be parsed) or by the deprecation hook
+// before authentication (410): no Cache-Control.
+const BEFORE_AUTH = new Set([408, 410, 431]);
+
+/** The response headers the service sets (request-id.ts, auth.ts, deprecation.ts, paging.ts, the routes, idempotency.ts, error-handler.ts, connection.ts). */
+function responseHeaders(status: number, kind: ResponseKind): Record<string, unknown> {
+  const headers: Record<string, unknown> = {
+    'X-Request-Id': header('X-Request-Id', "Names the request: the client's own `X-Request-Id` when it sent a sane one, else a fresh UUID; quote it when reporting a problem", '4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21', {
+      pattern: REQUEST_ID.source,
+    }),
+    'X-Content-Type-Options': header('X-Content-Type-Options', 'Browsers must not guess another content type', 'nosniff', { enum: ['nosniff'] }),
+  };
+  if (!BEFORE_AUTH.has(status)) headers['Cache-Control'] = header('Cache-Control', 'Responses are per API key: no cache keeps them', 'no-store', { enum: ['no-store'] });
+  if (status === 201) headers.Location = header('Location', 'URL of the created resource', '/v1/pets/1');
+  if (status === 201 && kind.idempotent) {
+    headers['Idempotent-Replayed'] = header(false, 'Present when this is the stored response of an earlier request with the same `Idempotency-Key`', 'true', { enum: ['true'] });
   }
-  if (status === 401 || status === 403) headers['WWW-Authenticate'] = header('Bearer challenge (RFC 6750)', 'Bearer realm="petstore", error="invalid_token"');
-  if (status === 503) headers['Retry-After'] = header('Seconds to wait before retrying', '1');
+  if (status === 200 && kind.paged) {
+    headers.Link = header(false, '`rel="next"` (RFC 8288) when more results may follow; absent on the last page', '</v1/pets?limit=20&cursor=…>; rel="next"');
+  }
+  if (status === 401 || status === 403) headers['WWW-Authenticate'] = header('WWW-Authenticate', 'Bearer challenge (RFC 6750)', 'Bearer realm="petstore", error="invalid_token"');
+  if (status === 429 || status === 503) headers['Retry-After'] = header('Retry-After', 'Seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
+  if (status === 409 && kind.idempotent) headers['Retry-After'] = header(false, 'With `idempotency_key_in_use`: seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
+  if (kind.rateLimited && (COUNTED.has(status) || MAYBE_COUNTED.has(status))) {
+    const always = COUNTED.has(status);
+    headers['RateLimit-Policy'] = header(always && 'RateLimit-Policy', "The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds", '"default";q=600;w=60', {
+      pattern: '^"default";q=[0-9]+;w=[0-9]+$',
+    });
+    headers.RateLimit = header(always && 'RateLimit', 'What is left of the quota: `r` requests, for `t` more seconds', '"default";r=599;t=42', { pattern: '^"default";r=[0-9]+;t=[0-9]+$' });
+  }
   if (kind.deprecation) {
     const example = deprecationHeaders(kind.deprecation, '/v1', '/docs');
-    headers.Deprecation = header('When the operation was deprecated (RFC 9745)', example.deprecation);
-    headers.Sunset = header('When the operation stops working (RFC 8594); from then on it answers 410', example.sunset);
-    headers.Link = header('The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`)', example.link);
+    headers.Deprecation = header('Deprecation', 'When the operation was deprecated (RFC 9745)', example.deprecation);
+    headers.Sunset = header('Sunset', 'When the operation stops working (RFC 8594); from then on it answers 410', example.sunset);
+    headers.Link = header('Deprecation-Link', 'The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`)', example.link);
   }
-  return Object.keys(headers).length > 0 ? headers : undefined;
+  return headers;
+}
+
+type HeaderObject = { schema: Record<string, unknown>; description?: string; required?: boolean } | { $ref: string };
+
+/**
+ * Moves each always-present response header to components.headers, `required: true` there (the
+ * header object, not its schema, carries it), and references it from every response.
+ */
+function sharedHeaders<T>(document: T): T {
+  const doc = document as {
+    paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, HeaderObject> }> }>>;
+    components?: { headers?: Record<string, HeaderObject> };
+  };
+  const shared: Record<string, HeaderObject> = {};
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      for (const response of Object.values(op.responses ?? {})) {
+        for (const [name, h] of Object.entries(response.headers ?? {})) {
+          if (!('schema' in h)) continue;
+          const id = h.schema[ALWAYS];
+          if (typeof id !== 'string') continue;
+          delete h.schema[ALWAYS];
+          shared[id] ??= { ...h, required: true };
+          response.headers![name] = { $ref: `#/components/headers/${id}` };
+        }
+      }
+    }
+  }
+  doc.components = { ...doc.components, headers: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))) };
+  return document;
 }

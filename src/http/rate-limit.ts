@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import type { Clock } from '../clock.ts';
 
 /**
@@ -8,24 +9,133 @@ export interface CounterStore {
   /** Adds one to `key`'s count in the window starting at `windowStart`; returns the new count. */
   increment(key: string, windowStart: number, windowMs: number): Promise<number>;
   close(): Promise<void>;
+  /** Keys counted in the current window and keys evicted so far, where the store keeps them itself. */
+  readonly stats?: CounterStats;
 }
 
-/** Per-instance counts: one Map for the current window, dropped whole when the window ends. */
+export interface CounterStats {
+  readonly size: number;
+  readonly evicted: number;
+}
+
+/** Entries the in-memory store keeps per window (docs/operations.md, "Rate limits"). */
+export const MEMORY_COUNTER_CAPACITY = 100_000;
+
+/**
+ * Per-instance counts: one Map for the current window, dropped whole when the window ends, and
+ * never more than `capacity` entries in it. A client that can vary its address (IPv6 gives it
+ * many) could otherwise grow the map without bound within a window. When it is full, a new key
+ * evicts one of the least-counted keys (the earliest to reach that count): evicting a key that
+ * has counted c hits takes filling the whole store with keys of at least c hits first, so an
+ * address cannot cheaply flush its own count. Counts are kept up to `ceiling` (the limit + 1:
+ * how far past the limit a key went does not matter), which bounds the eviction scan.
+ */
 export class MemoryCounterStore implements CounterStore {
+  readonly #capacity: number;
+  readonly #ceiling: number;
   #windowStart = -1;
   #counts = new Map<string, number>();
+  // Keys by count (index = count), each in the order they reached it; #lowest ≤ the least count.
+  #byCount: (Set<string> | undefined)[] = [];
+  #lowest = 1;
+  // A live iterator over the #lowest bucket: evictions walk it from where the last one stopped,
+  // instead of from the start of the Set, past the slots of everything deleted before.
+  #victims: Iterator<string> | undefined;
+  #victimsCount = 0;
+  #evicted = 0;
+
+  constructor({ ceiling, capacity = MEMORY_COUNTER_CAPACITY }: { ceiling: number; capacity?: number }) {
+    this.#ceiling = ceiling;
+    this.#capacity = capacity;
+  }
+
+  /** Keys counted in the current window, and keys evicted since start (metrics). */
+  get stats(): CounterStats {
+    return { size: this.#counts.size, evicted: this.#evicted };
+  }
 
   async increment(key: string, windowStart: number): Promise<number> {
     if (windowStart !== this.#windowStart) {
       this.#windowStart = windowStart;
       this.#counts = new Map();
+      this.#byCount = [];
+      this.#victims = undefined;
     }
-    const count = (this.#counts.get(key) ?? 0) + 1;
+    const count = this.#counts.get(key);
+    if (count === undefined) {
+      if (this.#counts.size >= this.#capacity) this.#evictOne();
+      this.#place(key, 1);
+      this.#lowest = 1;
+      return 1;
+    }
+    if (count >= this.#ceiling) return count;
+    this.#byCount[count]!.delete(key);
+    this.#place(key, count + 1);
+    return count + 1;
+  }
+
+  #place(key: string, count: number): void {
     this.#counts.set(key, count);
-    return count;
+    this.#byCount[count] ??= new Set();
+    this.#byCount[count].add(key);
+  }
+
+  #evictOne(): void {
+    while (!this.#byCount[this.#lowest]?.size) this.#lowest++;
+    const bucket = this.#byCount[this.#lowest]!;
+    let next = this.#victimsCount === this.#lowest ? this.#victims?.next() : undefined;
+    if (next === undefined || next.done) {
+      this.#victims = bucket.values();
+      this.#victimsCount = this.#lowest;
+      next = this.#victims.next();
+    }
+    const victim = next.value as string;
+    bucket.delete(victim);
+    this.#counts.delete(victim);
+    this.#evicted++;
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * The key the failed-authentication limit counts a client address under: an IPv4 address, or
+ * the /64 prefix of an IPv6 address (one subscriber's network; a host picks any address in it
+ * at will). An IPv4-mapped IPv6 address counts as its IPv4 address.
+ */
+export function addressKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const zone = ip.indexOf('%');
+  const address = (zone === -1 ? ip : ip.slice(0, zone)).toLowerCase();
+  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
+  const gap = address.indexOf('::');
+  const head = groups(gap === -1 ? address : address.slice(0, gap));
+  if (head === undefined) return ip;
+  if (gap === -1 && head.length !== 8) return ip;
+  let first = head;
+  if (head.length < 4) {
+    if (gap === -1) return ip; // fewer than eight groups and no "::": not an IPv6 address
+    const tail = groups(address.slice(gap + 2));
+    if (tail === undefined || head.length + tail.length > 7) return ip;
+    first = [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
+  }
+  return `${first[0]}:${first[1]}:${first[2]}:${first[3]}::/64`;
+}
+
+const GROUP = /^[0-9a-f]{1,4}$/;
+
+/** The groups of one side of an IPv6 address, without leading zeros; undefined if malformed. */
+function groups(side: string): string[] | undefined {
+  if (side === '') return [];
+  const out: string[] = [];
+  for (const g of side.split(':')) {
+    if (GROUP.test(g)) out.push(g.length > 1 && g.charCodeAt(0) === 48 /* 0 */ ? Number.parseInt(g, 16).toString(16) : g);
+    else if (g.includes('.') && isIPv4(g)) {
+      const [a, b, c, d] = g.split('.').map(Number);
+      out.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
+    } else return undefined;
+  }
+  return out;
 }
 
 export interface Verdict {
@@ -45,6 +155,8 @@ export class FixedWindowLimiter {
   readonly #clock: Clock;
   readonly #onStoreError: (err: unknown) => void;
   // Keys known to be over the limit, until their window ends: answered without asking the store.
+  // At most MEMORY_COUNTER_CAPACITY of them; the earliest blocked is forgotten first, which takes
+  // that many other keys going over the limit within the window.
   #blockedWindow = -1;
   #blocked = new Set<string>();
 
@@ -73,6 +185,11 @@ export class FixedWindowLimiter {
     return Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
   }
 
+  /** What the store says about its keys (the in-memory store; undefined with Redis). */
+  get stats(): CounterStats | undefined {
+    return this.#store.stats;
+  }
+
   /** Whether `key` already used up this window here, without counting a hit. */
   isBlocked(key: string): Verdict | undefined {
     const now = this.#clock.now().getTime();
@@ -91,7 +208,10 @@ export class FixedWindowLimiter {
       this.#onStoreError(err);
       return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
     }
-    if (count > this.limit) this.#blocked.add(key);
+    if (count > this.limit && !this.#blocked.has(key)) {
+      if (this.#blocked.size >= MEMORY_COUNTER_CAPACITY) this.#blocked.delete(this.#blocked.values().next().value!);
+      this.#blocked.add(key);
+    }
     return { allowed: count <= this.limit, remaining: Math.max(0, this.limit - count), reset: this.#reset(now, start) };
   }
 
@@ -133,7 +253,7 @@ export async function buildLimits(
     shared = redis;
   }
   const make = (name: string, limit: number) =>
-    limit > 0 ? new FixedWindowLimiter({ name, limit, store: shared ?? new MemoryCounterStore(), clock, onStoreError }) : undefined;
+    limit > 0 ? new FixedWindowLimiter({ name, limit, store: shared ?? new MemoryCounterStore({ ceiling: limit + 1 }), clock, onStoreError }) : undefined;
   return {
     perKey: make('key', config.rateLimitPerMinute),
     authFailures: make('authfail', config.authFailureLimitPerMinute),

@@ -4,11 +4,11 @@ import type { FastifyInstance } from 'fastify';
 
 // An incoming id is echoed into logs and headers, so only short ids of a log-safe charset are
 // honoured (no spaces, quotes, control characters or CRLF); anything else gets a fresh UUID.
-const SANE = /^[A-Za-z0-9._:@+=/-]{1,128}$/;
+export const REQUEST_ID = /^[A-Za-z0-9._:@+=/-]{1,128}$/;
 
 export function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && SANE.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 /**

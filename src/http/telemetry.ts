@@ -8,7 +8,8 @@ const UNMATCHED = 'unmatched';
 
 /**
  * One JSON log line and one metrics observation per request, keyed by the route pattern
- * (`/v1/pets/:petId`), never the raw URL. The key id is logged; the key itself never is.
+ * (`/v1/pets/:petId`), never the raw URL. The key id is logged; the key itself never is. The
+ * client address is logged as request.ip, which follows TRUST_PROXY.
  * Each route gets its own hook with its pattern and metric series bound once; requests no route
  * matched are observed by one global hook.
  */
@@ -40,7 +41,8 @@ export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void 
       const level = status >= 500 ? 'error' : 'info';
       if (enabled(level)) {
         const keyId = request.principal?.keyId ?? null;
-        log[level]({ reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId }, 'request');
+        // ip: the client (request.ip follows TRUST_PROXY), not a proxy in front.
+        log[level]({ reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId, ip: request.ip }, 'request');
       }
       done();
     };

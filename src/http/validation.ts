@@ -7,22 +7,66 @@ import { TEXT_PATTERN } from '../schemas.ts';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
- * Two validators: query strings and path parameters arrive as text, so they are coerced to the
- * schema's types ("20" → 20); bodies are JSON and are never coerced ("1" is not a categoryId).
- * Neither strips unknown properties: schemas say additionalProperties:false and we reject.
+ * An integer in a path or query parameter is written as an integer: decimal digits, no sign, no
+ * leading zeros, no exponent, no spaces. Anything else (`0x3`, `0o7`, `+1`, `007`, `1e3`,
+ * `Infinity`, ``) stays a string and fails the schema's `type: integer`: no input is accepted
+ * under another spelling, and nothing reaches a handler as a number it did not write.
+ */
+export const INTEGER_TEXT = /^(?:0|[1-9][0-9]*)$/;
+// Longer than any safe integer (2^53 − 1 has 16 digits): refused by the range, not converted.
+const MAX_INTEGER_DIGITS = 16;
+
+interface ObjectSchema {
+  readonly properties?: Record<string, { type?: unknown; maximum?: number }>;
+}
+
+/**
+ * Two ajv instances, neither of which coerces anything: bodies are JSON, whose types are the
+ * client's; path and query parameters arrive as text, and only their integer properties are
+ * converted — by the grammar above, before validation. Neither strips unknown properties:
+ * schemas say additionalProperties:false and we reject.
  */
 export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
-  const make = (coerceTypes: boolean) => {
-    const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors: false, strict: true, strictTypes: false });
-    addFormats(ajv);
-    ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-    ajv.addKeyword('example');
-    for (const s of sharedSchemas) ajv.addSchema(s);
-    return ajv;
+  const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: true, strictTypes: false });
+  addFormats(ajv);
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  ajv.addKeyword('example');
+  for (const s of sharedSchemas) ajv.addSchema(s);
+  return ({ schema, httpPart }) => {
+    const validate = ajv.compile(schema as object);
+    return httpPart === 'querystring' || httpPart === 'params' ? withTextRules(validate, schema as ObjectSchema) : validate;
   };
-  const text = make(true);
-  const json = make(false);
-  return ({ schema, httpPart }) => (httpPart === 'body' ? json : text).compile(schema as object) as ValidateFunction;
+}
+
+/**
+ * Wraps a text part's validator: a parameter given twice is refused by name (the query parser
+ * makes it a list), and integer properties written as integers become numbers first.
+ */
+function withTextRules(validate: ValidateFunction, schema: ObjectSchema): ValidateFunction {
+  const integers = Object.entries(schema.properties ?? {}).filter(([, p]) => p.type === 'integer');
+  for (const [name, p] of integers) {
+    // A written integer too long to convert is refused by the range: there must be one.
+    if (typeof p.maximum !== 'number') throw new Error(`parameter "${name}": an integer parameter needs a maximum`);
+  }
+  const refuse = (keyword: string, name: string, params: Record<string, unknown>) => {
+    wrapped.errors = [{ keyword, instancePath: `/${name}`, schemaPath: `#/properties/${name}`, params }];
+    return false;
+  };
+  const wrapped = ((data: Record<string, unknown> | null) => {
+    if (data !== null && typeof data === 'object') {
+      for (const name in data) if (Array.isArray(data[name])) return refuse('repeated', name, {});
+      for (const [name, p] of integers) {
+        const text = data[name];
+        if (typeof text !== 'string' || !INTEGER_TEXT.test(text)) continue;
+        if (text.length > MAX_INTEGER_DIGITS) return refuse('maximum', name, { comparison: '<=', limit: p.maximum });
+        data[name] = Number(text);
+      }
+    }
+    const valid = validate(data);
+    wrapped.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return wrapped;
 }
 
 const PART_LABEL: Record<string, string> = {
@@ -49,6 +93,7 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
       return part === 'body' ? `${label} "${name}" is not allowed (unknown field)` : `${label} "${name}" is not supported`;
     }
     case 'type':
+      if (p.type === 'integer' && (part === 'querystring' || part === 'params')) return `${subject} must be an integer written in decimal digits, without sign, leading zeros or exponent`;
       return `${subject} must be ${p.type === 'object' && field === '' ? 'a JSON object' : `of type ${p.type}`}`;
     case 'minLength':
       return `${subject} must be at least ${p.limit} character${p.limit === 1 ? '' : 's'} long`;
@@ -56,6 +101,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
       return `${subject} must be at most ${p.limit} characters long`;
     case 'pattern':
       return p.pattern === TEXT_PATTERN ? `${subject} must not be blank nor contain the NUL character (U+0000)` : `${subject} must match ${p.pattern}`;
+    case 'repeated':
+      return `${subject} must be given once`;
     case 'enum':
       return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'minimum':

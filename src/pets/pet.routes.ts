@@ -32,7 +32,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         querystring: ListPetsQuery,
         response: {
           200: { ...Pets, description: 'A page of animals' },
-          400: errorResponse('Invalid `limit`, `status` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)'),
+          400: errorResponse(
+            'Invalid `limit`, `status` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           ...commonErrors,
         },
       },
@@ -60,7 +62,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         body: NewPet,
         response: {
           201: { ...Pet, description: 'Animal added; `Location` names it' },
-          400: errorResponse('Missing or invalid fields, unknown field, body not JSON, unknown category, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_category`, `bad_request`)'),
+          400: errorResponse(
+            'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
           413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
@@ -90,7 +94,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         params: PetIdParams,
         response: {
           200: { ...Pet, description: 'The animal' },
-          400: errorResponse('`petId` is not an integer between 1 and 2^53-1 (`validation_failed`)'),
+          400: errorResponse(
+            '`petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           404: errorResponse('No animal with this id (`not_found`)'),
           410: errorResponse('The operation is past its sunset date (`gone`)'),
           ...commonErrors,

@@ -11,7 +11,8 @@ const name = Type.String({
   minLength: 1,
   maxLength: PET_NAME_MAX,
   pattern: TEXT_PATTERN,
-  description: "The animal's name (1–100 characters, not blank, no NUL character)",
+  description:
+    "The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape) is stored and returned as U+FFFD",
   examples: ['Rex'],
 });
 const categoryId = Id('Identifier of the category the animal belongs to (see GET /categories)');

@@ -32,7 +32,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         querystring: ListOrdersQuery,
         response: {
           200: { ...Orders, description: 'A page of orders' },
-          400: errorResponse('Invalid `limit`, `status`, `petId` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)'),
+          400: errorResponse(
+            'Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           ...commonErrors,
         },
       },
@@ -62,7 +64,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         body: NewOrder,
         response: {
           201: { ...Order, description: 'Order placed; `Location` names it' },
-          400: errorResponse('Missing or invalid fields, body not JSON, unknown pet, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_pet`, `bad_request`)'),
+          400: errorResponse(
+            'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           409: errorResponse('The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
           ...bodyErrors,
@@ -88,7 +92,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...Order, description: 'The order' },
-          400: errorResponse('`orderId` is not an integer between 1 and 2^53-1 (`validation_failed`)'),
+          400: errorResponse(
+            '`orderId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           404: errorResponse('No order with this id (`not_found`)'),
           ...commonErrors,
         },
@@ -116,7 +122,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         body: OrderUpdate,
         response: {
           200: { ...Order, description: 'The order after the transition' },
-          400: errorResponse('Invalid `orderId` or body (`validation_failed`, `invalid_json`)'),
+          400: errorResponse(
+            'Invalid `orderId` or body field, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+          ),
           404: errorResponse('No order with this id (`not_found`)'),
           409: errorResponse('The transition is not allowed from the current state (`invalid_transition`)'),
           ...bodyErrors,

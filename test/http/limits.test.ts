@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/http/limits.ts';
+import { jsonStructureProblem, MAX_JSON_DEPTH } from '../../src/http/limits.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 
 const MiB = 1024 * 1024;
@@ -77,9 +77,9 @@ describe('JSON nesting', () => {
 
   test('counts only structure: brackets inside strings and nesting up to the limit pass', () => {
     const ok = `${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`;
-    assert.equal(nestsDeeperThan(ok, MAX_JSON_DEPTH), false);
-    assert.equal(nestsDeeperThan(`["${'['.repeat(100)}", "\\"${'{'.repeat(100)}"]`, MAX_JSON_DEPTH), false);
-    assert.equal(nestsDeeperThan(`[${ok}]`, MAX_JSON_DEPTH), true);
+    assert.equal(jsonStructureProblem(ok, MAX_JSON_DEPTH), undefined);
+    assert.equal(jsonStructureProblem(`["${'['.repeat(100)}", "\\"${'{'.repeat(100)}"]`, MAX_JSON_DEPTH), undefined);
+    assert.equal(jsonStructureProblem(`[${ok}]`, MAX_JSON_DEPTH)?.code, 'bad_request');
   });
 
   test('ordinary bodies and prototype-poisoning checks still work', async (t) => {
@@ -89,6 +89,54 @@ describe('JSON nesting', () => {
     const poisoned = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"name":"a","categoryId":1,"__proto__":{"x":1}}' });
     assert.equal(poisoned.statusCode, 400);
     assert.equal(poisoned.json().code, 'invalid_json');
+  });
+});
+
+describe('strict JSON bodies', () => {
+  const post = (app: TestApp['app'], auth: TestApp['auth'], payload: Buffer | string, url = '/v1/pets', method: 'POST' | 'PATCH' = 'POST') =>
+    app.inject({ method, url, headers: { ...auth, 'content-type': 'application/json' }, payload });
+
+  test('a byte-order mark is refused with 400 invalid_json', async (t) => {
+    const { app, auth } = await buildTestApp(t);
+    const res = await post(app, auth, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Rex","categoryId":1}')]));
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().code, 'invalid_json');
+    assert.match(res.json().message, /byte-order mark/);
+  });
+
+  test('bytes that are not UTF-8 are refused with 400 invalid_json, not read as U+FFFD', async (t) => {
+    const { app, auth } = await buildTestApp(t);
+    for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+      const res = await post(app, auth, Buffer.concat([Buffer.from('{"name":"R'), Buffer.from(bad), Buffer.from('x","categoryId":1}')]));
+      assert.equal(res.statusCode, 400, `bytes ${bad.map((b) => b.toString(16)).join(' ')}`);
+      assert.deepEqual(res.json(), { code: 'invalid_json', message: 'request body is not valid UTF-8', status: 400 });
+    }
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json().length, 0, 'nothing was created');
+    const ok = await post(app, auth, Buffer.from('{"name":"Rex 🐕 Ü","categoryId":1}'));
+    assert.equal(ok.statusCode, 201);
+    assert.equal(ok.json().name, 'Rex 🐕 Ü');
+  });
+
+  test('a member named twice in one object is refused with 400 invalid_json naming it, however it is spelled', async (t) => {
+    const { app, auth } = await buildTestApp(t);
+    for (const body of ['{"name":"Rex","categoryId":1,"name":"Max"}', '{"name":"Rex","categoryId":1,"categoryId":2}', '{"name":"Rex","\\u006eame":"Max","categoryId":1}']) {
+      const res = await post(app, auth, body);
+      assert.equal(res.statusCode, 400, body);
+      assert.equal(res.json().code, 'invalid_json', body);
+      assert.match(res.json().message, /the name "(name|categoryId)" occurs twice in one object/, body);
+    }
+    const patch = await post(app, auth, '{"status":"approved","status":"cancelled"}', '/v1/store/orders/1', 'PATCH');
+    assert.equal(patch.json().code, 'invalid_json');
+    // A name with an invalid escape is no name: the JSON parser refuses the body.
+    const broken = await post(app, auth, '{"\\x":1,"name":"Rex","categoryId":1}');
+    assert.equal(broken.json().code, 'invalid_json');
+  });
+
+  test('the same name in different objects, or as a value, is fine', () => {
+    for (const text of ['[{"a":1},{"a":2}]', '{"a":{"a":{"a":1}},"b":"a"}', '{"a":"\\"a\\":1","b":["a","a"]}', '{}', '[]', '"a"']) {
+      assert.equal(jsonStructureProblem(text, MAX_JSON_DEPTH), undefined, text);
+    }
+    assert.match(jsonStructureProblem('{"a":{"b":1,"c":{},"b":2}}', MAX_JSON_DEPTH)?.message ?? '', /"b" occurs twice/);
   });
 });
 
@@ -113,6 +161,7 @@ describe('timeouts', () => {
     const took = await trickleUntilDropped(c, 'X-Slow: y\r\n', 5000);
     assert.ok(took < 3500, `dropped after ${took} ms`);
     assert.match(c.received(), /^HTTP\/1\.1 408 /);
+    assert.match(c.received(), /\r\n\r\n\{"code":"request_timeout","message":"[^"]+","status":408\}$/);
   });
 
   test('a client trickling its body is dropped within seconds', async (t) => {

@@ -328,8 +328,8 @@ describe('the OpenAPI document', () => {
     for (const status of Object.keys(getPet.responses)) {
       assert.deepEqual(headerNames(getPet, status).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)), ['Deprecation', 'Sunset', 'Link'], `getPet ${status}`);
     }
-    assert.equal(getPet.responses['200'].headers.Sunset.schema.examples[0], 'Thu, 05 Dec 2030 00:00:00 GMT');
-    assert.equal(getPet.responses['200'].headers.Deprecation.schema.examples[0], '@1767225600', '2026-01-01, the date docs/api.md gives');
+    assert.equal(schemaOf(doc, getPet.responses['200'].headers.Sunset).schema.examples[0], 'Thu, 05 Dec 2030 00:00:00 GMT');
+    assert.equal(schemaOf(doc, getPet.responses['200'].headers.Deprecation).schema.examples[0], '@1767225600', '2026-01-01, the date docs/api.md gives');
     for (const { method, path, op } of operations(doc)) {
       assert.ok(headerNames(op, '401').includes('WWW-Authenticate'), `${method} ${path} 401 WWW-Authenticate`);
       if (op.operationId !== 'getPet') assert.equal(op.responses['200']?.headers?.Deprecation, undefined);
@@ -367,6 +367,105 @@ describe('the OpenAPI document', () => {
         const hasExample = m.example !== undefined || m.examples !== undefined || schema.examples?.length > 0 || items?.examples?.length > 0;
         assert.ok(hasExample, `${method} ${path}: a body without an example`);
       }
+    }
+  });
+
+  /** The header objects of a response, references resolved. */
+  const headersOf = (response: Json): Record<string, Json> =>
+    Object.fromEntries(Object.entries((response.headers ?? {}) as Json).map(([name, h]) => [name, schemaOf(doc, h as Json)]));
+  const required = (response: Json) =>
+    Object.entries(headersOf(response))
+      .filter(([, h]) => h.required === true)
+      .map(([name]) => name);
+
+  test('headers that are always present are required: X-Request-Id everywhere, Location on 201, Retry-After on 429 and 503, the deprecation headers on getPet', () => {
+    for (const { method, path, op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const where = `${method} ${path} ${status}`;
+        const names = required(response);
+        assert.ok(names.includes('X-Request-Id'), `${where} X-Request-Id`);
+        if (status === '201') assert.ok(names.includes('Location'), `${where} Location`);
+        if (status === '429' || status === '503') assert.ok(names.includes('Retry-After'), `${where} Retry-After`);
+        if (status === '401') assert.ok(names.includes('WWW-Authenticate'), `${where} WWW-Authenticate`);
+        if (op.operationId === 'getPet') for (const h of ['Deprecation', 'Sunset', 'Link']) assert.ok(names.includes(h), `${where} ${h}`);
+      }
+    }
+  });
+
+  test('RateLimit and RateLimit-Policy are documented headers, required on answers to a counted key, never on 401', () => {
+    for (const { method, path, op } of operations(doc)) {
+      const success = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
+      assert.deepEqual(
+        required(op.responses[success]).filter((h) => h.startsWith('RateLimit')),
+        ['RateLimit-Policy', 'RateLimit'],
+        `${method} ${path} ${success}`,
+      );
+      assert.equal(headersOf(op.responses['401']).RateLimit, undefined, `${method} ${path} 401`);
+      assert.ok(headersOf(op.responses['429']).RateLimit, `${method} ${path} 429 documents RateLimit`);
+    }
+    const policy = doc.components.headers['RateLimit-Policy'].schema;
+    assert.ok(new RegExp(policy.pattern).test('"default";q=600;w=60'));
+  });
+
+  test('without RATE_LIMIT_PER_MINUTE the RateLimit fields are not promised', async () => {
+    const plain = await documentFor({ RATE_LIMIT_PER_MINUTE: '0' });
+    for (const { op } of operations(plain)) for (const response of Object.values(op.responses as Json)) assert.equal((response as Json).headers?.RateLimit, undefined);
+  });
+
+  test('every operation documents 400 naming bad_request, and 408, 431, 503 and 505', () => {
+    for (const { method, path, op } of operations(doc)) {
+      assert.match(op.responses['400']?.description ?? '', /`bad_request`/, `${method} ${path} 400`);
+      assert.match(op.responses['400'].description, /`validation_failed`/, `${method} ${path} 400`);
+      for (const status of ['408', '431', '503', '505']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+    }
+  });
+
+  test('the lone-surrogate rule of names is in the name schema', () => {
+    assert.match(doc.components.schemas.NewPet.properties.name.description, /lone UTF-16 surrogate[\s\S]*U\+FFFD/);
+  });
+
+  test('Idempotency-Key states the rule the service applies: the documented pattern accepts exactly the keys the service accepts', async (t) => {
+    const param = byId(doc, 'createPet').parameters.find((p: Json) => p.name.toLowerCase() === 'idempotency-key');
+    assert.equal(param.in, 'header');
+    assert.equal(param.schema.minLength, 1);
+    const pattern = new RegExp(param.schema.pattern, 'u');
+    const { app: service, auth } = await buildTestApp(t);
+    const keys = ['a', '"quoted"', '"', '""', 'x'.repeat(255), 'x'.repeat(256), `"${'x'.repeat(255)}"`, 'with space', 'tab\there', 'é', '~!@#'];
+    for (const key of keys) {
+      const res = await service.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'idempotency-key': key }, payload: { name: 'Rex', categoryId: 1 } });
+      assert.equal(res.statusCode === 201, pattern.test(key), `key ${JSON.stringify(key)}: service ${res.statusCode}, pattern ${pattern.test(key)}`);
+    }
+  });
+
+  test('the service sends every header the document marks required (a request per status of each operation)', async (t) => {
+    const { app: service, auth } = await buildTestApp(t);
+    const created = await service.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
+    const order = await service.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: created.json().id } });
+    const requests: [operationId: string, method: string, url: string, headers: Record<string, string>, payload?: object][] = [
+      ['listPets', 'GET', '/v1/pets', auth],
+      ['listPets', 'GET', '/v1/pets?limit=0', auth],
+      ['listPets', 'GET', '/v1/pets', {}],
+      ['createPet', 'POST', '/v1/pets', auth, { name: 'Max', categoryId: 1 }],
+      ['createPet', 'POST', '/v1/pets', auth, { name: '' }],
+      ['getPet', 'GET', `/v1/pets/${created.json().id}`, auth],
+      ['getPet', 'GET', '/v1/pets/999', auth],
+      ['getPet', 'GET', '/v1/pets/%zz', auth],
+      ['getPet', 'GET', '/v1/pets/1', {}],
+      ['listCategories', 'GET', '/v1/categories', auth],
+      ['listCategories', 'GET', '/v1/categories?x=1', auth],
+      ['listOrders', 'GET', '/v1/store/orders', auth],
+      ['placeOrder', 'POST', '/v1/store/orders', auth, { petId: created.json().id }],
+      ['getOrder', 'GET', `/v1/store/orders/${order.json().id}`, auth],
+      ['getOrder', 'GET', '/v1/store/orders/0x1', auth],
+      ['updateOrder', 'PATCH', `/v1/store/orders/${order.json().id}`, auth, { status: 'delivered' }],
+      ['updateOrder', 'PATCH', '/v1/store/orders/999', auth, { status: 'approved' }],
+    ];
+    for (const [id, method, url, headers, payload] of requests) {
+      const res = await service.inject({ method: method as 'GET', url, headers, payload });
+      const documented = byId(doc, id).responses[String(res.statusCode)];
+      assert.ok(documented, `${id} ${method} ${url}: ${res.statusCode} is documented`);
+      assert.ok(required(documented).includes('X-Request-Id'), `${id} ${res.statusCode}: the document promises headers`);
+      for (const name of required(documented)) assert.ok(res.headers[name.toLowerCase()] !== undefined, `${id} ${res.statusCode}: ${name}`);
     }
   });
 });

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Metrics } from '../../src/http/metrics.ts';
+import { addressKey, buildLimits, FixedWindowLimiter, MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from '../../src/http/rate-limit.ts';
+import type { Storage } from '../../src/storage/storage.ts';
+
+const clock = { now: () => new Date('2026-03-01T10:00:15Z') };
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/** Heap in use by what is still reachable. */
+const liveHeap = () => {
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+const noWarn = () => {};
+
+describe('addressKey: what the failed-authentication limit counts under', () => {
+  test('an IPv4 address is its own key; an IPv4-mapped IPv6 address is its IPv4 address', () => {
+    assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
+    assert.equal(addressKey('::ffff:203.0.113.7'), '203.0.113.7');
+    assert.equal(addressKey('::FFFF:203.0.113.7'), '203.0.113.7');
+  });
+
+  test('an IPv6 address counts under its /64, however it is written', () => {
+    const same = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:DB8:1:2:0:0:0:9', '2001:0db8:0001:0002::abcd', 'fe80::1%eth0'.replace('fe80', '2001:db8:1:2:0')];
+    for (const a of same) assert.equal(addressKey(a), '2001:db8:1:2::/64', a);
+    assert.notEqual(addressKey('2001:db8:1:3::1'), addressKey('2001:db8:1:2::1'));
+    assert.equal(addressKey('::1'), '0:0:0:0::/64');
+    assert.equal(addressKey('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64');
+    assert.equal(addressKey('2001:db8:1:2:3:4:192.0.2.1'), '2001:db8:1:2::/64');
+  });
+});
+
+describe('MemoryCounterStore: bounded, and eviction does not free a counted address', () => {
+  test('counts per key and window, starting again in the next window', async () => {
+    const store = new MemoryCounterStore({ ceiling: 10 });
+    assert.equal(await store.increment('a', 0), 1);
+    assert.equal(await store.increment('a', 0), 2);
+    assert.equal(await store.increment('b', 0), 1);
+    assert.equal(await store.increment('a', 60_000), 1);
+    assert.equal(store.stats.size, 1);
+  });
+
+  test('never holds more than its capacity; a full store forgets the least-counted key first', async () => {
+    const store = new MemoryCounterStore({ ceiling: 10, capacity: 3 });
+    for (const k of ['a', 'a', 'a', 'b', 'b', 'c']) await store.increment(k, 0);
+    await store.increment('d', 0); // evicts c (1 hit), not a (3) or b (2)
+    assert.deepEqual(store.stats, { size: 3, evicted: 1 });
+    assert.equal(await store.increment('a', 0), 4, 'a kept its count');
+    assert.equal(await store.increment('b', 0), 3, 'b kept its count');
+    assert.equal(await store.increment('c', 0), 1, 'c was forgotten (it evicts d, now the least counted)');
+    assert.equal(store.stats.size, 3);
+  });
+
+  test('an address over the limit stays refused while 100,000 new addresses make one guess each', async () => {
+    const limiter = new FixedWindowLimiter({ name: 'authfail', limit: 5, store: new MemoryCounterStore({ ceiling: 6, capacity: 1000 }), clock });
+    for (let i = 0; i < 6; i++) await limiter.hit('attacker');
+    assert.equal((await limiter.hit('attacker')).allowed, false);
+    for (let i = 0; i < 100_000; i++) await limiter.hit(`flood-${i}`);
+    assert.equal((await limiter.hit('attacker')).allowed, false, 'the flood evicted one-guess addresses, not the counted one');
+    assert.ok(limiter.isBlocked('attacker'));
+    assert.equal(limiter.stats?.size, 1000);
+  });
+
+  test('1,000,000 distinct addresses leave memory bounded', async () => {
+    // The failure limiter's store as buildLimits makes it (AUTH_FAILURE_LIMIT_PER_MINUTE=60).
+    const store = new MemoryCounterStore({ ceiling: 61 });
+    const before = liveHeap();
+    const held: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < 1_000_000; i++) {
+      // Half IPv4 addresses, half IPv6 addresses in distinct /64s.
+      const ip = i % 2 ? `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` : `2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::1`;
+      await store.increment(addressKey(ip), 0);
+      if (i === 199_999 || i === 999_999) held.push(liveHeap() - before);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    assert.deepEqual(store.stats, { size: MEMORY_COUNTER_CAPACITY, evicted: 1_000_000 - MEMORY_COUNTER_CAPACITY });
+    const mib = held.map((b) => b / 1024 / 1024);
+    // Bounded: no more after 1,000,000 addresses than after 200,000, and a few tens of MiB at most.
+    assert.ok(Math.max(...mib) < 40, `held ${mib.map((m) => m.toFixed(1)).join(', ')} MiB`);
+    assert.ok(mib[1] < mib[0] * 1.25 + 1, `no growth past the capacity: ${mib.map((m) => m.toFixed(1)).join(', ')} MiB`);
+    // Eviction is amortised O(1): a scan per eviction would take minutes here.
+    assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
+  });
+
+  test('buildLimits gives each limiter a bounded in-memory store', async () => {
+    const { perKey, authFailures } = await buildLimits({ rateLimitPerMinute: 600, authFailureLimitPerMinute: 60, redisUrl: '' }, clock, noWarn);
+    assert.deepEqual(authFailures?.stats, { size: 0, evicted: 0 });
+    assert.deepEqual(perKey?.stats, { size: 0, evicted: 0 });
+    for (let i = 0; i < 62; i++) await authFailures!.hit('203.0.113.7');
+    assert.deepEqual(authFailures?.stats, { size: 1, evicted: 0 });
+  });
+
+  test('the limiter remembers a bounded number of refused keys', async () => {
+    const limiter = new FixedWindowLimiter({ name: 'authfail', limit: 1, store: new MemoryCounterStore({ ceiling: 2, capacity: 10 }), clock });
+    for (let i = 0; i < MEMORY_COUNTER_CAPACITY + 10; i++) {
+      await limiter.hit(`k${i}`);
+      await limiter.hit(`k${i}`);
+    }
+    assert.equal(limiter.isBlocked('k0'), undefined, 'the earliest refused key was forgotten');
+    assert.ok(limiter.isBlocked(`k${MEMORY_COUNTER_CAPACITY + 9}`));
+  });
+
+  test('/metrics reports the addresses counted and the evictions as they happen', async () => {
+    const metrics = new Metrics({} as Storage, { processMetrics: false });
+    let stats = { size: 3, evicted: 0 };
+    metrics.watchFailureCounts(() => stats);
+    const text = () => metrics.registry.metrics();
+    assert.match(await text(), /^auth_failure_addresses 3$/m);
+    assert.match(await text(), /^auth_failure_addresses_evicted_total 0$/m);
+    stats = { size: MEMORY_COUNTER_CAPACITY, evicted: 7 };
+    assert.match(await text(), /^auth_failure_addresses_evicted_total 7$/m);
+    stats = { size: MEMORY_COUNTER_CAPACITY, evicted: 9 };
+    assert.match(await text(), /^auth_failure_addresses_evicted_total 9$/m);
+    assert.match(await text(), /^auth_failure_addresses 100000$/m);
+  });
+});
