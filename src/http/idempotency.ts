@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, 
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../storage/storage.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
 import { JSON_TYPE } from './error-handler.ts';
 import { addRouteHook } from './route-hooks.ts';
 
@@ -22,12 +23,12 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_ABANDONED_MS = 5 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 // The draft makes the field an sf-string ("…"); a bare token is accepted as well, as most
-// clients send one. Printable ASCII only, 1–255 characters.
-const KEY = /^[\x20-\x7e]{1,255}$/;
+// clients send one. The rule is the pattern the OpenAPI document states (src/schemas.ts).
+const KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 export function parseIdempotencyKey(raw: string): string | undefined {
-  const key = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-  return KEY.test(key) ? key : undefined;
+  if (!KEY.test(raw)) return undefined;
+  return raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
 }
 
 /** SHA-256 of the body as JSON with object keys sorted, so key order does not matter. */
