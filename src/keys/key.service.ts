@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyRepository } from '../storage/storage.ts';
-import { SCOPES, type ApiKeyInfo, type Caller, type Scope } from './key.types.ts';
+import { DEFAULT_SCOPES, SCOPES, type ApiKeyInfo, type Caller, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -20,7 +20,7 @@ export function displayPrefix(key: string): string {
 }
 
 export function parseScopes(text: string | undefined): Scope[] {
-  if (text === undefined || text.trim() === '') return [...SCOPES];
+  if (text === undefined || text.trim() === '') return [...DEFAULT_SCOPES];
   const scopes = text.split(/[\s,]+/).filter(Boolean);
   for (const s of scopes) {
     if (!(SCOPES as readonly string[]).includes(s)) throw new Error(`unknown scope "${s}"; known scopes: ${SCOPES.join(', ')}`);

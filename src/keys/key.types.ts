@@ -1,5 +1,8 @@
-export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write'] as const;
+/** Every scope a key can hold. */
+export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'events:read', 'webhooks:admin'] as const;
 export type Scope = (typeof SCOPES)[number];
+/** What a new key holds unless told otherwise: every scope but the admin ones, which are granted only explicitly. */
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'webhooks:admin');
 
 /** What an operator sees of a key: never the secret, never its hash. */
 export interface ApiKeyInfo {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { displayPrefix, generateKey, hashKey, parseScopes } from '../../src/keys/key.service.ts';
 import { parseBearer } from '../../src/http/auth.ts';
-import { SCOPES } from '../../src/keys/key.types.ts';
+import { DEFAULT_SCOPES, SCOPES } from '../../src/keys/key.types.ts';
 
 describe('API keys', () => {
   test('are pst_ + 43 base64url characters (256 bits) and never repeat', () => {
@@ -22,8 +22,11 @@ describe('API keys', () => {
     assert.equal(displayPrefix('pst_abcdefgh'), 'pst_abcd');
   });
 
-  test('scopes default to all, parse lists, and refuse unknown names', () => {
-    assert.deepEqual(parseScopes(undefined), [...SCOPES]);
+  test('scopes default to the default set, parse lists, and refuse unknown names', () => {
+    assert.deepEqual(parseScopes(undefined), [...DEFAULT_SCOPES]);
+    assert.ok(DEFAULT_SCOPES.includes('events:read'), 'events:read is in the default set');
+    assert.ok(!DEFAULT_SCOPES.includes('webhooks:admin') && SCOPES.includes('webhooks:admin'), 'webhooks:admin only when asked for');
+    assert.deepEqual(parseScopes('pets:read,webhooks:admin'), ['pets:read', 'webhooks:admin']);
     assert.deepEqual(parseScopes('pets:read, orders:read'), ['pets:read', 'orders:read']);
     assert.throws(() => parseScopes('pets:admin'), /unknown scope "pets:admin"/);
   });
