@@ -9,6 +9,28 @@ export type DatabaseConfig =
   | { readonly engine: 'sqlite'; readonly path: string } // ':memory:' for an in-memory database
   | { readonly engine: 'postgres'; readonly url: string; readonly poolSize: number };
 
+/** How webhooks are delivered (docs/events.md). */
+export interface WebhookSettings {
+  /** An attempt succeeds only with a 2xx within this. */
+  readonly timeoutMs: number;
+  /** Delay before each attempt, the first (always 0: at once) included; its length is the number of attempts. */
+  readonly retryScheduleMs: readonly number[];
+  /** An endpoint whose deliveries all failed for this long is disabled. */
+  readonly disableAfterHours: number;
+  /** Attempts in flight at once, per instance. */
+  readonly concurrency: number;
+  /** Attempts in flight at once to one endpoint, across every instance. */
+  readonly endpointConcurrency: number;
+  /** Accept http: URLs (development only). */
+  readonly allowHttp: boolean;
+  /** Host names and addresses exempt from the public-address rule (lower case, IPv6 without brackets). */
+  readonly allowedHosts: readonly string[];
+  /** Keys that encrypt stored signing secrets: the first encrypts, all decrypt; empty → a key kept in the database. */
+  readonly secretKeys: readonly Buffer[];
+}
+
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -39,6 +61,9 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Events (and delivery log entries) older than this are purged. */
+  readonly eventRetentionDays: number;
+  readonly webhooks: WebhookSettings;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +164,57 @@ function baseUrl(env: Env, name: string): string {
   return text;
 }
 
+function boolean(env: Env, name: string): boolean {
+  const raw = value(env, name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function retrySchedule(env: Env, name: string): readonly number[] {
+  const raw = value(env, name);
+  if (raw === undefined) return DEFAULT_RETRY_SCHEDULE_MS;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 50 || parts.some((p) => !/^\d{1,10}$/.test(p))) {
+    throw new ConfigError(name, `expected 1 to 50 comma-separated delays in milliseconds such as 0,5000,300000, got "${raw}"`);
+  }
+  const delays = parts.map(Number);
+  if (delays[0] !== 0) throw new ConfigError(name, `the first delay is that of the first attempt and must be 0 (first attempts are made at once), got ${delays[0]}`);
+  return Object.freeze(delays);
+}
+
+function hostList(env: Env, name: string): string[] {
+  const raw = value(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '')
+    .map((h) => {
+      const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+      if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+      let host = '';
+      try {
+        const url = new URL(`http://${bare}/`);
+        if (url.port === '' && url.pathname === '/' && url.username === '') host = url.hostname;
+      } catch {}
+      if (host === '' || host !== bare) throw new ConfigError(name, `each entry must be a host name or an IP address (no scheme, port or path), got "${h}"`);
+      return host;
+    });
+}
+
+function secretKeys(env: Env, name: string): Buffer[] {
+  const raw = value(env, name);
+  if (raw === undefined) return [];
+  return raw.split(',').map((k) => {
+    const key = Buffer.from(k.trim(), 'base64');
+    if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(k.trim())) {
+      throw new ConfigError(name, 'each key must be 32 random bytes in base64 (`openssl rand -base64 32`); separate several with commas, the first encrypts');
+    }
+    return key;
+  });
+}
+
 export function parseDatabaseUrl(raw: string, poolSize: number, variable = 'DATABASE_URL'): DatabaseConfig {
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length);
@@ -196,5 +272,16 @@ export function loadConfig(env: Env): Config {
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    webhooks: Object.freeze({
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      retryScheduleMs: retrySchedule(env, 'WEBHOOK_RETRY_SCHEDULE_MS'),
+      disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 8760),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1000),
+      endpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 1, 1, 100),
+      allowHttp: boolean(env, 'WEBHOOK_ALLOW_HTTP'),
+      allowedHosts: Object.freeze(hostList(env, 'WEBHOOK_ALLOWED_HOSTS')),
+      secretKeys: Object.freeze(secretKeys(env, 'WEBHOOK_SECRET_KEY')),
+    }),
   });
 }
