@@ -1,4 +1,8 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+import type { Category } from '../categories/category.schemas.ts';
+import type { Pet } from '../pets/pet.schemas.ts';
+import { Cursor, Id, Limit } from '../schemas.ts';
+import type { Order } from '../store/order.schemas.ts';
 
 /** Every kind of change the service records; an event's `type` is one of these. */
 export const EVENT_TYPES = [
@@ -17,17 +21,98 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
+const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
+const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
+
+const AT = '2026-11-22T12:00:00.000Z';
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const ORDER = { id: 7, petId: 1, status: 'placed', createdAt: AT, updatedAt: AT };
+const CATEGORY = { id: 7, name: 'Horses' };
+
+/** `pet.created` → `PetCreatedEvent`: the schema's name in the OpenAPI document. */
+export const eventSchemaId = (type: EventType): string =>
+  `${type
+    .split('.')
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('')}Event`;
+
+/** The schema of one event type: its `type`, what its `data` is, a description and an example. */
+function eventSchema<K extends EventType, D extends TSchema>(type: K, data: D, description: string, example: object) {
+  return Type.Object(
+    {
+      id: Type.String({ pattern: '^evt_[1-9][0-9]*$', description: 'Unique; increases in commit order. The `webhook-id` of its deliveries', examples: ['evt_42'] }),
+      type: Type.Literal(type, { description: 'What changed' }),
+      createdAt: Type.String({ format: 'date-time', description: 'When the change was committed (RFC 3339, UTC, milliseconds)', examples: [AT] }),
+      data,
+    },
+    { $id: eventSchemaId(type), additionalProperties: false, description, examples: [{ id: 'evt_42', type, createdAt: AT, data: example }] },
+  );
+}
+
+const pet = ref<Pet>('Pet');
+const order = ref<Order>('Order');
+const category = ref<Category>('Category');
+
+/**
+ * One schema per event type, in EVENT_TYPES order: the body of the feed's items and of every
+ * webhook delivery. `data` is the resource as it was right after the change; later versions of
+ * the API may add fields to it.
+ */
+export const EVENT_SCHEMAS = [
+  eventSchema('pet.created', pet, 'An animal was added: `data` is the Pet.', PET),
+  eventSchema('pet.updated', pet, "An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change.", {
+    ...PET,
+    status: 'pending',
+  }),
+  eventSchema('pet.deleted', Deleted, 'An animal was withdrawn: `data` is `{id}`.', { id: 1 }),
+  eventSchema('order.placed', order, 'An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.', ORDER),
+  eventSchema('order.approved', order, 'An order was approved: `data` is the Order.', { ...ORDER, status: 'approved' }),
+  eventSchema('order.delivered', order, 'An order was delivered (its animal becomes `sold`): `data` is the Order.', { ...ORDER, status: 'delivered' }),
+  eventSchema('order.cancelled', order, 'An order was cancelled (its animal becomes `available` again): `data` is the Order.', { ...ORDER, status: 'cancelled' }),
+  eventSchema('category.created', category, 'A category was added: `data` is the Category.', CATEGORY),
+  eventSchema('category.updated', category, 'A category was renamed: `data` is the Category.', { ...CATEGORY, name: 'Ponies' }),
+  eventSchema('category.deleted', Deleted, 'A category was deleted: `data` is `{id}`.', { id: 7 }),
+] as const;
+
 /**
  * One recorded change: `data` is the resource after the change (the Pet, the Order, the
  * Category) or, for a deletion, `{id}`. Written in the same transaction as the change.
  */
-export const Event = Type.Object(
+export type Event = Static<(typeof EVENT_SCHEMAS)[number]>;
+export const Event = Type.Unsafe<Event>({
+  $id: 'Event',
+  description: 'One recorded change; `type` tells which of the event schemas it is',
+  examples: [{ id: 'evt_42', type: 'pet.created', createdAt: AT, data: PET }],
+  oneOf: EVENT_TYPES.map((type) => ({ $ref: `${eventSchemaId(type)}#` })),
+});
+
+export const Events = Type.Array(ref<Event>('Event'), { $id: 'Events', description: 'A page of events, ascending by id (commit order)' });
+
+/** The number in an event's id (`evt_42` → 42): its position in the feed. */
+export const eventSequence = (e: { id: string }): number => Number(e.id.slice('evt_'.length));
+
+/**
+ * The JSON text of an event: the items of the feed and the body of every webhook delivery are this
+ * text, byte for byte, so a signature checked on a delivery holds for the same event replayed.
+ */
+export function serializeEvent(e: Event): string {
+  return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt, data: e.data });
+}
+
+export const ListEventsQuery = Type.Object(
   {
-    id: Type.String({ pattern: '^evt_[1-9][0-9]*$', description: 'Unique; increases in commit order', examples: ['evt_42'] }),
-    type: Type.Unsafe<EventType>({ $ref: 'EventType#' }),
-    createdAt: Type.String({ format: 'date-time', description: 'When the change was committed (RFC 3339, UTC, milliseconds)', examples: ['2026-11-22T12:00:00.000Z'] }),
-    data: Type.Object({}, { additionalProperties: true, description: 'The resource after the change, or `{id}` for a deletion' }),
+    limit: Type.Optional(Limit),
+    type: Type.Optional(Type.Unsafe<EventType>({ $ref: 'EventType#', description: 'Only events of this type' })),
+    after: Type.Optional(
+      Type.String({
+        pattern: '^evt_[1-9][0-9]{0,15}$',
+        description:
+          "Start after this event: the last one you processed (a delivery's `webhook-id`, or the last item of the last page). Not together with `cursor`",
+        examples: ['evt_41'],
+      }),
+    ),
+    cursor: Type.Optional(Cursor),
   },
-  { $id: 'Event', additionalProperties: false },
+  { additionalProperties: false },
 );
-export type Event = Static<typeof Event>;
+export type ListEventsQuery = Static<typeof ListEventsQuery>;

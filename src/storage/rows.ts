@@ -4,7 +4,8 @@ import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKeyInfo, Scope } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
-import type { IdempotencyRecord } from './storage.ts';
+import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
+import type { ClaimedAttempt, IdempotencyRecord } from './storage.ts';
 
 export interface PetRow {
   id: number;
@@ -32,7 +33,8 @@ export interface EventRow {
   created_at: string;
 }
 export const EVENT_COLUMNS = 'id, type, data, created_at';
-export const toEvent = (r: EventRow): Event => ({ id: `evt_${r.id}`, type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) as Event['data'] });
+// The row's type names which event schema `data` follows (written by the outbox from that resource).
+export const toEvent = (r: EventRow): Event => ({ id: `evt_${r.id}`, type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) }) as Event;
 
 export interface KeyRow {
   id: number;
@@ -68,3 +70,76 @@ export const toIdempotencyRecord = (r: IdempotencyRow): IdempotencyRecord => ({
 /** Whether a stored claim no longer counts: past retention, or in flight since before `abandonedBefore`. */
 export const isDeadClaim = (r: IdempotencyRow, expiredBefore: Date, abandonedBefore: Date): boolean =>
   r.created_at < expiredBefore.getTime() || (r.status === null && r.created_at < abandonedBefore.getTime());
+
+export interface WebhookRow {
+  id: number;
+  url: string;
+  events: string | null; // space-separated types; NULL = every type
+  description: string | null;
+  enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
+  created_at: string;
+}
+export const WEBHOOK_COLUMNS = 'id, url, events, description, enabled, created_at';
+export const toWebhook = (r: WebhookRow): Webhook => ({
+  id: r.id,
+  url: r.url,
+  events: r.events === null ? null : (r.events.split(' ') as EventType[]),
+  description: r.description,
+  enabled: Boolean(r.enabled),
+  createdAt: r.created_at,
+});
+export const eventList = (events: readonly EventType[] | null): string | null => (events === null ? null : events.join(' '));
+
+export interface DeliveryRow {
+  id: number;
+  type: DeliveryType;
+  event_id: number | null;
+  attempt: number | null;
+  status: DeliveryStatus;
+  http_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+  attempted_at: string | null;
+  created_at: string;
+}
+export const DELIVERY_COLUMNS = 'id, type, event_id, attempt, status, http_status, duration_ms, error, next_attempt_at, attempted_at, created_at';
+export const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  type: r.type,
+  eventId: r.event_id === null ? null : `evt_${r.event_id}`,
+  attempt: r.attempt,
+  status: r.status,
+  httpStatus: r.http_status,
+  durationMs: r.duration_ms,
+  error: r.error,
+  nextAttemptAt: r.next_attempt_at,
+  attemptedAt: r.attempted_at,
+  createdAt: r.created_at,
+});
+
+/** A claimed attempt joined with its endpoint and its event (NULLs when the event was purged). */
+export interface ClaimRow {
+  id: number;
+  webhook_id: number;
+  attempt: number;
+  event_id: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  type: EventType | null;
+  data: string | null;
+  created_at: string | null;
+}
+export const CLAIM_COLUMNS =
+  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
+export const toClaimed = (r: ClaimRow, now: Date): ClaimedAttempt => ({
+  deliveryId: r.id,
+  webhookId: r.webhook_id,
+  url: r.url,
+  attempt: r.attempt,
+  eventId: r.event_id,
+  event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
+  secrets: r.previous_secret !== null && r.previous_secret_until !== null && r.previous_secret_until > now.toISOString() ? [r.secret, r.previous_secret] : [r.secret],
+});

@@ -41,3 +41,33 @@ export function unknownCategory(categoryId: number): AppError {
 export function duplicateCategory(name: string): AppError {
   return new AppError('validation_failed', `a category named "${name}" already exists`);
 }
+
+export function webhookNotFound(id: number): AppError {
+  return new AppError('not_found', `webhook ${id} does not exist`);
+}
+
+export function deliveryNotFound(webhookId: number, deliveryId: number): AppError {
+  return new AppError('not_found', `delivery ${deliveryId} of webhook ${webhookId} does not exist`);
+}
+
+export function notAnAttempt(webhookId: number, deliveryId: number): AppError {
+  return new AppError('not_found', `delivery ${deliveryId} of webhook ${webhookId} records the endpoint being disabled; it has no event to send`);
+}
+
+export function eventExpired(eventId: number): AppError {
+  return new AppError('not_found', `event evt_${eventId} is no longer kept (events are kept EVENT_RETENTION_DAYS); it cannot be sent again`);
+}
+
+export function webhookDisabled(id: number): AppError {
+  return new AppError('webhook_disabled', `webhook ${id} is disabled; enable it (PATCH {"enabled": true}) before retrying a delivery`);
+}
+
+/** The error of attempts that were still pending when their endpoint was disabled. */
+export const ENDPOINT_DISABLED = 'not attempted: the endpoint was disabled';
+/** The error of an attempt whose event was purged before it could be made. */
+export const EVENT_PURGED = 'not attempted: the event is no longer kept (EVENT_RETENTION_DAYS)';
+
+/** The `error` of a `webhook.disabled` log entry. */
+export function disabledBecause(failingSince: string): string {
+  return `every attempt since ${failingSince} failed (WEBHOOK_DISABLE_AFTER_HOURS); enable the endpoint again to resume with new events`;
+}

@@ -5,6 +5,7 @@ import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKeyInfo, Principal, Scope } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
+import type { Delivery, Webhook } from '../webhooks/webhook.schemas.ts';
 
 /**
  * What every write carries into its transaction besides its own data. A write records, in the
@@ -140,6 +141,101 @@ export interface EventRepository {
   purge(before: Date): Promise<number>;
 }
 
+export interface WebhookCreate {
+  readonly url: string;
+  /** null = every type, future ones included. */
+  readonly events: readonly EventType[] | null;
+  readonly description: string | null;
+  /** The signing secret, sealed (webhooks/webhook.secret-box.ts): engines store it as given. */
+  readonly secret: string;
+}
+
+/** A change to an endpoint; absent fields stay as they are. */
+export interface WebhookChange {
+  readonly url?: string;
+  readonly events?: readonly EventType[] | null;
+  readonly description?: string | null;
+  readonly enabled?: boolean;
+}
+
+/** What a dispatcher asks for: due attempts, at most `max`, at most `perEndpoint` in flight per endpoint. */
+export interface ClaimRequest {
+  readonly now: Date;
+  /** The claimed attempts are this dispatcher's until then; after it another may claim them again. */
+  readonly leaseUntil: Date;
+  /** Names this claim; only its holder can record the attempts' results. */
+  readonly token: string;
+  readonly max: number;
+  readonly perEndpoint: number;
+}
+
+/** One attempt a dispatcher now holds. */
+export interface ClaimedAttempt {
+  readonly deliveryId: number;
+  readonly webhookId: number;
+  readonly url: string;
+  readonly attempt: number;
+  readonly eventId: number;
+  /** undefined when the event was purged before it could be delivered. */
+  readonly event: Event | undefined;
+  /** The sealed secrets that sign it: the current one, then the previous one while it still signs. */
+  readonly secrets: readonly string[];
+}
+
+/** The outcome of one attempt, as the dispatcher reports it. */
+export interface AttemptResult {
+  readonly attempt: ClaimedAttempt;
+  readonly token: string;
+  readonly succeeded: boolean;
+  readonly httpStatus: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly attemptedAt: Date;
+  /** When the next attempt is due; null when this was the last one (or it succeeded). */
+  readonly retryAt: Date | null;
+  /** A failure disables the endpoint when its failures began at or before this instant. */
+  readonly disableIfFailingSince: Date;
+}
+
+export interface WebhookRepository {
+  create(input: WebhookCreate, now: Date): Promise<Webhook>;
+  get(id: number): Promise<Webhook | undefined>;
+  /** Keyset page: ids > afterId, ascending. */
+  list(query: { readonly limit: number; readonly afterId: number }): Promise<Webhook[]>;
+  /**
+   * Applies `change`; undefined for an unknown id. Disabling fails the endpoint's pending
+   * deliveries; enabling starts afresh (only events recorded from then on are sent).
+   */
+  update(id: number, change: WebhookChange, now: Date): Promise<Webhook | undefined>;
+  /** true when it existed; its delivery log goes with it. */
+  delete(id: number): Promise<boolean>;
+  /** Replaces the secret (sealed); the current one keeps signing until `previousUntil`. undefined for an unknown id. */
+  rotateSecret(id: number, secret: string, previousUntil: Date, now: Date): Promise<Webhook | undefined>;
+  /** The endpoint's delivery log, newest first: ids < beforeId. */
+  deliveries(webhookId: number, query: { readonly limit: number; readonly beforeId: number }): Promise<Delivery[]>;
+  /**
+   * Makes the event of delivery `deliveryId` due now: its pending attempt if it has one, else a new
+   * attempt. Throws AppError('not_found') or AppError('webhook_disabled').
+   */
+  retry(webhookId: number, deliveryId: number, now: Date): Promise<Delivery>;
+
+  /**
+   * Leases due attempts to one dispatcher, across every instance: each attempt to one holder, in
+   * event-id order per endpoint, endpoints served least recently first.
+   */
+  claim(request: ClaimRequest): Promise<ClaimedAttempt[]>;
+  /**
+   * Records an attempt's outcome, schedules its retry and disables an endpoint that has failed for
+   * too long, in one transaction. `recorded` is false when the lease was lost (nothing written);
+   * `disabled` is true when this failure disabled the endpoint.
+   */
+  finish(result: AttemptResult): Promise<{ recorded: boolean; disabled: boolean }>;
+  /** createdAt of the oldest event still waiting for a delivery to an enabled endpoint. */
+  oldestPending(): Promise<string | undefined>;
+  /** Deletes finished delivery log entries written before `before`; returns how many. */
+  purge(before: Date): Promise<number>;
+}
+
 /**
  * Engine-neutral connection gauges for /metrics. A pool reports its own figures (PostgreSQL:
  * pg.Pool totalCount / idleCount / waitingCount); SQLite holds one synchronous connection, so it
@@ -159,6 +255,7 @@ export interface Storage {
   readonly apiKeys: ApiKeyRepository;
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
+  readonly webhooks: WebhookRepository;
   /** A random secret created once per database, shared by every instance (signs cursors). */
   secret(name: string): Promise<string>;
   /** Resolves when the database answers a trivial query and migrations are applied. */

@@ -1,21 +1,13 @@
 // The storage contract: every engine behind src/storage/storage.ts must pass all of it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../src/errors.ts';
 import { hashKey } from '../../src/keys/key.service.ts';
 import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
+import { rejectsWith } from '../helpers/errors.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-function rejectsWith(code: AppError['code'], message?: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof AppError, `expected AppError(${code}), got ${String(err)}`);
-    assert.equal(err.code, code);
-    if (message) assert.match(err.message, message);
-    return true;
-  };
-}
 
 async function pet(storage: Storage, status: 'available' | 'pending' | 'sold' = 'available') {
   return storage.pets.create({ name: 'Rex', categoryId: 1, status }, { now: new Date() });

@@ -10,6 +10,7 @@ import { PostgresEvents } from './postgres.events.ts';
 import { PostgresIdempotency } from './postgres.idempotency.ts';
 import { PostgresOrders } from './postgres.orders.ts';
 import { PostgresPets } from './postgres.pets.ts';
+import { PostgresWebhooks } from './postgres.webhooks.ts';
 
 export interface PostgresOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -64,6 +65,7 @@ function postgresStorage(db: PgDb): Storage {
     apiKeys: new PostgresApiKeys(db),
     idempotency: new PostgresIdempotency(db),
     events: new PostgresEvents(db),
+    webhooks: new PostgresWebhooks(db),
     async secret(name) {
       // Insert-if-absent, then read what won: instances starting together all end up with the
       // first committed value.

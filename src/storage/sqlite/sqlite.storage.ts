@@ -12,6 +12,7 @@ import { SqliteOrders } from './sqlite.orders.ts';
 import { SqliteApiKeys } from './sqlite.api-keys.ts';
 import { SqliteIdempotency } from './sqlite.idempotency.ts';
 import { SqliteEvents } from './sqlite.events.ts';
+import { SqliteWebhooks } from './sqlite.webhooks.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
 import { SqliteOutbox } from './sqlite.outbox.ts';
 import { transaction } from './sqlite.tx.ts';
@@ -52,6 +53,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     apiKeys: new SqliteApiKeys(db, changes),
     idempotency: new SqliteIdempotency(db),
     events: new SqliteEvents(db),
+    webhooks: new SqliteWebhooks(db, writes),
     async secret(name) {
       secretPut.run(name, randomBytes(32).toString('base64url'));
       return (secretGet.get(name) as { value: string }).value;
