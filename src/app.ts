@@ -31,6 +31,17 @@ import type { Storage } from './storage/storage.ts';
 import { orderRoutes } from './store/order.routes.ts';
 import { NewOrder, Order, OrderStatus, OrderUpdate, Orders } from './store/order.schemas.ts';
 import { OrderService } from './store/order.service.ts';
+import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
+import { eventRoutes } from './events/event.routes.ts';
+import { EventService, retentionJob } from './events/event.service.ts';
+import type { Job } from './jobs.ts';
+import { AddressPolicy, type Resolve } from './webhooks/webhook.address.ts';
+import { WebhookDispatcher } from './webhooks/webhook.dispatcher.ts';
+import { webhookRoutes } from './webhooks/webhook.routes.ts';
+import { Deliveries, Delivery, NewWebhook, Webhook, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhooks/webhook.schemas.ts';
+import { SecretBox } from './webhooks/webhook.secret-box.ts';
+import { WebhookSender } from './webhooks/webhook.sender.ts';
+import { WebhookService } from './webhooks/webhook.service.ts';
 
 export interface AppOptions {
   readonly config: Config;
@@ -40,14 +51,40 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Shared with the ops app when METRICS_PORT is set; otherwise created here. */
   readonly metrics?: Metrics;
+  /** How webhook delivery resolves hosts, polls and jitters; tests replace them. */
+  readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
 }
 
-const SHARED_SCHEMAS = [ErrorBody, PetStatus, NewPet, Pet, Pets, Category, Categories, OrderStatus, NewOrder, OrderUpdate, Order, Orders];
+const SHARED_SCHEMAS = [
+  ErrorBody,
+  PetStatus,
+  NewPet,
+  Pet,
+  Pets,
+  Category,
+  Categories,
+  OrderStatus,
+  NewOrder,
+  OrderUpdate,
+  Order,
+  Orders,
+  EventTypeSchema,
+  ...EVENT_SCHEMAS,
+  Event,
+  Events,
+  NewWebhook,
+  WebhookUpdate,
+  Webhook,
+  Webhooks,
+  WebhookWithSecret,
+  Delivery,
+  Deliveries,
+];
 
 export const DOCS_PATH = '/docs';
 
 /** The one app factory: main.ts, the CLI and every test build the service through it. */
-export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage) }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage), webhooks = {} }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     ...serverOptions(config),
@@ -96,15 +133,44 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   if (config.metricsPort === undefined) registerOps(app, storage, metrics);
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
+  // Signing secrets are sealed with WEBHOOK_SECRET_KEY when set, else with a key kept in the
+  // database; the database key always opens what it sealed before a configured key existed.
+  const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
+  const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   await app.register(
     async (v1) => {
       await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
       await v1.register(categoryRoutes, { categories: storage.categories });
       await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
+      await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
+      await v1.register(webhookRoutes, { webhooks: new WebhookService(storage.webhooks, policy, box, cursors, clock), base });
     },
     { prefix: '/v1' },
   );
   notAllowed.fill();
+
+  const log = app.log.child({ component: 'webhooks' });
+  const jobs: Job[] = [
+    retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
+    new WebhookDispatcher({
+      webhooks: storage.webhooks,
+      sender: new WebhookSender(policy, config.webhooks.timeoutMs),
+      box,
+      clock,
+      settings: config.webhooks,
+      log,
+      metrics,
+      pollMs: webhooks.pollMs,
+      random: webhooks.random,
+    }),
+  ];
+  // Background work runs while the app is up: from ready (listen, inject) to close, which waits for it.
+  app.addHook('onReady', async () => {
+    for (const job of jobs) job.start();
+  });
+  app.addHook('onClose', async () => {
+    await Promise.all(jobs.map((job) => job.stop()));
+  });
   return app;
 }
 

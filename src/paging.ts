@@ -55,12 +55,13 @@ export class CursorCodec {
 
   /**
    * Cuts a keyset page from rows fetched with limit + 1 (one row more than asked tells whether a
-   * next page exists without a second query) and signs the cursor for the next one.
+   * next page exists without a second query) and signs the cursor for the next one; `key` is the
+   * keyset position of a row (its numeric id unless told otherwise).
    */
-  page<T extends { id: number }>(scope: string, rows: T[], limit: number): Page<T> {
+  page<T>(scope: string, rows: T[], limit: number, key: (row: T) => number = (row) => (row as { id: number }).id): Page<T> {
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
-    return { items, next: this.encode(scope, items[items.length - 1].id) };
+    return { items, next: this.encode(scope, key(items[items.length - 1])) };
   }
 
   #mac(payload: string): string {

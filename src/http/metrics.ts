@@ -2,6 +2,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { MEMORY_COUNTER_CAPACITY, type CounterStats } from './rate-limit.ts';
 import { RequestMetrics } from './request-metrics.ts';
 import type { Storage } from '../storage/storage.ts';
+import type { AttemptOutcome, DeliveryMetrics } from '../webhooks/webhook.dispatcher.ts';
 
 export type Limiter = 'key' | 'auth_failure';
 
@@ -10,12 +11,14 @@ export type Limiter = 'key' | 'auth_failure';
  * that every app — and every test — counts separately. With METRICS_PORT, main.ts hands the same
  * instance to the main app (which counts) and the ops app (which serves /metrics).
  */
-export class Metrics {
+export class Metrics implements DeliveryMetrics {
   readonly registry = new Registry();
   /** http_requests_total and http_request_duration_seconds, by method, route pattern and status. */
   readonly #requests: RequestMetrics;
   readonly rateLimited: Counter<'limiter'>;
   #failureCounts: (() => CounterStats | undefined) | undefined;
+  readonly #webhookAttempts: Counter<'outcome'>;
+  readonly #webhookInFlight: Gauge;
 
   constructor(storage: Storage, { processMetrics = true }: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -73,12 +76,37 @@ export class Metrics {
         }
       },
     });
+    this.#webhookAttempts = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts made by this instance, by outcome (succeeded; retrying: failed, a retry follows; failed: failed for good)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['succeeded', 'retrying', 'failed']) this.#webhookAttempts.inc({ outcome }, 0);
+    this.#webhookInFlight = new Gauge({ name: 'webhook_attempts_in_flight', help: 'Webhook delivery attempts this instance is making right now', registers });
+    new Gauge({
+      name: 'webhook_oldest_pending_seconds',
+      help: 'Age of the oldest event still waiting for a delivery to an enabled endpoint (0 when none waits): how far behind webhook delivery is',
+      registers,
+      async collect() {
+        const oldest = await storage.webhooks.oldestPending();
+        this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
+      },
+    });
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
   /** Where the failed-authentication limiter's counts are read from (the in-memory store only). */
   watchFailureCounts(stats: () => CounterStats | undefined): void {
     this.#failureCounts = stats;
+  }
+
+  attempted(outcome: AttemptOutcome): void {
+    this.#webhookAttempts.inc({ outcome });
+  }
+
+  inFlight(count: number): void {
+    this.#webhookInFlight.set(count);
   }
 
   /** The observation function of one route pattern (see RequestMetrics). */

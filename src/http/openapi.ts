@@ -5,7 +5,9 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { deprecationHeaders, type Deprecation } from './deprecation.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
 import { REQUEST_ID } from './request-id.ts';
-import { SCOPES } from '../keys/key.types.ts';
+import { EVENT_SCHEMAS } from '../events/event.schemas.ts';
+import { DEFAULT_SCOPES, SCOPES } from '../keys/key.types.ts';
+import { DeliveryHeaders } from '../webhooks/webhook.schemas.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -24,7 +26,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'Pet Store API',
         version: API_VERSION,
         description: [
-          'Lists, creates and fetches animals, and sells them through store orders. Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md.',
+          'Lists, creates and fetches animals, and sells them through store orders; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md.',
           'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
         ].join('\n\n'),
         license: { name: 'MIT', identifier: 'MIT' },
@@ -35,7 +37,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `API key (\`pst_…\`), issued with \`petstore keys create\`. Keys carry scopes (${SCOPES.join(', ')}; all by default); an operation's required scope is named in its description. A key without it gets 403 \`insufficient_scope\`.`,
+            description: `API key (\`pst_…\`), issued with \`petstore keys create\`. Keys carry scopes (${SCOPES.join(', ')}; by default ${DEFAULT_SCOPES.join(', ')} — the others only when asked for); an operation's required scope is named in its description. A key without it gets 403 \`insufficient_scope\`.`,
           },
         },
       },
@@ -43,11 +45,15 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       tags: [
         { name: 'Pets', description: 'Animals offered in the store, and their categories' },
         { name: 'Store', description: 'Orders: how an animal moves from available to pending to sold' },
+        { name: 'Events', description: 'Every change, as a feed: replay what a webhook endpoint missed' },
+        { name: 'Webhooks', description: 'Endpoints that receive every change as a signed POST (Standard Webhooks 1.0), and their delivery logs' },
       ],
       'x-tagGroups': [
         { name: 'Store', tags: ['Store'] },
         { name: 'Pets', tags: ['Pets'] },
+        { name: 'Events', tags: ['Events', 'Webhooks'] },
       ],
+      webhooks: webhooksSection(),
     } as never,
     // Response headers always present become shared components, `required: true` (see header()).
     transformObject: (documents) => sharedHeaders((documents as { openapiObject: object }).openapiObject),
@@ -86,6 +92,41 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 }
 
+/**
+ * The OpenAPI 3.1 `webhooks` section: one POST per event type, as the service sends it to a
+ * registered endpoint — the body is that type's event schema (the same one the feed's items
+ * follow), the headers are DeliveryHeaders (Content-Type is the media type's).
+ */
+function webhooksSection(): Record<string, unknown> {
+  const parameters = Object.entries(DeliveryHeaders.properties)
+    .filter(([name]) => name !== 'content-type')
+    .map(([name, header]) => {
+      const { description, ...schema } = header as unknown as { description: string };
+      return { name, in: 'header', required: true, description, schema };
+    });
+  return Object.fromEntries(
+    EVENT_SCHEMAS.map((schema) => {
+      // TypeBox types do not declare the options an object schema was made with.
+      const event = schema as unknown as { $id: string; description: string; examples: unknown[]; properties: { type: { const: string } } };
+      const type = event.properties.type.const;
+      return [type, {
+        post: {
+          summary: type,
+          description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
+          tags: ['Webhooks'],
+          security: [],
+          parameters,
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${event.$id}` }, example: event.examples[0] } } },
+          responses: {
+            '2XX': { description: 'Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored' },
+            default: { description: 'Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule' },
+          },
+        },
+      }];
+    }),
+  );
+}
+
 // Example messages as the service words them; a code missing here falls back to the response description.
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   validation_failed: 'body field "name" must be at least 1 character long',
@@ -93,6 +134,8 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   unknown_category: 'body/categoryId 42 is not a known category (see GET /v1/categories)',
   unknown_pet: 'body/petId 42 is not a known pet',
   invalid_cursor: 'query parameter "cursor" is not a cursor this service issued; use the Link rel="next" URL as given',
+  webhook_url_not_allowed: 'body field "url" is not allowed: its host hooks.internal resolves to 10.0.0.7 is private (RFC 1918), not a public address',
+  webhook_disabled: 'webhook 3 is disabled; enable it (PATCH {"enabled": true}) before retrying a delivery',
   unauthorized: 'missing Authorization header; send Authorization: Bearer <API key>',
   insufficient_scope: 'this API key lacks the scope pets:write',
   not_found: 'pet 42 does not exist',

@@ -1,6 +1,6 @@
 import type { TestContext } from 'node:test';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppOptions } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { Metrics } from '../../src/http/metrics.ts';
@@ -26,6 +26,7 @@ export interface TestAppOptions {
   readonly engine?: Engine;
   readonly logger?: FastifyServerOptions['logger'];
   readonly metrics?: Metrics;
+  readonly webhooks?: AppOptions['webhooks'];
 }
 
 /** Builds the real app for one test and closes it (and its storage) when the test ends. */
@@ -40,7 +41,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     await built?.close();
     await own?.dispose();
   });
-  built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics });
+  built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics, webhooks: options.webhooks });
   const app = built;
   const { key } = await createApiKey(storage.apiKeys, 'test', SCOPES);
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };

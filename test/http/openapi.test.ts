@@ -228,11 +228,11 @@ describe('the OpenAPI document', () => {
     for (const { method, path, op } of operations(doc)) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
   });
 
-  test('groups the tags Pets and Store with x-tagGroups, and every operation tag is declared and grouped', () => {
-    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Pets', 'Store']);
+  test('groups the tags Pets, Store, Events and Webhooks with x-tagGroups, and every operation tag is declared and grouped', () => {
+    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Events', 'Pets', 'Store', 'Webhooks']);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
-    assert.deepEqual([...grouped].sort(), ['Pets', 'Store']);
+    assert.deepEqual([...grouped].sort(), ['Events', 'Pets', 'Store', 'Webhooks']);
     for (const { method, path, op } of operations(doc)) assert.ok(grouped.includes(op.tags[0]), `${method} ${path} tag ${op.tags[0]}`);
     assert.equal(byId(doc, 'listPets').tags[0], 'Pets');
     assert.equal(byId(doc, 'listOrders').tags[0], 'Store');

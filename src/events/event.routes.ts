@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { JSON_TYPE } from '../http/error-handler.ts';
+import { nextLink } from '../paging.ts';
+import { commonErrors, errorResponse } from '../schemas.ts';
+import { Events, ListEventsQuery, serializeEvent } from './event.schemas.ts';
+import type { EventService } from './event.service.ts';
+
+export interface EventRoutesOptions {
+  readonly events: EventService;
+  readonly base: string;
+}
+
+export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, { events, base }) => {
+  app.get(
+    '/events',
+    {
+      config: { scope: 'events:read' },
+      schema: {
+        operationId: 'listEvents',
+        tags: ['Events'],
+        summary: 'List events',
+        description:
+          'Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (docs/events.md).',
+        'x-stability': 'experimental',
+        querystring: ListEventsQuery,
+        response: {
+          200: { ...Events, description: 'A page of events' },
+          400: errorResponse('Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)'),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const page = await events.list(request.query);
+      if (page.next !== undefined) {
+        const { limit, type } = request.query;
+        reply.header('link', nextLink(base, '/events', { limit, type, cursor: page.next }));
+      }
+      // The items are sent as their one serialization (serializeEvent), which webhook bodies share.
+      const body = `[${page.items.map(serializeEvent).join(',')}]`;
+      return reply.type(JSON_TYPE).send(body as unknown as typeof page.items);
+    },
+  );
+};

@@ -1,0 +1,44 @@
+import type { Clock } from '../clock.ts';
+import { AppError } from '../errors.ts';
+import { periodic, type Job } from '../jobs.ts';
+import type { CursorCodec, Page } from '../paging.ts';
+import type { EventRepository, WebhookRepository } from '../storage/storage.ts';
+import { eventSequence, type Event, type ListEventsQuery } from './event.schemas.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+export class EventService {
+  readonly #events: EventRepository;
+  readonly #cursors: CursorCodec;
+
+  constructor(events: EventRepository, cursors: CursorCodec) {
+    this.#events = events;
+    this.#cursors = cursors;
+  }
+
+  async list(q: ListEventsQuery): Promise<Page<Event>> {
+    const limit = q.limit ?? 20;
+    const scope = `events;${q.type ?? ''}`;
+    if (q.cursor !== undefined && q.after !== undefined) throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
+    const afterId = q.cursor !== undefined ? this.#cursors.decode(scope, q.cursor) : q.after !== undefined ? eventSequence({ id: q.after }) : 0;
+    const rows = await this.#events.list({ limit: limit + 1, afterId, type: q.type });
+    return this.#cursors.page(scope, rows, limit, eventSequence);
+  }
+}
+
+/**
+ * Retention: events, and the finished entries of the webhook delivery logs, older than
+ * EVENT_RETENTION_DAYS are deleted at start-up and hourly after (`clock` decides "older").
+ */
+export function retentionJob(events: EventRepository, webhooks: WebhookRepository, clock: Clock, days: number, onError: (err: unknown) => void): Job {
+  return periodic(
+    PURGE_EVERY_MS,
+    async () => {
+      const before = new Date(clock.now().getTime() - days * DAY_MS);
+      await events.purge(before);
+      await webhooks.purge(before);
+    },
+    onError,
+  );
+}

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { WebhookSettings } from '../config.ts';
+import { serializeEvent } from '../events/event.schemas.ts';
+import { EVENT_PURGED } from '../storage/rules.ts';
+import type { ClaimedAttempt, WebhookRepository } from '../storage/storage.ts';
+import type { SecretBox } from './webhook.secret-box.ts';
+import { USER_AGENT, type Sender, type SendResult } from './webhook.sender.ts';
+import { signatureHeader } from './webhook.signature.ts';
+
+/** How an attempt ended, as counted in webhook_deliveries_total. */
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
+
+export interface DeliveryMetrics {
+  attempted(outcome: AttemptOutcome): void;
+  inFlight(count: number): void;
+}
+
+interface Log {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface DispatcherOptions {
+  readonly webhooks: WebhookRepository;
+  readonly sender: Sender;
+  readonly box: SecretBox;
+  readonly clock: Clock;
+  readonly settings: WebhookSettings;
+  readonly log: Log;
+  readonly metrics: DeliveryMetrics;
+  /** How often an idle dispatcher looks for due attempts (default 250 ms). */
+  readonly pollMs?: number;
+  /** Jitter source, [0, 1). */
+  readonly random?: () => number;
+}
+
+/** Beyond WEBHOOK_TIMEOUT_MS, what a lease leaves for recording the result before another instance may take the attempt over. */
+export const LEASE_MARGIN_MS = 5_000;
+const JITTER = 0.1;
+
+/**
+ * When the attempt after attempt number `attempt` (1-based) is due, or null when the schedule is
+ * exhausted: the schedule's next delay, ±10 % so that the retries of many events spread out.
+ */
+export function nextAttemptAt(schedule: readonly number[], attempt: number, from: Date, random: () => number): Date | null {
+  if (attempt >= schedule.length) return null;
+  const delay = schedule[attempt] * (1 - JITTER + 2 * JITTER * random());
+  return new Date(from.getTime() + Math.round(delay));
+}
+
+/**
+ * Delivers webhooks: claims due attempts from the database (any instance may; each attempt goes to
+ * one, under a lease), POSTs them signed, and records each outcome with its retry in one
+ * transaction. At most WEBHOOK_CONCURRENCY attempts are in flight per instance, and at most
+ * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint across all instances (the claim enforces it), so a
+ * slow or dead endpoint holds only its own share. Claims take the least recently served endpoints
+ * first and each endpoint's attempts in event-id order.
+ */
+export class WebhookDispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #pollMs: number;
+  readonly #random: () => number;
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = 0;
+  #tick: Promise<void> | undefined;
+  #again = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+    this.#pollMs = options.pollMs ?? 250;
+    this.#random = options.random ?? Math.random;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  /** Stops claiming and waits for the attempts in flight to be made and recorded (each is bounded by WEBHOOK_TIMEOUT_MS). */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    await this.#tick;
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#o.sender.close();
+  }
+
+  #schedule(ms: number): void {
+    if (!this.#running) return;
+    if (this.#tick) {
+      if (ms === 0) this.#again = true;
+      return;
+    }
+    const at = Date.now() + ms;
+    if (this.#timer && this.#timerAt <= at) return;
+    clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#tick = this.#claim().finally(() => {
+        this.#tick = undefined;
+        const again = this.#again;
+        this.#again = false;
+        this.#schedule(again ? 0 : this.#pollMs);
+      });
+    }, ms);
+  }
+
+  async #claim(): Promise<void> {
+    const { webhooks, clock, settings, log } = this.#o;
+    const room = settings.concurrency - this.#inFlight.size;
+    if (room <= 0) return;
+    const now = clock.now();
+    const token = randomUUID();
+    let claimed: ClaimedAttempt[];
+    try {
+      claimed = await webhooks.claim({ now, leaseUntil: new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS), token, max: room, perEndpoint: settings.endpointConcurrency });
+    } catch (err) {
+      log.warn({ err }, 'claiming webhook deliveries failed; retrying shortly');
+      return;
+    }
+    for (const attempt of claimed) {
+      const run = this.#attempt(attempt, token).finally(() => {
+        this.#inFlight.delete(run);
+        this.#o.metrics.inFlight(this.#inFlight.size);
+        this.#schedule(0);
+      });
+      this.#inFlight.add(run);
+    }
+    this.#o.metrics.inFlight(this.#inFlight.size);
+    // A full claim means more may be due: look again at once.
+    if (claimed.length === room) this.#again = true;
+  }
+
+  async #attempt(a: ClaimedAttempt, token: string): Promise<void> {
+    const { webhooks, sender, box, clock, settings, log, metrics } = this.#o;
+    const attemptedAt = clock.now();
+    const started = performance.now();
+    let result: SendResult;
+    if (a.event === undefined) {
+      result = { status: null, error: EVENT_PURGED };
+    } else {
+      const body = serializeEvent(a.event);
+      const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+      let signature: string | undefined;
+      try {
+        signature = signatureHeader(a.secrets.map((s) => box.open(s)), a.event.id, timestamp, body);
+      } catch (err) {
+        log.error({ err, webhookId: a.webhookId }, 'cannot open the signing secret of a webhook endpoint (WEBHOOK_SECRET_KEY changed?)');
+      }
+      result = signature
+        ? await sender.send(a.url, {
+            'content-type': 'application/json',
+            'user-agent': USER_AGENT,
+            'webhook-id': a.event.id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signature,
+          }, body)
+        : { status: null, error: 'not sent: the signing secret cannot be opened (WEBHOOK_SECRET_KEY)' };
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const succeeded = result.error === null;
+    // The schedule's delays run from the failure, so a slow failure does not eat into them.
+    const retryAt = succeeded || a.event === undefined ? null : nextAttemptAt(settings.retryScheduleMs, a.attempt, clock.now(), this.#random);
+    let outcome: { recorded: boolean; disabled: boolean };
+    try {
+      outcome = await webhooks.finish({
+        attempt: a,
+        token,
+        succeeded,
+        httpStatus: result.status,
+        durationMs,
+        error: result.error,
+        attemptedAt,
+        retryAt,
+        disableIfFailingSince: new Date(attemptedAt.getTime() - settings.disableAfterHours * 3_600_000),
+      });
+    } catch (err) {
+      // The lease runs out and another attempt follows: at least once, possibly twice.
+      log.error({ err, webhookId: a.webhookId, deliveryId: a.deliveryId }, 'recording a webhook delivery attempt failed; it will be made again');
+      return;
+    }
+    if (!outcome.recorded) return;
+    metrics.attempted(succeeded ? 'succeeded' : retryAt && !outcome.disabled ? 'retrying' : 'failed');
+    if (!succeeded) {
+      log.warn(
+        {
+          webhookId: a.webhookId,
+          deliveryId: a.deliveryId,
+          eventId: `evt_${a.eventId}`,
+          attempt: a.attempt,
+          httpStatus: result.status,
+          error: result.error,
+          durationMs,
+          nextAttemptAt: outcome.disabled ? null : (retryAt?.toISOString() ?? null),
+        },
+        'webhook delivery attempt failed',
+      );
+    }
+    if (outcome.disabled) {
+      log.warn({ webhookId: a.webhookId, disableAfterHours: settings.disableAfterHours }, 'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER_HOURS');
+    }
+  }
+}

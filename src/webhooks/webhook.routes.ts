@@ -1,0 +1,199 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { nextLink } from '../paging.ts';
+import { commonErrors, errorResponse } from '../schemas.ts';
+import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, PageQuery, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
+import type { WebhookService } from './webhook.service.ts';
+
+export interface WebhookRoutesOptions {
+  readonly webhooks: WebhookService;
+  readonly base: string;
+}
+
+const bodyErrors = {
+  413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
+  415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
+};
+const notFound = errorResponse('No webhook endpoint with this id (`not_found`)');
+const badId = errorResponse('`webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`)');
+const pageErrors = errorResponse('Invalid `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)');
+const urlErrors =
+  'the URL is not `https:`, carries credentials or a fragment, or its host does not resolve only to public addresses (`webhook_url_not_allowed`)';
+// Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
+const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
+const config = { scope: 'webhooks:admin' } as const;
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { webhooks, base }) => {
+  const location = (webhook: Webhook) => `${base}/webhooks/${webhook.id}`;
+
+  app.post(
+    '/webhooks',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'createWebhook',
+        summary: 'Register a webhook endpoint',
+        description:
+          'Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and docs/events.md. `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.',
+        body: NewWebhook,
+        response: {
+          201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
+          400: errorResponse(`Missing or invalid fields, unknown field or event type, body not JSON, or ${urlErrors} (\`validation_failed\`, \`invalid_json\`, \`webhook_url_not_allowed\`)`),
+          ...bodyErrors,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await webhooks.create(request.body);
+      return reply.code(201).header('location', location(webhook)).send(webhook);
+    },
+  );
+
+  app.get(
+    '/webhooks',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'listWebhooks',
+        summary: 'List webhook endpoints',
+        description: 'A page of endpoints, ascending by id; paged like `GET /pets` (`Link: rel="next"`). Secrets are never shown.',
+        querystring: PageQuery,
+        response: { 200: { ...Webhooks, description: 'A page of endpoints' }, 400: pageErrors, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const page = await webhooks.list(request.query);
+      if (page.next !== undefined) reply.header('link', nextLink(base, '/webhooks', { limit: request.query.limit, cursor: page.next }));
+      return page.items;
+    },
+  );
+
+  app.get(
+    '/webhooks/:webhookId',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'getWebhook',
+        summary: 'Get a webhook endpoint',
+        params: WebhookIdParams,
+        response: { 200: { ...Webhook, description: 'The endpoint' }, 400: badId, 404: notFound, ...commonErrors },
+      },
+    },
+    async (request) => webhooks.get(request.params.webhookId),
+  );
+
+  app.patch(
+    '/webhooks/:webhookId',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'updateWebhook',
+        summary: 'Change a webhook endpoint',
+        description:
+          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).',
+        params: WebhookIdParams,
+        body: WebhookUpdate,
+        response: {
+          200: { ...Webhook, description: 'The endpoint after the change' },
+          400: errorResponse(`Invalid \`webhookId\` or body, an empty body, or ${urlErrors} (\`validation_failed\`, \`invalid_json\`, \`webhook_url_not_allowed\`)`),
+          404: notFound,
+          ...bodyErrors,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => webhooks.update(request.params.webhookId, request.body),
+  );
+
+  app.delete(
+    '/webhooks/:webhookId',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook endpoint',
+        description: 'Nothing more is sent to it; its delivery log is deleted with it.',
+        params: WebhookIdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }), 400: badId, 404: notFound, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.delete(request.params.webhookId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhooks/:webhookId/rotate-secret',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'rotateWebhookSecret',
+        summary: "Replace a webhook endpoint's signing secret",
+        description:
+          'Issues a new secret, returned here only. For 24 hours deliveries carry two signatures (`v1,<new> v1,<old>`), so the receiver can switch to the new secret at its own pace; then only the new one signs. No request body.',
+        params: WebhookIdParams,
+        response: { 200: { ...WebhookWithSecret, description: 'The endpoint and its new secret' }, 400: badId, 404: notFound, ...commonErrors },
+      },
+    },
+    async (request) => webhooks.rotateSecret(request.params.webhookId),
+  );
+
+  app.get(
+    '/webhooks/:webhookId/deliveries',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'listWebhookDeliveries',
+        summary: "List a webhook endpoint's delivery log",
+        description:
+          'One entry per attempt (the next one, while pending, included) and one per disabling, newest first; paged with `Link: rel="next"`. Entries are kept as long as events (`EVENT_RETENTION_DAYS`).',
+        params: WebhookIdParams,
+        querystring: PageQuery,
+        response: {
+          200: { ...Deliveries, description: 'A page of the delivery log, newest first' },
+          400: errorResponse('Invalid `webhookId`, `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)'),
+          404: notFound,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { webhookId } = request.params;
+      const page = await webhooks.deliveries(webhookId, request.query);
+      if (page.next !== undefined) reply.header('link', nextLink(base, `/webhooks/${webhookId}/deliveries`, { limit: request.query.limit, cursor: page.next }));
+      return page.items;
+    },
+  );
+
+  app.post(
+    '/webhooks/:webhookId/deliveries/:deliveryId/retry',
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'retryWebhookDelivery',
+        summary: 'Send the event of a delivery again, now',
+        description:
+          "Makes the event of this log entry due at once: its pending attempt if it has one (unchanged when it is in flight), otherwise a new attempt with the same `webhook-id`. A new attempt that fails continues the endpoint's retry schedule where the event's last attempt left it. No request body.",
+        params: DeliveryIdParams,
+        response: {
+          202: { ...Delivery, description: 'The attempt that will send it' },
+          400: errorResponse('`webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 (`validation_failed`)'),
+          404: errorResponse('No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (`not_found`)'),
+          409: errorResponse('The endpoint is disabled (`webhook_disabled`)'),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await webhooks.retry(request.params.webhookId, request.params.deliveryId)),
+  );
+};

@@ -1,0 +1,275 @@
+// Delivery through the real app to a real receiver: signatures (checked with the Standard Webhooks
+// reference library), retries, the schedule, ordering, isolation, disabling, rotation, replay.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { buildTestApp, fixedClock, logCapture } from '../helpers/app.ts';
+import { ENGINES, openTestStorage } from '../helpers/engines.ts';
+import { eventually, startReceiver } from '../helpers/receiver.ts';
+import { TEST_ENV, webhookTest } from './helpers.ts';
+
+const verify = (secret: string, r: { body: string; headers: Record<string, unknown> }) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+
+for (const engine of ENGINES) {
+  describe(`${engine}: webhook delivery`, () => {
+    test('POSTs each event signed per Standard Webhooks 1.0: the reference library verifies it; the body is the feed item', async (t) => {
+      const w = await webhookTest(t, engine);
+      const hook = await w.register();
+      const pet = await w.createPet();
+      const [r] = await w.receiver.waitFor(1);
+      assert.deepEqual(verify(hook.secret, r), { id: r.headers['webhook-id'], type: 'pet.created', createdAt: JSON.parse(r.body).createdAt, data: pet });
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.headers['user-agent'], 'petstore-webhooks/1');
+      assert.match(String(r.headers['webhook-id']), /^evt_[1-9][0-9]*$/);
+      assert.ok(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000) < 5);
+      assert.match(String(r.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/, 'one signature');
+      const feed = await w.app.inject({ method: 'GET', url: '/v1/events', headers: w.auth });
+      assert.equal(feed.body, `[${r.body}]`, 'byte for byte the feed item');
+      assert.throws(() => verify(hook.secret, { ...r, body: r.body.replace('Rex', 'Rax') }), /No matching signature/);
+      const [entry] = await eventually(async () => {
+        const log = await w.deliveries(hook.id);
+        return log[0]?.status === 'succeeded' ? log : undefined;
+      });
+      assert.deepEqual({ ...entry, id: 0, durationMs: 0, attemptedAt: '', createdAt: '' }, {
+        id: 0,
+        type: 'attempt',
+        eventId: r.headers['webhook-id'],
+        attempt: 1,
+        status: 'succeeded',
+        httpStatus: 200,
+        durationMs: 0,
+        error: null,
+        nextAttemptAt: null,
+        attemptedAt: '',
+        createdAt: '',
+      });
+    });
+
+    test('a receiver that fails twice then answers 200 gets three attempts with one webhook-id, each verifiable', async (t) => {
+      const w = await webhookTest(t, engine, { answer: (_r, n) => (n <= 2 ? 500 : 200) });
+      const hook = await w.register();
+      await w.createPet();
+      const attempts = await w.receiver.waitFor(3);
+      assert.equal(new Set(attempts.map((r) => r.headers['webhook-id'])).size, 1);
+      for (const r of attempts) assert.ok(verify(hook.secret, r));
+      const log = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l[0]?.status === 'succeeded' ? l : undefined;
+      });
+      assert.deepEqual(
+        log.map((d) => [d.attempt, d.status, d.httpStatus, d.error]),
+        [
+          [3, 'succeeded', 200, null],
+          [2, 'failed', 500, 'HTTP 500'],
+          [1, 'failed', 500, 'HTTP 500'],
+        ],
+      );
+      assert.equal(w.receiver.received.length, 3, 'nothing after the success');
+    });
+
+    test('a receiver that never answers: each attempt times out, the schedule is followed, the delivery ends failed', async (t) => {
+      const timeout = 150;
+      const w = await webhookTest(t, engine, { answer: () => 'hang', env: { WEBHOOK_TIMEOUT_MS: String(timeout), WEBHOOK_RETRY_SCHEDULE_MS: '0,100,200' } });
+      const hook = await w.register();
+      await w.createPet();
+      const attempts = await w.receiver.waitFor(3);
+      const log = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l.length === 3 && l[0].status === 'failed' ? l : undefined;
+      });
+      assert.deepEqual(
+        log.map((d) => [d.attempt, d.status, d.httpStatus, d.error, d.nextAttemptAt === null]),
+        [
+          [3, 'failed', null, `no answer within ${timeout} ms`, true],
+          [2, 'failed', null, `no answer within ${timeout} ms`, false],
+          [1, 'failed', null, `no answer within ${timeout} ms`, false],
+        ],
+      );
+      // Attempt n+1 starts once attempt n timed out and the schedule's delay has passed (jitter is 0 here).
+      const gaps = [attempts[1].at - attempts[0].at, attempts[2].at - attempts[1].at];
+      assert.ok(gaps[0] >= timeout + 100 - 15, `gap 1: ${gaps[0]} ms`);
+      assert.ok(gaps[1] >= timeout + 200 - 15, `gap 2: ${gaps[1]} ms`);
+      for (const d of log) assert.ok(d.durationMs! >= timeout - 15 && d.durationMs! < timeout + 1000, `duration ${d.durationMs}`);
+      // The retry was scheduled from the failure: attempt 1's nextAttemptAt = its attemptedAt + its duration + 100 ms.
+      const scheduled = Date.parse(log[2].nextAttemptAt!) - Date.parse(log[2].attemptedAt!) - log[2].durationMs!;
+      assert.ok(Math.abs(scheduled - 100) <= 5, `retry scheduled ${scheduled} ms after the failure`);
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(w.receiver.received.length, 3, 'no fourth attempt');
+    });
+
+    test('first attempts go out in event-id order; an event being retried does not hold back the later ones', async (t) => {
+      let failedOnce = false;
+      const w = await webhookTest(t, engine, {
+        env: { WEBHOOK_RETRY_SCHEDULE_MS: '0,300' },
+        answer: (r) => {
+          if (!failedOnce && JSON.parse(r.body).data.name === 'p0') {
+            failedOnce = true;
+            return 503;
+          }
+          return 200;
+        },
+      });
+      await w.register({ events: ['pet.created'] });
+      await Promise.all(Array.from({ length: 8 }, (_, i) => w.createPet(`p${i}`)));
+      const received = await w.receiver.waitFor(9);
+      const ids = received.map((r) => Number(String(r.headers['webhook-id']).slice(4)));
+      const firsts = ids.filter((id, i) => ids.indexOf(id) === i);
+      assert.deepEqual(firsts, [...firsts].sort((a, b) => a - b), `first attempts in id order: ${ids}`);
+      assert.equal(ids.at(-1), ids[0], 'the failed first event was retried last');
+      assert.equal(new Set(ids).size, 8);
+    });
+
+    test('a dead endpoint does not delay the deliveries to a healthy one', async (t) => {
+      const timeout = 2_000;
+      const w = await webhookTest(t, engine, { env: { WEBHOOK_TIMEOUT_MS: String(timeout) }, answer: (r) => (r.path === '/dead' ? 'hang' : 200) });
+      await w.register({ url: `http://127.0.0.1:${w.receiver.port}/dead` });
+      await w.register({ url: `http://127.0.0.1:${w.receiver.port}/healthy` });
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) await w.createPet(`p${i}`);
+      const healthy = await w.receiver.waitFor(5, timeout, (r) => r.path === '/healthy');
+      assert.ok(healthy.at(-1)!.at - started < timeout / 2, `healthy got all five within ${Math.round(healthy.at(-1)!.at - started)} ms`);
+      assert.equal(w.receiver.received.filter((r) => r.path === '/dead').length, 1, 'the dead one holds its one attempt in flight');
+    });
+
+    test('rotation: for 24 h both secrets sign (two v1 signatures, each verifies), then only the new one', async (t) => {
+      let offset = 0;
+      const w = await webhookTest(t, engine, { clock: { now: () => new Date(Date.now() + offset) } });
+      const hook = await w.register();
+      const res = await w.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/rotate-secret`, headers: w.auth });
+      assert.equal(res.statusCode, 200);
+      const rotated = res.json();
+      assert.notEqual(rotated.secret, hook.secret);
+      assert.deepEqual({ ...rotated, secret: undefined }, { ...hook, secret: undefined });
+      await w.createPet();
+      const [r] = await w.receiver.waitFor(1);
+      assert.equal(String(r.headers['webhook-signature']).split(' ').length, 2);
+      assert.ok(verify(rotated.secret, r), 'the new secret verifies');
+      assert.ok(verify(hook.secret, r), 'the old secret verifies');
+      offset = 24 * 3_600_000 + 1_000;
+      await w.createPet('Later');
+      const [, late] = await w.receiver.waitFor(2);
+      const signed = (secret: string) => new Webhook(secret).sign(String(late.headers['webhook-id']), new Date(Number(late.headers['webhook-timestamp']) * 1000), late.body);
+      assert.equal(late.headers['webhook-signature'], signed(rotated.secret), 'only the new secret signs after the overlap');
+      assert.notEqual(late.headers['webhook-signature'], signed(hook.secret));
+    });
+
+    test('an endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled (logged, logged in its deliveries); enabling it resumes with new events', async (t) => {
+      const clock = fixedClock(new Date());
+      const logs = logCapture();
+      let up = false;
+      const w = await webhookTest(t, engine, {
+        clock,
+        logger: { level: 'warn', stream: logs.stream },
+        env: { WEBHOOK_DISABLE_AFTER_HOURS: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,60000,60000,60000' },
+        answer: () => (up ? 200 : 500),
+      });
+      const hook = await w.register();
+      await w.createPet('first');
+      await w.receiver.waitFor(1);
+      await eventually(async () => ((await w.deliveries(hook.id))[0]?.attempt === 2 ? true : undefined), 10_000, 'the retry scheduled');
+      const t0 = clock.now().getTime();
+      // The retry is due a minute later; at that time the endpoint has failed for over an hour.
+      clock.set(new Date(t0 + 3_600_000 + 120_000));
+      await w.receiver.waitFor(2);
+      const log = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l[0]?.type === 'webhook.disabled' ? l : undefined;
+      });
+      assert.equal(log[0].status, 'failed');
+      assert.match(log[0].error!, /every attempt since .* failed/);
+      assert.ok(log.every((d) => d.status !== 'pending'));
+      const got = await w.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}`, headers: w.auth });
+      assert.equal(got.json().enabled, false);
+      await eventually(async () => (logs.lines().some((l) => l.msg?.toString().startsWith('webhook endpoint disabled') && l.webhookId === hook.id) ? true : undefined));
+      await w.createPet('while disabled');
+      up = true;
+      const patched = await w.app.inject({ method: 'PATCH', url: `/v1/webhooks/${hook.id}`, headers: w.auth, payload: { enabled: true } });
+      assert.equal(patched.json().enabled, true);
+      await w.createPet('after');
+      const all = await w.receiver.waitFor(3);
+      assert.equal(JSON.parse(all[2].body).data.name, 'after', 'resumes with new events only');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(w.receiver.received.length, 3);
+    });
+
+    test('a failed attempt logs one line with its outcome, never the secret nor the body', async (t) => {
+      const logs = logCapture();
+      const w = await webhookTest(t, engine, { logger: { level: 'info', stream: logs.stream }, env: { WEBHOOK_RETRY_SCHEDULE_MS: '0' }, answer: () => 502 });
+      const hook = await w.register();
+      await w.createPet('Secretive Name');
+      await w.receiver.waitFor(1);
+      const line = await eventually(async () => logs.lines().find((l) => l.msg === 'webhook delivery attempt failed'));
+      assert.deepEqual(
+        { ...line, time: 0, pid: 0, hostname: '', durationMs: 0, deliveryId: 0, eventId: '' },
+        { level: 40, time: 0, pid: 0, hostname: '', component: 'webhooks', webhookId: hook.id, deliveryId: 0, eventId: '', attempt: 1, httpStatus: 502, error: 'HTTP 502', durationMs: 0, nextAttemptAt: null, msg: 'webhook delivery attempt failed' },
+      );
+      const text = logs.text();
+      assert.ok(!text.includes(hook.secret) && !text.includes(hook.secret.slice(6)), 'no secret');
+      assert.ok(!text.includes('Secretive Name'), 'no body');
+    });
+
+    test('retrying a delivery re-sends its event now, with the same webhook-id', async (t) => {
+      let up = false;
+      const w = await webhookTest(t, engine, { env: { WEBHOOK_RETRY_SCHEDULE_MS: '0' }, answer: () => (up ? 200 : 500) });
+      const hook = await w.register();
+      await w.createPet();
+      const [first] = await w.receiver.waitFor(1);
+      const [failed] = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l[0]?.status === 'failed' ? l : undefined;
+      });
+      up = true;
+      const res = await w.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/deliveries/${failed.id}/retry`, headers: w.auth });
+      assert.equal(res.statusCode, 202, res.body);
+      assert.deepEqual({ ...(res.json() as object), id: 0, createdAt: '', nextAttemptAt: '' }, {
+        id: 0,
+        type: 'attempt',
+        eventId: failed.eventId,
+        attempt: 2,
+        status: 'pending',
+        httpStatus: null,
+        durationMs: null,
+        error: null,
+        nextAttemptAt: '',
+        attemptedAt: null,
+        createdAt: '',
+      });
+      const [, again] = await w.receiver.waitFor(2);
+      assert.equal(again.headers['webhook-id'], first.headers['webhook-id']);
+      assert.ok(verify(hook.secret, again));
+    });
+
+    test('SSRF at delivery: a name that now resolves to a private address (DNS rebinding) is refused before connecting', async (t) => {
+      let lookups = 0;
+      const resolve = async () => [{ address: lookups++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+      const w = await webhookTest(t, engine, { env: { WEBHOOK_ALLOWED_HOSTS: '' }, webhooks: { resolve } });
+      const hook = await w.register({ url: `http://rebind.test:${w.receiver.port}/hooks` });
+      await w.createPet();
+      const [entry] = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l.at(-1)?.status === 'failed' ? l.reverse() : undefined;
+      });
+      assert.equal(entry.error, 'refused to connect to rebind.test: 127.0.0.1 (loopback) is not a public address');
+      assert.equal(entry.httpStatus, null);
+      assert.ok(lookups >= 2, 'resolved again at delivery');
+      assert.equal(w.receiver.received.length, 0, 'nothing reached the receiver');
+    });
+
+    test('SSRF at delivery: an address allowed when registered but not any more is refused at connection', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const receiver = await startReceiver(t);
+      const before = await buildTestApp(t, { storage, env: TEST_ENV });
+      const res = await before.app.inject({ method: 'POST', url: '/v1/webhooks', headers: before.auth, payload: { url: receiver.url } });
+      assert.equal(res.statusCode, 201);
+      await before.app.close();
+      const after = await buildTestApp(t, { storage, env: { ...TEST_ENV, WEBHOOK_ALLOWED_HOSTS: '' }, webhooks: { pollMs: 10 } });
+      await after.app.inject({ method: 'POST', url: '/v1/pets', headers: after.auth, payload: { name: 'Rex', categoryId: 1 } });
+      const [entry] = await eventually(async () => {
+        const l = (await after.app.inject({ method: 'GET', url: `/v1/webhooks/${res.json().id}/deliveries`, headers: after.auth })).json();
+        return l.at(-1)?.status === 'failed' ? l.reverse() : undefined;
+      });
+      assert.equal(entry.error, 'refused to connect to 127.0.0.1: 127.0.0.1 (loopback) is not a public address');
+      assert.equal(receiver.received.length, 0);
+    });
+  });
+}
