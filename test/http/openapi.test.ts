@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli/cli.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ERROR_STATUS } from '../../src/errors.ts';
+import { EVENT_TYPES, eventSchemaId } from '../../src/events/event.schemas.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { buildTestApp } from '../helpers/app.ts';
@@ -21,6 +22,17 @@ interface Operation {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const EVENT_OPERATIONS = [
+  'listEvents',
+  'createWebhook',
+  'listWebhooks',
+  'getWebhook',
+  'updateWebhook',
+  'deleteWebhook',
+  'rotateWebhookSecret',
+  'listWebhookDeliveries',
+  'retryWebhookDelivery',
+];
 
 function operations(doc: Json): Operation[] {
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
@@ -190,7 +202,7 @@ describe('the OpenAPI document', () => {
   test('documents the operations of the service, each with a unique operationId, a summary and a tag', () => {
     const ops = operations(doc);
     const ids = ops.map((o) => o.op.operationId);
-    for (const id of ['listPets', 'createPet', 'getPet', 'listCategories', 'listOrders', 'placeOrder', 'getOrder', 'updateOrder']) {
+    for (const id of ['listPets', 'createPet', 'getPet', 'listCategories', 'listOrders', 'placeOrder', 'getOrder', 'updateOrder', ...EVENT_OPERATIONS]) {
       assert.ok(ids.includes(id), `operation ${id}`);
     }
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
@@ -219,6 +231,8 @@ describe('the OpenAPI document', () => {
       placeOrder: 'orders:write',
       getOrder: 'orders:read',
       updateOrder: 'orders:write',
+      listEvents: 'events:read',
+      ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
     };
     for (const [id, scope] of Object.entries(scopes)) {
       const op = byId(doc, id);
@@ -245,9 +259,9 @@ describe('the OpenAPI document', () => {
     for (const { op } of operations(doc)) if (op.operationId !== 'getPet') assert.equal(op.deprecated, undefined, op.operationId);
   });
 
-  test('marks listOrders beta and placeOrder, getOrder, updateOrder experimental', () => {
+  test('marks listOrders beta and placeOrder, getOrder, updateOrder and the event and webhook operations experimental', () => {
     assert.equal(byId(doc, 'listOrders')['x-stability'], 'beta');
-    for (const id of ['placeOrder', 'getOrder', 'updateOrder']) assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
+    for (const id of ['placeOrder', 'getOrder', 'updateOrder', ...EVENT_OPERATIONS]) assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
     for (const id of ['listPets', 'createPet', 'getPet', 'listCategories']) assert.equal(byId(doc, id)['x-stability'], undefined, id);
     for (const { op } of operations(doc)) if (op['x-stability'] !== undefined) assert.ok(['experimental', 'beta'].includes(op['x-stability']));
   });
@@ -346,6 +360,14 @@ describe('the OpenAPI document', () => {
       placeOrder: ['NewOrder', 'Order'],
       getOrder: [undefined, 'Order'],
       updateOrder: ['OrderUpdate', 'Order'],
+      listEvents: [undefined, 'Events'],
+      createWebhook: ['NewWebhook', 'WebhookWithSecret'],
+      listWebhooks: [undefined, 'Webhooks'],
+      getWebhook: [undefined, 'Webhook'],
+      updateWebhook: ['WebhookUpdate', 'Webhook'],
+      rotateWebhookSecret: [undefined, 'WebhookWithSecret'],
+      listWebhookDeliveries: [undefined, 'Deliveries'],
+      retryWebhookDelivery: [undefined, 'Delivery'],
     };
     for (const [id, [body, success]] of Object.entries(expected)) {
       const op = byId(doc, id);
@@ -467,5 +489,31 @@ describe('the OpenAPI document', () => {
       assert.ok(required(documented).includes('X-Request-Id'), `${id} ${res.statusCode}: the document promises headers`);
       for (const name of required(documented)) assert.ok(res.headers[name.toLowerCase()] !== undefined, `${id} ${res.statusCode}: ${name}`);
     }
+  });
+
+  test('the webhooks section describes each event type the service sends: its body schema, the Standard Webhooks headers, what counts as received', () => {
+    assert.deepEqual(Object.keys(doc.webhooks), [...EVENT_TYPES]);
+    for (const type of EVENT_TYPES) {
+      const post = doc.webhooks[type].post;
+      const body = media(post.requestBody)[0];
+      const schema = schemaOf(doc, body.schema);
+      assert.equal(body.schema.$ref, `#/components/schemas/${eventSchemaId(type)}`, type);
+      assert.deepEqual(schema.properties.type.enum, [type]);
+      assert.deepEqual(schema.required, ['id', 'type', 'createdAt', 'data']);
+      assert.equal(body.example.type, type);
+      assert.deepEqual(
+        post.parameters.map((p: Json) => [p.name, p.in, p.required]),
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'user-agent'].map((name) => [name, 'header', true]),
+      );
+      assert.ok(post.responses['2XX'].description && post.responses.default.description);
+      assert.deepEqual(post.security, []);
+    }
+    const pet = schemaOf(doc, doc.components.schemas.PetUpdatedEvent.properties.data);
+    assert.equal(pet, doc.components.schemas.Pet, 'data of pet.updated is the Pet');
+    assert.deepEqual(doc.components.schemas.PetDeletedEvent.properties.data.required, ['id']);
+    assert.deepEqual(
+      doc.components.schemas.Event.oneOf.map((s: Json) => s.$ref),
+      EVENT_TYPES.map((type) => `#/components/schemas/${eventSchemaId(type)}`),
+    );
   });
 });

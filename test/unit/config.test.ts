@@ -122,4 +122,70 @@ describe('loadConfig', () => {
       assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (err: unknown) => err instanceof ConfigError && err.variable === 'TRUST_PROXY', bad);
     }
   });
+
+  test('events and webhooks: defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.eventRetentionDays, 30);
+    assert.deepEqual(c.webhooks, {
+      timeoutMs: 10_000,
+      retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      disableAfterHours: 120,
+      concurrency: 16,
+      endpointConcurrency: 1,
+      allowHttp: false,
+      allowedHosts: [],
+      secretKeys: [],
+    });
+  });
+
+  test('events and webhooks: parsed', () => {
+    const key = Buffer.alloc(32, 7);
+    const c = loadConfig({
+      EVENT_RETENTION_DAYS: '7',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_RETRY_SCHEDULE_MS: '0, 100,2000',
+      WEBHOOK_DISABLE_AFTER_HOURS: '24',
+      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1, Hooks.Internal ,[::1],fd00::1',
+      WEBHOOK_SECRET_KEY: `${key.toString('base64')},${Buffer.alloc(32, 8).toString('base64url')}`,
+    });
+    assert.equal(c.eventRetentionDays, 7);
+    assert.deepEqual(c.webhooks, {
+      timeoutMs: 2000,
+      retryScheduleMs: [0, 100, 2000],
+      disableAfterHours: 24,
+      concurrency: 4,
+      endpointConcurrency: 2,
+      allowHttp: true,
+      allowedHosts: ['127.0.0.1', 'hooks.internal', '::1', 'fd00::1'],
+      secretKeys: [key, Buffer.alloc(32, 8)],
+    });
+  });
+
+  test('events and webhooks: invalid values name the variable in one line', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
+      [{ WEBHOOK_TIMEOUT_MS: '10' }, 'WEBHOOK_TIMEOUT_MS'],
+      [{ WEBHOOK_RETRY_SCHEDULE_MS: '5000,10000' }, 'WEBHOOK_RETRY_SCHEDULE_MS'],
+      [{ WEBHOOK_RETRY_SCHEDULE_MS: '0,5s' }, 'WEBHOOK_RETRY_SCHEDULE_MS'],
+      [{ WEBHOOK_RETRY_SCHEDULE_MS: '0,,1' }, 'WEBHOOK_RETRY_SCHEDULE_MS'],
+      [{ WEBHOOK_DISABLE_AFTER_HOURS: '0' }, 'WEBHOOK_DISABLE_AFTER_HOURS'],
+      [{ WEBHOOK_CONCURRENCY: '0' }, 'WEBHOOK_CONCURRENCY'],
+      [{ WEBHOOK_ENDPOINT_CONCURRENCY: '101' }, 'WEBHOOK_ENDPOINT_CONCURRENCY'],
+      [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'https://hooks.internal' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:8443' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_SECRET_KEY: 'c2hvcnQ=' }, 'WEBHOOK_SECRET_KEY'],
+      [{ WEBHOOK_SECRET_KEY: `${'A'.repeat(43)}=!` }, 'WEBHOOK_SECRET_KEY'],
+    ];
+    for (const [env, variable] of cases) {
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.variable === variable && !err.message.includes('\n'),
+        JSON.stringify(env),
+      );
+    }
+  });
 });

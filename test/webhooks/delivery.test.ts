@@ -271,5 +271,26 @@ for (const engine of ENGINES) {
       assert.equal(entry.error, 'refused to connect to 127.0.0.1: 127.0.0.1 (loopback) is not a public address');
       assert.equal(receiver.received.length, 0);
     });
+
+    test('metrics: attempts by outcome, attempts in flight, the age of the oldest pending delivery', async (t) => {
+      let n = 0;
+      const w = await webhookTest(t, engine, { env: { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE_MS: '0,20' }, answer: () => (++n === 1 ? 500 : n === 2 ? 200 : 'hang') });
+      await w.register();
+      const metric = async (name: string) => {
+        const text = (await w.app.inject({ method: 'GET', url: '/metrics' })).body;
+        return Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+      };
+      assert.equal(await metric('webhook_oldest_pending_seconds'), 0);
+      await w.createPet('one');
+      await w.receiver.waitFor(2);
+      await eventually(async () => ((await metric('webhook_deliveries_total{outcome="succeeded"}')) === 1 ? true : undefined));
+      assert.equal(await metric('webhook_deliveries_total{outcome="retrying"}'), 1);
+      assert.equal(await metric('webhook_deliveries_total{outcome="failed"}'), 0);
+      await w.createPet('two'); // this one hangs until the timeout
+      await w.receiver.waitFor(3);
+      await eventually(async () => ((await metric('webhook_attempts_in_flight')) === 1 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.ok((await metric('webhook_oldest_pending_seconds')) > 0.04, 'the pending delivery is getting older');
+    });
   });
 }
