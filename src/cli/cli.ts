@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createApiKey, parseScopes } from '../keys/key.service.ts';
-import type { Scope } from '../keys/key.types.ts';
+import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';
 import { openStorage } from '../storage/open.ts';
 import type { Storage } from '../storage/storage.ts';
 
@@ -16,7 +16,8 @@ const USAGE = `usage: petstore <command>
 
   migrate                               apply pending database migrations
   keys create --name NAME [--scopes S]  create an API key (printed once); scopes: comma-separated
-                                        from pets:read,pets:write,orders:read,orders:write (default all)
+                                        from ${SCOPES.join(',')}
+                                        (default ${DEFAULT_SCOPES.join(',')})
   keys list                             list keys (no secrets)
   keys revoke ID                        revoke a key; refused from the next request on
   categories list                       list categories
