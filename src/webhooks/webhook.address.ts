@@ -1,5 +1,5 @@
 import { promises as dns } from 'node:dns';
-import { isIP, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { buildConnector } from 'undici';
 import { AppError } from '../errors.ts';
 
@@ -107,9 +107,9 @@ export interface AddressPolicyOptions {
  * Where webhooks may point (docs/events.md, "Security"): `https:` (`http:` only with
  * WEBHOOK_ALLOW_HTTP), no credentials in the URL, and a host whose every address is public —
  * unless the host or the address is listed in WEBHOOK_ALLOWED_HOSTS. Checked when a URL is
- * registered and again on every connection a delivery opens, against the address actually
- * connected to: the resolver's answers are checked inside the connection's own lookup, so a name
- * that resolves elsewhere by the time of delivery (DNS rebinding) is refused before connecting.
+ * registered and again on every connection a delivery opens, against the address it connects
+ * to: the resolver's answers are checked inside the connection's own lookup, so a name that
+ * resolves elsewhere by the time of delivery (DNS rebinding) is refused before connecting.
  */
 export class AddressPolicy {
   readonly #allowed: ReadonlySet<string>;
@@ -163,9 +163,10 @@ export class AddressPolicy {
   }
 
   /**
-   * An undici connector that connects only where `refusal` allows: every address the lookup
-   * returns is checked before connecting, and the socket's remote address once connected (which
-   * also covers IP literals, for which no lookup is made).
+   * An undici connector that connects only where `refusal` allows, deciding before any
+   * connection is made: a host name's addresses are checked inside the connection's own lookup
+   * (net connects only to what the lookup returns, so what is checked is what is connected to),
+   * an IP literal (for which no lookup is made) before connecting.
    */
   connector(timeoutMs: number): buildConnector.connector {
     const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
@@ -174,8 +175,8 @@ export class AddressPolicy {
           const refused = addresses.map((a) => this.refusal(hostname, a.address)).find((why) => why !== undefined);
           if (refused) return callback(new AddressNotAllowedError(hostname, refused));
           if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
-          if (options.all) return callback(null, addresses);
-          return callback(null, addresses[0].address, addresses[0].family);
+          // With autoSelectFamily (Node's default) net asks for every address.
+          return options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family);
         },
         (err: unknown) => callback(err),
       );
@@ -185,16 +186,7 @@ export class AddressPolicy {
       const host = bare(options.hostname);
       const literal = isIP(host) ? this.refusal(host, host) : undefined;
       if (literal) return callback(new AddressNotAllowedError(host, literal), null);
-      return connect(options, (err, socket) => {
-        if (err) return callback(err, null);
-        const remote = (socket as Socket).remoteAddress;
-        const why = remote === undefined ? 'unknown' : this.refusal(host, remote);
-        if (why) {
-          socket!.destroy();
-          return callback(new AddressNotAllowedError(host, why), null);
-        }
-        return callback(null, socket!);
-      });
+      return connect(options, callback);
     };
   }
 }

@@ -13,8 +13,8 @@ export interface Received {
   readonly at: number;
 }
 
-/** A status to answer with, or 'hang': never answer (the sender's timeout ends the attempt). */
-export type Answer = number | 'hang';
+/** A status to answer with (and a body), or 'hang': never answer (the sender's timeout ends the attempt). */
+export type Answer = number | { status: number; body: string } | 'hang';
 
 export interface Receiver {
   readonly url: string;
@@ -42,7 +42,9 @@ export async function startReceiver(t: TestContext, answer: (r: Received, n: num
         received.push(r);
         const a = answer(r, received.length);
         for (const w of waiters) w();
-        if (a !== 'hang') res.writeHead(a, { 'content-type': 'text/plain' }).end('ok');
+        if (a === 'hang') return;
+        const { status, body: text } = typeof a === 'number' ? { status: a, body: 'ok' } : a;
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
       });
     });
     server.keepAliveTimeout = 60_000;

@@ -85,6 +85,7 @@ for (const engine of ENGINES) {
       const cases: [unknown, string, RegExp][] = [
         [{}, 'validation_failed', /"url" is required/],
         [{ url: 'not a url' }, 'validation_failed', /"url"/],
+        [{ url: 'https://public.test:99999/' }, 'validation_failed', /"url" must be an absolute URL/],
         [{ url: 'https://public.test/', events: [] }, 'validation_failed', /"events"/],
         [{ url: 'https://public.test/', events: ['pet.eaten'] }, 'validation_failed', /"events/],
         [{ url: 'https://public.test/', events: ['pet.created', 'pet.created'] }, 'validation_failed', /"events"/],

@@ -292,5 +292,18 @@ for (const engine of ENGINES) {
       await new Promise((r) => setTimeout(r, 50));
       assert.ok((await metric('webhook_oldest_pending_seconds')) > 0.04, 'the pending delivery is getting older');
     });
+
+    test('at most 64 KiB of a response is read: a huge 2xx answer still counts, and the next delivery goes out on a new connection', async (t) => {
+      const w = await webhookTest(t, engine, { answer: (_r, n) => ({ status: 200, body: n === 1 ? 'x'.repeat(4 * 1024 * 1024) : 'ok' }) });
+      const hook = await w.register();
+      await w.createPet('big answer');
+      await w.createPet('next');
+      await w.receiver.waitFor(2);
+      const log = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l.length === 2 && l.every((d) => d.status === 'succeeded') ? l : undefined;
+      });
+      assert.deepEqual(log.map((d) => d.httpStatus), [200, 200]);
+    });
   });
 }
