@@ -27,6 +27,8 @@ interface Route {
   readonly input: 'body' | 'query' | null;
   /** A listing paged with `cursor` and `Link: rel="next"`. */
   readonly paged: boolean;
+  /** The operation takes `Idempotency-Key` (a header parameter of that name): a repeat is replayed, not repeated. */
+  readonly idempotent: boolean;
 }
 
 function resolve(doc: Json, node: Json): Json {
@@ -48,7 +50,8 @@ export function routesOf(doc: Json): Record<string, Route> {
       const query = params.filter((p) => p.in === 'query').map((p) => p.name as string);
       const input = op.requestBody !== undefined ? 'body' : query.length > 0 ? 'query' : null;
       if (input === 'body' && query.length > 0) throw new Error(`${op.operationId} takes both a body and query parameters; the client passes one input object`);
-      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor') };
+      const idempotent = params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
+      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), idempotent };
     }
   }
   return routes;
@@ -56,7 +59,9 @@ export function routesOf(doc: Json): Record<string, Route> {
 
 function routesSource(doc: Json): string {
   const q = JSON.stringify;
-  const entries = Object.entries(routesOf(doc)).map(([id, r]) => `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged} },`);
+  const entries = Object.entries(routesOf(doc)).map(
+    ([id, r]) => `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, idempotent: ${r.idempotent} },`,
+  );
   return `${ROUTES_HEADER}export const ROUTES = {\n${entries.join('\n')}\n} as const;\n`;
 }
 

@@ -29,6 +29,7 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
     return transport.request({
       operation,
       method: route.method,
+      idempotent: route.idempotent,
       path,
       template: route.path,
       query: query ?? (route.input === 'query' ? (input as Query) : undefined),

@@ -17,6 +17,15 @@ export const METHODS = {
   placeOrder: 'orders.place',
   getOrder: 'orders.get',
   updateOrder: 'orders.update',
+  listEvents: 'events.list',
+  createWebhook: 'webhooks.create',
+  listWebhooks: 'webhooks.list',
+  getWebhook: 'webhooks.get',
+  updateWebhook: 'webhooks.update',
+  deleteWebhook: 'webhooks.delete',
+  rotateWebhookSecret: 'webhooks.rotateSecret',
+  listWebhookDeliveries: 'webhooks.listDeliveries',
+  retryWebhookDelivery: 'webhooks.retryDelivery',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

@@ -7,17 +7,18 @@ export const MAX_DELAY_MS = 8_000;
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
 // A connection failure or timeout leaves unknown whether the service acted on the request. Repeating
-// it is safe for methods whose repetition changes nothing (RFC 9110 §9.2.2) and for POST, which always
-// carries an Idempotency-Key. PATCH has neither property here, so it is not repeated after one.
-const REPEATABLE_AFTER_CONNECTION_FAILURE = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'POST']);
+// it is safe for methods whose repetition changes nothing (RFC 9110 §9.2.2) and for operations that
+// take an Idempotency-Key (the repeat is replayed). Other POSTs (createWebhook: its response holds a
+// secret, which the service does not store for replays) and PATCH are not repeated after one.
+const REPEATABLE_AFTER_CONNECTION_FAILURE = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /**
  * Whether an attempt that failed this way may be repeated: network failures and timeouts (see above),
  * 429, 503, and 409 `idempotency_key_in_use` (the first request with that key is still running).
  * Those answers mean the request was not carried out. Nothing else is retried.
  */
-export function isRetryable(failure: PetstoreError | PetstoreConnectionError, method: string): boolean {
-  if (!('status' in failure)) return REPEATABLE_AFTER_CONNECTION_FAILURE.has(method);
+export function isRetryable(failure: PetstoreError | PetstoreConnectionError, method: string, idempotent = false): boolean {
+  if (!('status' in failure)) return idempotent || REPEATABLE_AFTER_CONNECTION_FAILURE.has(method);
   return failure.status === 429 || failure.status === 503 || (failure.status === 409 && failure.code === 'idempotency_key_in_use');
 }
 

@@ -132,8 +132,851 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (docs/events.md).
+         *
+         *     Requires scope `events:read`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description A page of endpoints, ascending by id; paged like `GET /pets` (`Link: rel="next"`). Secrets are never shown.
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and docs/events.md. `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Requires scope `webhooks:admin`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Nothing more is sent to it; its delivery log is deleted with it.
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a webhook endpoint's signing secret
+         * @description Issues a new secret, returned here only. For 24 hours deliveries carry two signatures (`v1,<new> v1,<old>`), so the receiver can switch to the new secret at its own pace; then only the new one signs. No request body.
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's delivery log
+         * @description One entry per attempt (the next one, while pending, included) and one per disabling, newest first; paged with `Link: rel="next"`. Entries are kept as long as events (`EVENT_RETENTION_DAYS`).
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the event of a delivery again, now
+         * @description Makes the event of this log entry due at once: its pending attempt if it has one (unchanged when it is in flight), otherwise a new attempt with the same `webhook-id`. A new attempt that fails continues the endpoint's retry schedule where the event's last attempt left it. No request body.
+         *
+         *     Requires scope `webhooks:admin`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "pet.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.created
+         * @description An animal was added: `data` is the Pet. Sent to every enabled endpoint subscribed to `pet.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "pet.created",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Rex",
+                     *         "categoryId": 1,
+                     *         "status": "available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PetCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.updated
+         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "pet.updated",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Rex",
+                     *         "categoryId": 1,
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PetUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.deleted
+         * @description An animal was withdrawn: `data` is `{id}`. Sent to every enabled endpoint subscribed to `pet.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "pet.deleted",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PetDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.placed
+         * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order. Sent to every enabled endpoint subscribed to `order.placed`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "order.placed",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "petId": 1,
+                     *         "status": "placed",
+                     *         "createdAt": "2026-11-22T12:00:00.000Z",
+                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderPlacedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.approved
+         * @description An order was approved: `data` is the Order. Sent to every enabled endpoint subscribed to `order.approved`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "order.approved",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "petId": 1,
+                     *         "status": "approved",
+                     *         "createdAt": "2026-11-22T12:00:00.000Z",
+                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderApprovedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivered
+         * @description An order was delivered (its animal becomes `sold`): `data` is the Order. Sent to every enabled endpoint subscribed to `order.delivered`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "order.delivered",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "petId": 1,
+                     *         "status": "delivered",
+                     *         "createdAt": "2026-11-22T12:00:00.000Z",
+                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderDeliveredEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled
+         * @description An order was cancelled (its animal becomes `available` again): `data` is the Order. Sent to every enabled endpoint subscribed to `order.cancelled`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "order.cancelled",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "petId": 1,
+                     *         "status": "cancelled",
+                     *         "createdAt": "2026-11-22T12:00:00.000Z",
+                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderCancelledEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "category.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * category.created
+         * @description A category was added: `data` is the Category. Sent to every enabled endpoint subscribed to `category.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "category.created",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "name": "Horses"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CategoryCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "category.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * category.updated
+         * @description A category was renamed: `data` is the Category. Sent to every enabled endpoint subscribed to `category.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "category.updated",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7,
+                     *         "name": "Ponies"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CategoryUpdatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "category.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * category.deleted
+         * @description A category was deleted: `data` is `{id}`. Sent to every enabled endpoint subscribed to `category.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                    "webhook-signature": string;
+                    /** @description Identifies the sender */
+                    "user-agent": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_42",
+                     *       "type": "category.deleted",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "data": {
+                     *         "id": 7
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CategoryDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -150,7 +993,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "request_timeout" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "webhook_disabled" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -176,7 +1019,7 @@ export interface components {
          */
         NewPet: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name (1–100 characters, not blank, no NUL character)
              * @example Rex
              */
             name: string;
@@ -204,7 +1047,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name (1–100 characters, not blank, no NUL character)
              * @example Rex
              */
             name: string;
@@ -302,34 +1145,586 @@ export interface components {
         };
         /** @description A page of orders, ascending by id */
         Orders: components["schemas"]["Order"][];
+        /**
+         * @description What changed
+         * @enum {string}
+         */
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted";
+        /**
+         * @description An animal was added: `data` is the Pet.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "pet.created",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1,
+         *         "name": "Rex",
+         *         "categoryId": 1,
+         *         "status": "available"
+         *       }
+         *     }
+         */
+        PetCreatedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "pet.created";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Pet"];
+        };
+        /**
+         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "pet.updated",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1,
+         *         "name": "Rex",
+         *         "categoryId": 1,
+         *         "status": "pending"
+         *       }
+         *     }
+         */
+        PetUpdatedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "pet.updated";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Pet"];
+        };
+        /**
+         * @description An animal was withdrawn: `data` is `{id}`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "pet.deleted",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1
+         *       }
+         *     }
+         */
+        PetDeletedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "pet.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description The identifier of the deleted resource; it is never reused
+                 */
+                id: number;
+            };
+        };
+        /**
+         * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "order.placed",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "petId": 1,
+         *         "status": "placed",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        OrderPlacedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "order.placed";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+        };
+        /**
+         * @description An order was approved: `data` is the Order.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "order.approved",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "petId": 1,
+         *         "status": "approved",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        OrderApprovedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "order.approved";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+        };
+        /**
+         * @description An order was delivered (its animal becomes `sold`): `data` is the Order.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "order.delivered",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "petId": 1,
+         *         "status": "delivered",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        OrderDeliveredEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "order.delivered";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+        };
+        /**
+         * @description An order was cancelled (its animal becomes `available` again): `data` is the Order.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "order.cancelled",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "petId": 1,
+         *         "status": "cancelled",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        OrderCancelledEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+        };
+        /**
+         * @description A category was added: `data` is the Category.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "category.created",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "name": "Horses"
+         *       }
+         *     }
+         */
+        CategoryCreatedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "category.created";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Category"];
+        };
+        /**
+         * @description A category was renamed: `data` is the Category.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "category.updated",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "name": "Ponies"
+         *       }
+         *     }
+         */
+        CategoryUpdatedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "category.updated";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Category"];
+        };
+        /**
+         * @description A category was deleted: `data` is `{id}`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "category.deleted",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 7
+         *       }
+         *     }
+         */
+        CategoryDeletedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "category.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description The identifier of the deleted resource; it is never reused
+                 */
+                id: number;
+            };
+        };
+        /**
+         * @description One recorded change; `type` tells which of the event schemas it is
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "pet.created",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1,
+         *         "name": "Rex",
+         *         "categoryId": 1,
+         *         "status": "available"
+         *       }
+         *     }
+         */
+        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"];
+        /** @description A page of events, ascending by id (commit order) */
+        Events: components["schemas"]["Event"][];
+        /**
+         * @example {
+         *       "url": "https://shop.example.com/hooks/petstore",
+         *       "events": [
+         *         "pet.created",
+         *         "pet.updated"
+         *       ]
+         *     }
+         */
+        NewWebhook: {
+            /**
+             * Format: uri
+             * @description Where events are POSTed: an absolute `https:` URL without credentials, whose host resolves only to public addresses (`http:` only where the operator allows it)
+             * @example https://shop.example.com/hooks/petstore
+             */
+            url: string;
+            /**
+             * @description The event types sent to this endpoint; `null` (or, on creation, no `events`) = every type, including types added later
+             * @example [
+             *       "pet.created",
+             *       "order.placed"
+             *     ]
+             */
+            events?: components["schemas"]["EventType"][] | null;
+            /**
+             * @description Free text for your own records (1–500 characters)
+             * @example Shop front: hides sold pets
+             */
+            description?: string | null;
+        };
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        WebhookUpdate: {
+            /**
+             * Format: uri
+             * @description Where events are POSTed: an absolute `https:` URL without credentials, whose host resolves only to public addresses (`http:` only where the operator allows it)
+             * @example https://shop.example.com/hooks/petstore
+             */
+            url?: string;
+            /**
+             * @description The event types sent to this endpoint; `null` (or, on creation, no `events`) = every type, including types added later
+             * @example [
+             *       "pet.created",
+             *       "order.placed"
+             *     ]
+             */
+            events?: components["schemas"]["EventType"][] | null;
+            /**
+             * @description Free text for your own records (1–500 characters)
+             * @example Shop front: hides sold pets
+             */
+            description?: string | null;
+            /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "id": 3,
+         *       "url": "https://shop.example.com/hooks/petstore",
+         *       "events": [
+         *         "pet.created",
+         *         "pet.updated"
+         *       ],
+         *       "description": null,
+         *       "enabled": true,
+         *       "createdAt": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service
+             * @example 3
+             */
+            id: number;
+            /**
+             * Format: uri
+             * @description Where events are POSTed: an absolute `https:` URL without credentials, whose host resolves only to public addresses (`http:` only where the operator allows it)
+             * @example https://shop.example.com/hooks/petstore
+             */
+            url: string;
+            /**
+             * @description The event types sent to this endpoint; `null` (or, on creation, no `events`) = every type, including types added later
+             * @example [
+             *       "pet.created",
+             *       "order.placed"
+             *     ]
+             */
+            events: components["schemas"]["EventType"][] | null;
+            /**
+             * @description Free text for your own records (1–500 characters)
+             * @example Shop front: hides sold pets
+             */
+            description: string | null;
+            /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the endpoint was registered (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description A page of webhook endpoints, ascending by id */
+        Webhooks: components["schemas"]["Webhook"][];
+        /**
+         * @example {
+         *       "id": 3,
+         *       "url": "https://shop.example.com/hooks/petstore",
+         *       "events": [
+         *         "pet.created",
+         *         "pet.updated"
+         *       ],
+         *       "description": null,
+         *       "enabled": true,
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
+         *     }
+         */
+        WebhookWithSecret: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service
+             * @example 3
+             */
+            id: number;
+            /**
+             * Format: uri
+             * @description Where events are POSTed: an absolute `https:` URL without credentials, whose host resolves only to public addresses (`http:` only where the operator allows it)
+             * @example https://shop.example.com/hooks/petstore
+             */
+            url: string;
+            /**
+             * @description The event types sent to this endpoint; `null` (or, on creation, no `events`) = every type, including types added later
+             * @example [
+             *       "pet.created",
+             *       "order.placed"
+             *     ]
+             */
+            events: components["schemas"]["EventType"][] | null;
+            /**
+             * @description Free text for your own records (1–500 characters)
+             * @example Shop front: hides sold pets
+             */
+            description: string | null;
+            /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the endpoint was registered (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this response: keep it with the receiver, which verifies `webhook-signature` with it
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk=
+             */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "id": 12,
+         *       "type": "attempt",
+         *       "eventId": "evt_42",
+         *       "attempt": 2,
+         *       "status": "failed",
+         *       "httpStatus": 500,
+         *       "durationMs": 87,
+         *       "error": "HTTP 500",
+         *       "nextAttemptAt": "2026-11-22T12:05:05.000Z",
+         *       "attemptedAt": "2026-11-22T12:00:05.000Z",
+         *       "createdAt": "2026-11-22T12:00:00.100Z"
+         *     }
+         */
+        Delivery: {
+            /**
+             * Format: int64
+             * @description Unique identifier of this log entry
+             * @example 12
+             */
+            id: number;
+            /**
+             * @description `attempt`: one attempt to deliver an event. `webhook.disabled`: the service disabled the endpoint here (`error` says why)
+             * @enum {string}
+             */
+            type: "attempt" | "webhook.disabled";
+            /** @description The event sent (its `webhook-id`); null for `webhook.disabled` */
+            eventId: string | null;
+            /** @description 1 for the event's first attempt, then 2, 3, …; null for `webhook.disabled` */
+            attempt: number | null;
+            /**
+             * @description `pending`: not made yet (due at `nextAttemptAt`) or in flight; `succeeded`: answered 2xx in time; `failed`: anything else
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The status the endpoint answered; null when none came (or not attempted yet) */
+            httpStatus: number | null;
+            /** @description How long the attempt took, in milliseconds */
+            durationMs: number | null;
+            /** @description Why the attempt failed (never the response body) */
+            error: string | null;
+            /** @description null when no attempt follows */
+            nextAttemptAt: string | null;
+            /** @description null while pending */
+            attemptedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the entry was written (the attempt scheduled) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description A page of the delivery log, newest first */
+        Deliveries: components["schemas"]["Delivery"][];
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: {
-        /** @description Responses are per API key: no cache keeps them */
-        "Cache-Control": "no-store";
-        /** @description When the operation was deprecated (RFC 9745) */
-        Deprecation: string;
-        /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-        "Deprecation-Link": string;
-        /** @description URL of the created resource */
-        Location: string;
-        /** @description What is left of the quota: `r` requests, for `t` more seconds */
-        RateLimit: string;
-        /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-        "RateLimit-Policy": string;
-        /** @description Seconds to wait before retrying */
-        "Retry-After": string;
-        /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-        Sunset: string;
-        /** @description Bearer challenge (RFC 6750) */
-        "WWW-Authenticate": string;
-        /** @description Browsers must not guess another content type */
-        "X-Content-Type-Options": "nosniff";
-        /** @description Names the request: the client's own `X-Request-Id` when it sent a sane one, else a fresh UUID; quote it when reporting a problem */
-        "X-Request-Id": string;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -352,29 +1747,17 @@ export interface operations {
             /** @description A page of animals */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -384,10 +1767,8 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -397,51 +1778,17 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -451,46 +1798,17 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -521,14 +1839,8 @@ export interface operations {
             /** @description Animal added; `Location` names it */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    Location: components["headers"]["Location"];
-                    /** @description Present when this is the stored response of an earlier request with the same `Idempotency-Key` */
-                    "Idempotent-Replayed"?: "true";
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description URL of the created resource */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -543,16 +1855,9 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, unknown field, body not JSON, unknown category, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_category`, `bad_request`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -562,10 +1867,8 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -575,23 +1878,8 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -601,13 +1889,6 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description With `idempotency_key_in_use`: seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -617,11 +1898,6 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -631,11 +1907,6 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -645,39 +1916,15 @@ export interface operations {
             /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -687,46 +1934,17 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -750,14 +1968,12 @@ export interface operations {
             /** @description The animal */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -772,19 +1988,15 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -794,13 +2006,14 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -810,15 +2023,14 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -828,28 +2040,12 @@ export interface operations {
             /** @description No animal with this id (`not_found`) */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -859,45 +2055,27 @@ export interface operations {
             /** @description The operation is past its sunset date (`gone`) */
             410: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -907,55 +2085,29 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description When the operation was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -976,40 +2128,17 @@ export interface operations {
             /** @description Every category */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Categories"];
                 };
             };
-            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1019,51 +2148,17 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1073,46 +2168,17 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,29 +2207,17 @@ export interface operations {
             /** @description A page of orders */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Orders"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1173,10 +2227,8 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1186,51 +2238,17 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1240,46 +2258,17 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1310,14 +2299,8 @@ export interface operations {
             /** @description Order placed; `Location` names it */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    Location: components["headers"]["Location"];
-                    /** @description Present when this is the stored response of an earlier request with the same `Idempotency-Key` */
-                    "Idempotent-Replayed"?: "true";
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description URL of the created resource */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1333,16 +2316,9 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, body not JSON, unknown pet, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_pet`, `bad_request`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1352,10 +2328,8 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1365,23 +2339,8 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1391,13 +2350,6 @@ export interface operations {
             /** @description The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description With `idempotency_key_in_use`: seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1407,11 +2359,6 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1421,11 +2368,6 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,39 +2377,15 @@ export interface operations {
             /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1477,46 +2395,17 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1540,11 +2429,6 @@ export interface operations {
             /** @description The order */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1560,16 +2444,9 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `orderId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1579,10 +2456,8 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1592,12 +2467,8 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1607,50 +2478,15 @@ export interface operations {
             /** @description No order with this id (`not_found`) */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1660,46 +2496,17 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1727,11 +2534,6 @@ export interface operations {
             /** @description The order after the transition */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1747,16 +2549,9 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Invalid `orderId` or body field, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `orderId` or body (`validation_failed`, `invalid_json`) */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1766,10 +2561,8 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,12 +2572,8 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1794,22 +2583,6 @@ export interface operations {
             /** @description No order with this id (`not_found`) */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1819,11 +2592,6 @@ export interface operations {
             /** @description The transition is not allowed from the current state (`invalid_transition`) */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1833,11 +2601,6 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,39 +2610,15 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key (`rate_limited`) */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1889,46 +2628,960 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description The database is unreachable (`service_unavailable`); retry later */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                type?: components["schemas"]["EventType"];
+                /**
+                 * @description Start after this event: the last one you processed (a delivery's `webhook-id`, or the last item of the last page). Not together with `cursor`
+                 * @example evt_41
+                 */
+                after?: string;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Events"];
+                };
+            };
+            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints */
+            200: {
+                headers: {
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhooks"];
+                };
+            };
+            /** @description Invalid `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description Endpoint registered; `Location` names it. The only response that shows this secret */
+            201: {
+                headers: {
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://shop.example.com/hooks/petstore",
+                     *       "events": [
+                     *         "pet.created",
+                     *         "pet.updated"
+                     *       ],
+                     *       "description": null,
+                     *       "enabled": true,
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Missing or invalid fields, unknown field or event type, body not JSON, or the URL is not `https:`, carries credentials or a fragment, or its host does not resolve only to public addresses (`webhook_url_not_allowed`) (`validation_failed`, `invalid_json`, `webhook_url_not_allowed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the webhook endpoint */
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://shop.example.com/hooks/petstore",
+                     *       "events": [
+                     *         "pet.created",
+                     *         "pet.updated"
+                     *       ],
+                     *       "description": null,
+                     *       "enabled": true,
+                     *       "createdAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the webhook endpoint */
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the webhook endpoint */
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://shop.example.com/hooks/petstore",
+                     *       "events": [
+                     *         "pet.created",
+                     *         "pet.updated"
+                     *       ],
+                     *       "description": null,
+                     *       "enabled": true,
+                     *       "createdAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Invalid `webhookId` or body, an empty body, or the URL is not `https:`, carries credentials or a fragment, or its host does not resolve only to public addresses (`webhook_url_not_allowed`) (`validation_failed`, `invalid_json`, `webhook_url_not_allowed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the webhook endpoint */
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "url": "https://shop.example.com/hooks/petstore",
+                     *       "events": [
+                     *         "pet.created",
+                     *         "pet.updated"
+                     *       ],
+                     *       "description": null,
+                     *       "enabled": true,
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The identifier of the webhook endpoint */
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the delivery log, newest first */
+            200: {
+                headers: {
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deliveries"];
+                };
+            };
+            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No webhook endpoint with this id (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the webhook endpoint */
+                webhookId: number;
+                /** @description The identifier of a delivery log entry of that endpoint */
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt that will send it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "type": "attempt",
+                     *       "eventId": "evt_42",
+                     *       "attempt": 2,
+                     *       "status": "failed",
+                     *       "httpStatus": 500,
+                     *       "durationMs": 87,
+                     *       "error": "HTTP 500",
+                     *       "nextAttemptAt": "2026-11-22T12:05:05.000Z",
+                     *       "attemptedAt": "2026-11-22T12:00:05.000Z",
+                     *       "createdAt": "2026-11-22T12:00:00.100Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled (`webhook_disabled`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable (`service_unavailable`); retry later */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,10 +3599,19 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "request_timeout", "gone", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "webhook_disabled", "gone", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "internal_error", "service_unavailable"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
-export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];
-export const componentsHeadersXContentTypeOptionsValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["X-Content-Type-Options"]> = ["nosniff"];
+export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];
+export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
+export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
+export const petDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetDeletedEvent"]["type"]> = ["pet.deleted"];
+export const orderPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderPlacedEvent"]["type"]> = ["order.placed"];
+export const orderApprovedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderApprovedEvent"]["type"]> = ["order.approved"];
+export const orderDeliveredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderDeliveredEvent"]["type"]> = ["order.delivered"];
+export const orderCancelledEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderCancelledEvent"]["type"]> = ["order.cancelled"];
+export const categoryCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryCreatedEvent"]["type"]> = ["category.created"];
+export const categoryUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryUpdatedEvent"]["type"]> = ["category.updated"];
+export const categoryDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryDeletedEvent"]["type"]> = ["category.deleted"];
+export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
+export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];

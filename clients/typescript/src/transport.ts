@@ -22,6 +22,8 @@ export interface Call {
   /** The operationId, for errors and warnings. */
   readonly operation: string;
   readonly method: string;
+  /** The operation takes `Idempotency-Key` (createPet, placeOrder): it gets one, and may be repeated after a connection failure. */
+  readonly idempotent: boolean;
   /** The path below the base URL, parameters filled in. */
   readonly path: string;
   /** The path as the document names it (`/pets/{petId}`), for warnings. */
@@ -118,7 +120,7 @@ export class Transport {
     headers.set('accept', 'application/json');
     if (call.body !== undefined) headers.set('content-type', 'application/json');
     // One key per call, not per attempt: the service then replays instead of creating twice.
-    if (call.method === 'POST') headers.set('idempotency-key', options?.idempotencyKey ?? randomUUID());
+    if (call.idempotent) headers.set('idempotency-key', options?.idempotencyKey ?? randomUUID());
     const init: RequestInit = { method: call.method, headers, body: call.body === undefined ? null : JSON.stringify(call.body) };
     const timeoutMs = options?.timeoutMs === undefined ? this.#timeoutMs : positiveInteger('timeoutMs', options.timeoutMs, 1);
     const maxRetries = options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
@@ -136,7 +138,7 @@ export class Transport {
           retryAfter: parseRetryAfter(response.headers.get('retry-after')),
         });
       }
-      const delay = retry < maxRetries && isRetryable(failure, call.method) ? retryDelay(retry, 'status' in failure ? failure.retryAfter : undefined) : undefined;
+      const delay = retry < maxRetries && isRetryable(failure, call.method, call.idempotent) ? retryDelay(retry, 'status' in failure ? failure.retryAfter : undefined) : undefined;
       if (delay === undefined) throw failure;
       await sleep(delay, options?.signal);
     }

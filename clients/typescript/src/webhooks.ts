@@ -3,16 +3,13 @@
 // `webhook-signature` (several, space-separated, while a secret is rotated). WebCrypto only, so it
 // runs in browsers, workers and Node ≥ 20 alike; hence async.
 
+import type { components } from './schema.ts';
+
 /**
- * A delivered event, typed loosely until the events feature adds its schemas to the OpenAPI document:
- * `data` is the resource after the change (or `{ id }` for a deletion).
+ * A delivered event, typed from the OpenAPI document's event schemas: narrowing on `type` gives
+ * `data` its type (the Pet, Order or Category after the change, or `{ id }` for a deletion).
  */
-export interface WebhookEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly createdAt: string;
-  readonly data: Readonly<Record<string, unknown>>;
-}
+export type WebhookEvent = components['schemas']['Event'];
 
 /** The signature, timestamp, secret or body of a delivery did not check out. */
 export class WebhookVerificationError extends Error {

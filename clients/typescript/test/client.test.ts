@@ -73,7 +73,7 @@ describe('requests', () => {
 });
 
 describe('Idempotency-Key', () => {
-  test('every POST gets a random UUID, the same on each retry; GET and PATCH get none', async () => {
+  test('every POST that takes one gets a random UUID, the same on each retry; GET and PATCH get none', async () => {
     const { petstore, sent } = client([error(503, 'service_unavailable', { 'retry-after': '0' }), json(201, PET), json(201, PET), json(200, []), json(200, ORDER)]);
     await petstore.pets.create({ name: 'Rex', categoryId: 1 });
     await petstore.pets.create({ name: 'Rex', categoryId: 1 });
@@ -148,13 +148,19 @@ describe('retries', () => {
     }
   });
 
-  test('a network failure is retried for GET and POST (with backoff), never for PATCH', async () => {
+  test('a network failure is retried for GET and idempotent POST (with backoff), never for other POSTs nor PATCH', async () => {
     const get = client([networkError(), json(200, [PET])]);
     assert.deepEqual((await get.petstore.pets.list()).data, [PET]);
     assert.equal(get.sent.length, 2);
     const post = client([networkError(), json(201, PET)], { maxRetries: 1 });
     await post.petstore.pets.create({ name: 'Rex', categoryId: 1 });
     assert.equal(post.sent[1]!.headers.get('idempotency-key'), post.sent[0]!.headers.get('idempotency-key'));
+    // createWebhook takes no Idempotency-Key (its response holds a secret the service keeps for no replay).
+    const hook = client([networkError(), json(201, {})], { maxRetries: 1 });
+    const refused = await hook.petstore.webhooks.create({ url: 'https://shop.example.com/hooks' }).catch((e: unknown) => e);
+    assert.ok(refused instanceof PetstoreConnectionError, 'not repeated');
+    assert.equal(hook.sent.length, 1);
+    assert.equal(hook.sent[0]!.headers.get('idempotency-key'), null);
     const patch = client([networkError()]);
     const err = await patch.petstore.orders.update(3, { status: 'approved' }).catch((e: unknown) => e);
     assert.ok(err instanceof PetstoreConnectionError && !(err instanceof PetstoreError));

@@ -27,11 +27,12 @@ test('a changed document changes the generated files (the check above can fail)'
 test('routes: method, path, where the input goes, and paging come from the document', async () => {
   const doc = JSON.parse(await readFile(OPENAPI_JSON, 'utf8'));
   const routes = routesOf(doc);
-  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true });
-  assert.deepEqual(routes.createPet, { method: 'POST', path: '/pets', input: 'body', paged: false });
-  assert.deepEqual(routes.getPet, { method: 'GET', path: '/pets/{petId}', input: null, paged: false });
-  assert.deepEqual(routes.listCategories, { method: 'GET', path: '/categories', input: null, paged: false });
-  assert.deepEqual(routes.updateOrder, { method: 'PATCH', path: '/store/orders/{orderId}', input: 'body', paged: false });
+  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true, idempotent: false });
+  assert.deepEqual(routes.createPet, { method: 'POST', path: '/pets', input: 'body', paged: false, idempotent: true });
+  assert.deepEqual(routes.getPet, { method: 'GET', path: '/pets/{petId}', input: null, paged: false, idempotent: false });
+  assert.deepEqual(routes.listCategories, { method: 'GET', path: '/categories', input: null, paged: false, idempotent: false });
+  assert.deepEqual(routes.updateOrder, { method: 'PATCH', path: '/store/orders/{orderId}', input: 'body', paged: false, idempotent: false });
+  assert.deepEqual(routes.createWebhook, { method: 'POST', path: '/webhooks', input: 'body', paged: false, idempotent: false });
   const both = structuredClone(doc);
   both.paths['/pets'].post.parameters.push({ in: 'query', name: 'dryRun', schema: { type: 'boolean' } });
   assert.throws(() => routesOf(both), /createPet takes both a body and query parameters/);

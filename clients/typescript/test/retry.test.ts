@@ -22,7 +22,9 @@ describe('what is retried', () => {
   });
 
   test('a connection failure or timeout: GET, PUT, DELETE and POST (it has its Idempotency-Key), never PATCH', () => {
-    for (const method of ['GET', 'HEAD', 'PUT', 'DELETE', 'POST']) assert.ok(isRetryable(connection, method), method);
+    for (const method of ['GET', 'HEAD', 'PUT', 'DELETE']) assert.ok(isRetryable(connection, method), method);
+    assert.ok(isRetryable(connection, 'POST', true), 'a POST that takes an Idempotency-Key');
+    assert.equal(isRetryable(connection, 'POST'), false, 'any other POST');
     assert.equal(isRetryable(connection, 'PATCH'), false);
   });
 });
