@@ -138,7 +138,9 @@ export class PostgresWebhooks implements WebhookRepository {
     });
   }
 
-  claim(q: ClaimRequest): Promise<ClaimedAttempt[]> {
+  async claim(q: ClaimRequest): Promise<ClaimedAttempt[]> {
+    // An idle dispatcher asks often: one plain read answers it, without a transaction or locks.
+    if ((await this.#db.query(`SELECT 1 FROM webhook_deliveries d WHERE ${DUE} LIMIT 1`, [q.now.toISOString()])).length === 0) return [];
     return this.#db.transaction(async (query) => {
       const now = q.now.toISOString();
       const endpoints = await query<{ id: number }>(

@@ -53,6 +53,7 @@ export class SqliteWebhooks implements WebhookRepository {
   readonly #failPending: StatementSync;
   readonly #insertDisabled: StatementSync;
   readonly #setEnabled: StatementSync;
+  readonly #anyDue: StatementSync;
   readonly #candidates: StatementSync;
   readonly #inflight: StatementSync;
   readonly #due: StatementSync;
@@ -99,6 +100,7 @@ export class SqliteWebhooks implements WebhookRepository {
       `INSERT INTO webhook_deliveries (webhook_id, type, status, error, created_at) VALUES (?, 'webhook.disabled', 'failed', ?, ?)`,
     );
     this.#setEnabled = db.prepare('UPDATE webhooks SET enabled = 0, updated_at = ? WHERE id = ?');
+    this.#anyDue = db.prepare(`SELECT 1 FROM webhook_deliveries d WHERE ${DUE} LIMIT 1`);
     this.#candidates = db.prepare(
       `SELECT w.id FROM webhooks w
        WHERE w.enabled = 1
@@ -199,7 +201,9 @@ export class SqliteWebhooks implements WebhookRepository {
     });
   }
 
-  claim(q: ClaimRequest): Promise<ClaimedAttempt[]> {
+  async claim(q: ClaimRequest): Promise<ClaimedAttempt[]> {
+    // An idle dispatcher asks often: a plain read answers it without taking the write lock.
+    if (!this.#anyDue.get({ now: q.now.toISOString() })) return [];
     return this.#writes.run(() => {
       const now = q.now.toISOString();
       const until = q.leaseUntil.toISOString();
