@@ -89,8 +89,10 @@ export class Metrics implements DeliveryMetrics {
       help: 'Age of the oldest event still waiting for a delivery to an enabled endpoint (0 when none waits): how far behind webhook delivery is',
       registers,
       async collect() {
-        const oldest = await storage.webhooks.oldestPending();
-        this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
+        // /metrics must answer while the database does not (that is when it is read most): the
+        // gauge then keeps its last value, and /readyz and the db_* gauges tell what is wrong.
+        const oldest = await storage.webhooks.oldestPending().catch(() => null);
+        if (oldest !== null) this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
       },
     });
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
