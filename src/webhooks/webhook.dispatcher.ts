@@ -137,31 +137,10 @@ export class WebhookDispatcher {
   }
 
   async #attempt(a: ClaimedAttempt, token: string): Promise<void> {
-    const { webhooks, sender, box, clock, settings, log, metrics } = this.#o;
+    const { webhooks, clock, settings, log, metrics } = this.#o;
     const attemptedAt = clock.now();
     const started = performance.now();
-    let result: SendResult;
-    if (a.event === undefined) {
-      result = { status: null, error: EVENT_PURGED };
-    } else {
-      const body = serializeEvent(a.event);
-      const timestamp = Math.floor(attemptedAt.getTime() / 1000);
-      let signature: string | undefined;
-      try {
-        signature = signatureHeader(a.secrets.map((s) => box.open(s)), a.event.id, timestamp, body);
-      } catch (err) {
-        log.error({ err, webhookId: a.webhookId }, 'cannot open the signing secret of a webhook endpoint (WEBHOOK_SECRET_KEY changed?)');
-      }
-      result = signature
-        ? await sender.send(a.url, {
-            'content-type': 'application/json',
-            'user-agent': USER_AGENT,
-            'webhook-id': a.event.id,
-            'webhook-timestamp': String(timestamp),
-            'webhook-signature': signature,
-          }, body)
-        : { status: null, error: 'not sent: the signing secret cannot be opened (WEBHOOK_SECRET_KEY)' };
-    }
+    const result = await this.#send(a, attemptedAt);
     const durationMs = Math.round(performance.now() - started);
     const succeeded = result.error === null;
     // The schedule's delays run from the failure, so a slow failure does not eat into them.
@@ -203,6 +182,30 @@ export class WebhookDispatcher {
     }
     if (outcome.disabled) {
       log.warn({ webhookId: a.webhookId, disableAfterHours: settings.disableAfterHours }, 'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER_HOURS');
+    }
+  }
+  /** Signs and POSTs one attempt; a purged event or an unreadable current secret fails it without a request. */
+  async #send(a: ClaimedAttempt, attemptedAt: Date): Promise<SendResult> {
+    if (a.event === undefined) return { status: null, error: EVENT_PURGED };
+    // The current secret must sign; a previous one that cannot be opened (sealed under a key no
+    // longer configured: the very reason to rotate) is left out instead of failing the delivery.
+    const [current, ...previous] = a.secrets.map((sealed) => this.#open(sealed));
+    if (current === undefined) {
+      this.#o.log.error({ webhookId: a.webhookId }, 'cannot open the signing secret of a webhook endpoint (WEBHOOK_SECRET_KEY changed?)');
+      return { status: null, error: 'not sent: the signing secret cannot be opened (WEBHOOK_SECRET_KEY)' };
+    }
+    const body = serializeEvent(a.event);
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    const signature = signatureHeader([current, ...previous.filter((p) => p !== undefined)], a.event.id, timestamp, body);
+    const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, 'webhook-id': a.event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+    return this.#o.sender.send(a.url, headers, body);
+  }
+
+  #open(sealed: string): string | undefined {
+    try {
+      return this.#o.box.open(sealed);
+    } catch {
+      return undefined;
     }
   }
 }

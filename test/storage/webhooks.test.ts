@@ -169,6 +169,7 @@ for (const engine of ENGINES) {
         createdAt: later.toISOString(),
       });
       assert.ok(log.every((d) => d.status !== 'pending'), 'nothing left pending');
+      await assert.rejects(storage.webhooks.retry(w.id, log[0].id, later), rejectsWith('not_found', /records the endpoint being disabled/));
       assert.ok(log.slice(1).every((d) => d.nextAttemptAt === null || d.attempt === 1), 'no retry scheduled after disabling');
       assert.deepEqual((await claim(storage, at(10 * 3_600_000))).claimed, []);
       await newPet(storage, later);

@@ -306,5 +306,61 @@ for (const engine of ENGINES) {
       assert.equal(res.statusCode, 200);
       assert.match(res.body, /^webhook_oldest_pending_seconds 0$/m);
     });
+
+    test('an attempt whose event was purged before it could be made fails without a request', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const receiver = await startReceiver(t);
+      const first = await buildTestApp(t, { storage, env: TEST_ENV, webhooks: { pollMs: 60_000 } });
+      const hook = (await first.app.inject({ method: 'POST', url: '/v1/webhooks', headers: first.auth, payload: { url: receiver.url } })).json();
+      await first.app.inject({ method: 'POST', url: '/v1/pets', headers: first.auth, payload: { name: 'Rex', categoryId: 1 } });
+      await first.app.close(); // before its next poll: the attempt is still pending
+      await storage.events.purge(new Date(Date.now() + 1_000));
+      const second = await buildTestApp(t, { storage, env: TEST_ENV, webhooks: { pollMs: 10 } });
+      await second.app.ready();
+      const [entry] = await eventually(async () => {
+        const l = await storage.webhooks.deliveries(hook.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
+        return l[0]?.status === 'failed' ? l : undefined;
+      });
+      assert.equal(entry.error, 'not attempted: the event is no longer kept (EVENT_RETENTION_DAYS)');
+      assert.equal(entry.nextAttemptAt, null);
+      assert.equal(receiver.received.length, 0);
+    });
+
+    test('a secret sealed under a WEBHOOK_SECRET_KEY no longer configured fails its deliveries, logged, until it is rotated', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const receiver = await startReceiver(t);
+      const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+      const before = await buildTestApp(t, { storage, env: { ...TEST_ENV, WEBHOOK_SECRET_KEY: key(1) } });
+      const hook = (await before.app.inject({ method: 'POST', url: '/v1/webhooks', headers: before.auth, payload: { url: receiver.url } })).json();
+      await before.app.close();
+      const logs = logCapture();
+      const after = await buildTestApp(t, { storage, env: { ...TEST_ENV, WEBHOOK_SECRET_KEY: key(2), WEBHOOK_RETRY_SCHEDULE_MS: '0' }, logger: { level: 'error', stream: logs.stream }, webhooks: { pollMs: 10 } });
+      await after.app.inject({ method: 'POST', url: '/v1/pets', headers: after.auth, payload: { name: 'Rex', categoryId: 1 } });
+      const [entry] = await eventually(async () => {
+        const l = await storage.webhooks.deliveries(hook.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
+        return l[0]?.status === 'failed' ? l : undefined;
+      });
+      assert.equal(entry.error, 'not sent: the signing secret cannot be opened (WEBHOOK_SECRET_KEY)');
+      assert.ok(logs.lines().some((l) => String(l.msg).startsWith('cannot open the signing secret')));
+      assert.equal(receiver.received.length, 0);
+      const rotated = (await after.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/rotate-secret`, headers: after.auth })).json();
+      await after.app.inject({ method: 'POST', url: '/v1/pets', headers: after.auth, payload: { name: 'Tom', categoryId: 1 } });
+      const [r] = await receiver.waitFor(1);
+      assert.equal(String(r.headers['webhook-signature']).split(' ').length, 1, 'the unreadable previous secret does not sign');
+      assert.ok(verify(rotated.secret, r));
+    });
+
+    test('a name that no longer resolves fails the attempt: host does not resolve', async (t) => {
+      let lookups = 0;
+      const resolve = async () => (lookups++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : []);
+      const w = await webhookTest(t, engine, { env: { WEBHOOK_ALLOWED_HOSTS: '', WEBHOOK_RETRY_SCHEDULE_MS: '0' }, webhooks: { resolve } });
+      const hook = await w.register({ url: 'http://gone.test/hooks' });
+      await w.createPet();
+      const [entry] = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l[0]?.status === 'failed' ? l : undefined;
+      });
+      assert.equal(entry.error, 'host does not resolve');
+    });
   });
 }
