@@ -184,6 +184,7 @@ export class WebhookDispatcher {
       log.warn({ webhookId: a.webhookId, disableAfterHours: settings.disableAfterHours }, 'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER_HOURS');
     }
   }
+
   /** Signs and POSTs one attempt; a purged event or an unreadable current secret fails it without a request. */
   async #send(a: ClaimedAttempt, attemptedAt: Date): Promise<SendResult> {
     if (a.event === undefined) return { status: null, error: EVENT_PURGED };
