@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
+import { periodic } from '../jobs.ts';
 import { AppError } from '../errors.ts';
 import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../storage/storage.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
@@ -112,11 +113,11 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     addRouteHook(route, 'onSend', settle);
   });
 
-  const purge = () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)).catch((err) => app.log.warn({ err }, 'purging idempotency keys failed'));
-  let timer: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
-    await purge();
-    timer = setInterval(purge, PURGE_EVERY_MS).unref();
-  });
-  app.addHook('onClose', async () => clearInterval(timer));
+  const purge = periodic(
+    PURGE_EVERY_MS,
+    () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)),
+    (err) => app.log.warn({ err }, 'purging idempotency keys failed'),
+  );
+  app.addHook('onReady', async () => purge.start());
+  app.addHook('onClose', () => purge.stop());
 }
