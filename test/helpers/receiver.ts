@@ -14,7 +14,7 @@ export interface Received {
 }
 
 /** A status to answer with (and a body), or 'hang': never answer (the sender's timeout ends the attempt). */
-export type Answer = number | { status: number; body: string } | 'hang';
+export type Answer = number | { status: number; body?: string; headers?: Record<string, string> } | 'hang';
 
 export interface Receiver {
   readonly url: string;
@@ -43,8 +43,8 @@ export async function startReceiver(t: TestContext, answer: (r: Received, n: num
         const a = answer(r, received.length);
         for (const w of waiters) w();
         if (a === 'hang') return;
-        const { status, body: text } = typeof a === 'number' ? { status: a, body: 'ok' } : a;
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+        const { status, body: text = 'ok', headers = {} } = typeof a === 'number' ? { status: a } : a;
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(text);
       });
     });
     server.keepAliveTimeout = 60_000;

@@ -362,5 +362,21 @@ for (const engine of ENGINES) {
       });
       assert.equal(entry.error, 'host does not resolve');
     });
+
+    test('a redirect is a failed attempt: it is not followed', async (t) => {
+      const w = await webhookTest(t, engine, {
+        env: { WEBHOOK_RETRY_SCHEDULE_MS: '0' },
+        answer: (r) => (r.path === '/hooks' ? { status: 307, headers: { location: `http://127.0.0.1:${w.receiver.port}/elsewhere` } } : 200),
+      });
+      const hook = await w.register();
+      await w.createPet();
+      const [entry] = await eventually(async () => {
+        const l = await w.deliveries(hook.id);
+        return l[0]?.status === 'failed' ? l : undefined;
+      });
+      assert.deepEqual([entry.httpStatus, entry.error], [307, 'HTTP 307']);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(w.receiver.received.map((r) => r.path), ['/hooks'], 'the Location was not requested');
+    });
   });
 }
