@@ -91,7 +91,9 @@ export class Metrics implements DeliveryMetrics {
       async collect() {
         // /metrics must answer while the database does not (that is when it is read most): the
         // gauge then keeps its last value, and /readyz and the db_* gauges tell what is wrong.
-        const oldest = await storage.webhooks.oldestPending().catch(() => null);
+        const oldest = await Promise.resolve()
+          .then(() => storage.webhooks.oldestPending())
+          .catch(() => null);
         if (oldest !== null) this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
       },
     });

@@ -173,7 +173,8 @@ function documentResponses(response: Record<string, unknown>, kind: ResponseKind
       const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[] };
       const headers = responseHeaders(Number(status), kind);
       if (Number(status) < 400) {
-        if (typeof r.$id !== 'string') return [status, value];
+        // A body-less answer (204: `type: 'null'`) still carries the headers.
+        if (typeof r.$id !== 'string') return [status, headers ? { ...(value as object), headers } : value];
         const example = r.examples?.[0];
         return [status, { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } }];
       }
@@ -232,7 +233,7 @@ const header = (always: string | false, description: string, example: string, sc
 // RateLimit fields; 400 (two Authorization fields are refused before any key is read), 429 (so
 // is an address over its failed-authentication limit), 500, 503 and 505 (they can come before
 // it) may carry them; 401, 408, 410 and 431 never do.
-const COUNTED = new Set([200, 201, 403, 404, 409, 413, 415, 422]);
+const COUNTED = new Set([200, 201, 202, 204, 403, 404, 409, 413, 415, 422]);
 const MAYBE_COUNTED = new Set([400, 429, 500, 503, 505]);
 // Answered before any hook ran (the message could not be parsed) or by the deprecation hook
 // before authentication (410): no Cache-Control.

@@ -14,11 +14,13 @@ const bodyErrors = {
   413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
   415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
 };
+const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
+const BAD_BODY = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
+const BAD_URL = 'a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`)';
 const notFound = errorResponse('No webhook endpoint with this id (`not_found`)');
-const badId = errorResponse('`webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`)');
-const pageErrors = errorResponse('Invalid `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)');
-const urlErrors =
-  'the URL is not `https:`, carries credentials or a fragment, or its host does not resolve only to public addresses (`webhook_url_not_allowed`)';
+const badId = errorResponse(`\`webhookId\` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (\`validation_failed\`); ${MALFORMED}`);
+const pageErrors = (what: string) =>
+  errorResponse(`Invalid ${what}, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`);
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
 const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
 const config = { scope: 'webhooks:admin' } as const;
@@ -39,7 +41,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: NewWebhook,
         response: {
           201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
-          400: errorResponse(`Missing or invalid fields, unknown field or event type, body not JSON, or ${urlErrors} (\`validation_failed\`, \`invalid_json\`, \`webhook_url_not_allowed\`)`),
+          400: errorResponse(`Missing or invalid fields, an unknown field, event type or query parameter (\`validation_failed\`); ${BAD_BODY}; ${BAD_URL}; ${MALFORMED}`),
           ...bodyErrors,
           ...commonErrors,
         },
@@ -61,7 +63,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         summary: 'List webhook endpoints',
         description: 'A page of endpoints, ascending by id; paged like `GET /pets` (`Link: rel="next"`). Secrets are never shown.',
         querystring: PageQuery,
-        response: { 200: { ...Webhooks, description: 'A page of endpoints' }, 400: pageErrors, ...commonErrors },
+        response: { 200: { ...Webhooks, description: 'A page of endpoints' }, 400: pageErrors('`limit` or `cursor`'), ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -100,7 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: WebhookUpdate,
         response: {
           200: { ...Webhook, description: 'The endpoint after the change' },
-          400: errorResponse(`Invalid \`webhookId\` or body, an empty body, or ${urlErrors} (\`validation_failed\`, \`invalid_json\`, \`webhook_url_not_allowed\`)`),
+          400: errorResponse(`Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (\`validation_failed\`); ${BAD_BODY}; ${BAD_URL}; ${MALFORMED}`),
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
@@ -160,7 +162,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         querystring: PageQuery,
         response: {
           200: { ...Deliveries, description: 'A page of the delivery log, newest first' },
-          400: errorResponse('Invalid `webhookId`, `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`)'),
+          400: pageErrors('`webhookId`, `limit` or `cursor`'),
           404: notFound,
           ...commonErrors,
         },
@@ -187,7 +189,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         params: DeliveryIdParams,
         response: {
           202: { ...Delivery, description: 'The attempt that will send it' },
-          400: errorResponse('`webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 (`validation_failed`)'),
+          400: errorResponse(`\`webhookId\` or \`deliveryId\` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (\`validation_failed\`); ${MALFORMED}`),
           404: errorResponse('No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (`not_found`)'),
           409: errorResponse('The endpoint is disabled (`webhook_disabled`)'),
           ...commonErrors,

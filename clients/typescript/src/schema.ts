@@ -993,7 +993,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "webhook_disabled" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "webhook_disabled" | "request_timeout" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -1019,7 +1019,7 @@ export interface components {
          */
         NewPet: {
             /**
-             * @description The animal's name (1–100 characters, not blank, no NUL character)
+             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name: string;
@@ -1047,7 +1047,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name (1–100 characters, not blank, no NUL character)
+             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name: string;
@@ -1724,7 +1724,30 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Responses are per API key: no cache keeps them */
+        "Cache-Control": "no-store";
+        /** @description When the operation was deprecated (RFC 9745) */
+        Deprecation: string;
+        /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
+        "Deprecation-Link": string;
+        /** @description URL of the created resource */
+        Location: string;
+        /** @description What is left of the quota: `r` requests, for `t` more seconds */
+        RateLimit: string;
+        /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before retrying */
+        "Retry-After": string;
+        /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
+        Sunset: string;
+        /** @description Bearer challenge (RFC 6750) */
+        "WWW-Authenticate": string;
+        /** @description Browsers must not guess another content type */
+        "X-Content-Type-Options": "nosniff";
+        /** @description Names the request: the client's own `X-Request-Id` when it sent a sane one, else a fresh UUID; quote it when reporting a problem */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1747,17 +1770,29 @@ export interface operations {
             /** @description A page of animals */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            /** @description Invalid `limit`, `status` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1767,8 +1802,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,17 +1815,51 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1798,17 +1869,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,8 +1939,14 @@ export interface operations {
             /** @description Animal added; `Location` names it */
             201: {
                 headers: {
-                    /** @description URL of the created resource */
-                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    /** @description Present when this is the stored response of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1855,9 +1961,16 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Missing or invalid fields, unknown field, body not JSON, unknown category, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_category`, `bad_request`) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,8 +1980,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,8 +1993,23 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1889,6 +2019,13 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description With `idempotency_key_in_use`: seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1898,6 +2035,11 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1907,6 +2049,11 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,15 +2063,39 @@ export interface operations {
             /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1934,17 +2105,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1968,12 +2168,14 @@ export interface operations {
             /** @description The animal */
             200: {
                 headers: {
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1988,15 +2190,19 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2006,14 +2212,13 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2023,14 +2228,15 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,12 +2246,28 @@ export interface operations {
             /** @description No animal with this id (`not_found`) */
             404: {
                 headers: {
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2055,27 +2277,45 @@ export interface operations {
             /** @description The operation is past its sunset date (`gone`) */
             410: {
                 headers: {
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2085,29 +2325,55 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    /** @description When the operation was deprecated (RFC 9745) */
-                    Deprecation?: string;
-                    /** @description When the operation stops working (RFC 8594); from then on it answers 410 */
-                    Sunset?: string;
-                    /** @description The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`) */
-                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Deprecation-Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2128,17 +2394,40 @@ export interface operations {
             /** @description Every category */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Categories"];
                 };
             };
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2148,17 +2437,51 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2168,17 +2491,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2207,17 +2559,29 @@ export interface operations {
             /** @description A page of orders */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Orders"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2227,8 +2591,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2238,17 +2604,51 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2258,17 +2658,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,8 +2728,14 @@ export interface operations {
             /** @description Order placed; `Location` names it */
             201: {
                 headers: {
-                    /** @description URL of the created resource */
-                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    /** @description Present when this is the stored response of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2316,9 +2751,16 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing or invalid fields, body not JSON, unknown pet, or a malformed `Idempotency-Key` (`validation_failed`, `invalid_json`, `unknown_pet`, `bad_request`) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,8 +2770,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2339,8 +2783,23 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2350,6 +2809,13 @@ export interface operations {
             /** @description The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description With `idempotency_key_in_use`: seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,6 +2825,11 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2368,6 +2839,11 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2377,15 +2853,39 @@ export interface operations {
             /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2395,17 +2895,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,6 +2958,11 @@ export interface operations {
             /** @description The order */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2444,9 +2978,16 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `orderId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,8 +2997,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2467,8 +3010,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2478,15 +3025,50 @@ export interface operations {
             /** @description No order with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2496,17 +3078,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2534,6 +3145,11 @@ export interface operations {
             /** @description The order after the transition */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2549,9 +3165,16 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Invalid `orderId` or body (`validation_failed`, `invalid_json`) */
+            /** @description Invalid `orderId` or body field, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2561,8 +3184,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2572,8 +3197,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2583,6 +3212,22 @@ export interface operations {
             /** @description No order with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,6 +3237,11 @@ export interface operations {
             /** @description The transition is not allowed from the current state (`invalid_transition`) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2601,6 +3251,11 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2610,15 +3265,39 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2628,17 +3307,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2670,17 +3378,29 @@ export interface operations {
             /** @description A page of events */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Events"];
                 };
             };
-            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2690,8 +3410,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,17 +3423,51 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2721,17 +3477,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2757,17 +3542,29 @@ export interface operations {
             /** @description A page of endpoints */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Webhooks"];
                 };
             };
-            /** @description Invalid `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,8 +3574,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2788,17 +3587,51 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,17 +3641,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2843,8 +3705,12 @@ export interface operations {
             /** @description Endpoint registered; `Location` names it. The only response that shows this secret */
             201: {
                 headers: {
-                    /** @description URL of the created resource */
-                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,9 +3731,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description Missing or invalid fields, unknown field or event type, body not JSON, or the URL is not `https:`, carries credentials or a fragment, or its host does not resolve only to public addresses (`webhook_url_not_allowed`) (`validation_failed`, `invalid_json`, `webhook_url_not_allowed`) */
+            /** @description Missing or invalid fields, an unknown field, event type or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,8 +3750,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2888,8 +3763,23 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +3789,11 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2908,15 +3803,39 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2926,17 +3845,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2960,6 +3908,11 @@ export interface operations {
             /** @description The endpoint */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,9 +3932,16 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2991,8 +3951,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3002,8 +3964,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3013,15 +3979,50 @@ export interface operations {
             /** @description No webhook endpoint with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,17 +4032,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3065,13 +4095,25 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,8 +4123,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3092,8 +4136,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3103,15 +4151,50 @@ export interface operations {
             /** @description No webhook endpoint with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,17 +4204,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3159,6 +4271,11 @@ export interface operations {
             /** @description The endpoint after the change */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,9 +4295,16 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid `webhookId` or body, an empty body, or the URL is not `https:`, carries credentials or a fragment, or its host does not resolve only to public addresses (`webhook_url_not_allowed`) (`validation_failed`, `invalid_json`, `webhook_url_not_allowed`) */
+            /** @description Invalid `webhookId` or body field, an empty body, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,8 +4314,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,8 +4327,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3212,6 +4342,22 @@ export interface operations {
             /** @description No webhook endpoint with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3221,6 +4367,11 @@ export interface operations {
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3230,15 +4381,39 @@ export interface operations {
             /** @description Body not sent as application/json (`unsupported_media_type`) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3248,17 +4423,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3282,6 +4486,11 @@ export interface operations {
             /** @description The endpoint and its new secret */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3302,9 +4511,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,8 +4530,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,8 +4543,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3336,15 +4558,50 @@ export interface operations {
             /** @description No webhook endpoint with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3354,17 +4611,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3393,17 +4679,29 @@ export interface operations {
             /** @description A page of the delivery log, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
                     Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Deliveries"];
                 };
             };
-            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown query parameter (`validation_failed`, `invalid_cursor`) */
+            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3413,8 +4711,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,8 +4724,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,15 +4739,50 @@ export interface operations {
             /** @description No webhook endpoint with this id (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3453,17 +4792,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3489,6 +4857,11 @@ export interface operations {
             /** @description The attempt that will send it */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3510,9 +4883,16 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 (`validation_failed`) */
+            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3522,8 +4902,10 @@ export interface operations {
             /** @description API key missing or invalid (`unauthorized`) */
             401: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3533,8 +4915,12 @@ export interface operations {
             /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
             403: {
                 headers: {
-                    /** @description Bearer challenge (RFC 6750) */
-                    "WWW-Authenticate"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3544,6 +4930,22 @@ export interface operations {
             /** @description No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (`not_found`) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3553,15 +4955,39 @@ export interface operations {
             /** @description The endpoint is disabled (`webhook_disabled`) */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3571,17 +4997,46 @@ export interface operations {
             /** @description Unexpected failure (`internal_error`); details are logged, never returned */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable (`service_unavailable`); retry later */
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
+            505: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3599,7 +5054,9 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "webhook_disabled", "gone", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "internal_error", "service_unavailable"];
+export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "webhook_disabled", "request_timeout", "gone", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];
@@ -3615,3 +5072,5 @@ export const categoryUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired
 export const categoryDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryDeletedEvent"]["type"]> = ["category.deleted"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
+export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];
+export const componentsHeadersXContentTypeOptionsValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["X-Content-Type-Options"]> = ["nosniff"];
