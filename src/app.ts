@@ -4,7 +4,8 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { lazyChildLogger } from './logger.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
-import { Categories, Category } from './categories/category.schemas.ts';
+import { Categories, Category, CategoryPatch, NewCategory } from './categories/category.schemas.ts';
+import { CategoryService } from './categories/category.service.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -23,11 +24,15 @@ import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { CursorCodec } from './paging.ts';
 import { buildValidatorCompiler } from './http/validation.ts';
-import { KeyVerifier } from './keys/key.service.ts';
+import { keyRoutes } from './keys/key.routes.ts';
+import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
+import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
-import { NewPet, Pet, PetStatus, Pets } from './pets/pet.schemas.ts';
+import { NewPet, Pet, PetPatch, PetStatus, Pets } from './pets/pet.schemas.ts';
 import { PetService } from './pets/pet.service.ts';
 import type { Storage } from './storage/storage.ts';
+import { inventoryRoutes } from './store/inventory.routes.ts';
+import { Inventory } from './store/inventory.schemas.ts';
 import { orderRoutes } from './store/order.routes.ts';
 import { NewOrder, Order, OrderStatus, OrderUpdate, Orders } from './store/order.schemas.ts';
 import { OrderService } from './store/order.service.ts';
@@ -55,14 +60,18 @@ export interface AppOptions {
   readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
 }
 
-const SHARED_SCHEMAS = [
+/** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
+export const SHARED_SCHEMAS = [
   ErrorBody,
   PetStatus,
   NewPet,
+  PetPatch,
   Pet,
   Pets,
   Category,
   Categories,
+  NewCategory,
+  CategoryPatch,
   OrderStatus,
   NewOrder,
   OrderUpdate,
@@ -79,6 +88,12 @@ const SHARED_SCHEMAS = [
   WebhookWithSecret,
   Delivery,
   Deliveries,
+  Inventory,
+  ScopeSchema,
+  NewApiKey,
+  ApiKey,
+  ApiKeys,
+  CreatedApiKey,
 ];
 
 export const DOCS_PATH = '/docs';
@@ -118,7 +133,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
   app.addHook('onClose', () => limits.close());
   metrics.watchFailureCounts(() => limits.authFailures?.stats);
-  const verifier = new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys);
+  const verifier = new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys, clock);
   const auth = registerAuth(app, verifier, { ...limits, metrics });
   // After auth: auth hooks are added per route as routes are registered, and the plugin's '*'
   // OPTIONS route must get one. Its own global onRequest hook still runs before every route-level
@@ -140,10 +155,12 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   await app.register(
     async (v1) => {
       await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
-      await v1.register(categoryRoutes, { categories: storage.categories });
+      await v1.register(categoryRoutes, { categories: new CategoryService(storage.categories, clock), base });
       await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
       await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
       await v1.register(webhookRoutes, { webhooks: new WebhookService(storage.webhooks, policy, box, cursors, clock), base });
+      await v1.register(inventoryRoutes, { pets: storage.pets });
+      await v1.register(keyRoutes, { keys: new KeyService(storage.apiKeys, cursors, clock), base });
     },
     { prefix: '/v1' },
   );

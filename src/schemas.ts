@@ -11,6 +11,10 @@ export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
 export const Id = (description: string) =>
   Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
 
+/** An instant as the service writes it: RFC 3339, UTC, milliseconds. */
+export const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: ['2026-11-22T12:00:00.000Z'] });
+
 export const ErrorBody = Type.Object(
   {
     code: Type.String({ description: 'Machine-readable error code; stable, see docs/api.md', examples: ['validation_failed'], enum: ERROR_CODES }),
@@ -49,6 +53,21 @@ export const commonErrors = {
 
 export const errorResponse = errorRef;
 
+/** What any request can be refused for before its operation looks at it (request-target.ts, auth.ts): part of every 400. */
+export const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
+
+/** Error responses of every operation that takes a body. */
+export const bodyErrors = {
+  413: errorRef('Request body larger than the limit (`payload_too_large`)'),
+  415: errorRef('Body not sent as application/json (`unsupported_media_type`)'),
+} as const;
+
+/** The same for the PATCH operations that take a JSON merge patch (RFC 7396). */
+export const mergePatchBodyErrors = {
+  413: bodyErrors[413],
+  415: errorRef('Body sent as neither application/merge-patch+json nor application/json (`unsupported_media_type`)'),
+} as const;
+
 /**
  * What http/idempotency.ts accepts as an Idempotency-Key: 1–255 printable ASCII characters, bare
  * or as a quoted sf-string (`""` is not a key). The OpenAPI document states it (openapi.ts).
@@ -69,3 +88,30 @@ export const IdempotencyHeaders = Type.Object({
 export const idempotencyErrors = {
   422: errorRef('The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`)'),
 } as const;
+
+/** If-Match of the conditional writes (evaluated by the storage engines, see preconditions.ts). */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      description:
+        'Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.',
+      examples: ['"kP3v0bLQ7m2mX1Y9Zr4aQw"'],
+    }),
+  ),
+});
+
+/** If-None-Match of the conditional reads. */
+export const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({
+      description:
+        'Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body.',
+      examples: ['"kP3v0bLQ7m2mX1Y9Zr4aQw"'],
+    }),
+  ),
+});
+
+export const preconditionErrors = {
+  412: errorRef('`If-Match` names none of the current entity tags (`precondition_failed`); nothing changed — GET the resource for its current `ETag`'),
+} as const;
+

@@ -1,9 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../app.ts';
+import { buildApp, SHARED_SCHEMAS } from '../app.ts';
+import { NewCategory } from '../categories/category.schemas.ts';
+import { CategoryService } from '../categories/category.service.ts';
+import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
-import { createApiKey, parseScopes } from '../keys/key.service.ts';
+import { AppError } from '../errors.ts';
+import { checkAgainst } from '../http/validation.ts';
+import { NewApiKey } from '../keys/key.schemas.ts';
+import { KeyService, parseScopes } from '../keys/key.service.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';
+import { CursorCodec } from '../paging.ts';
 import { openStorage } from '../storage/open.ts';
 import type { Storage } from '../storage/storage.ts';
 
@@ -15,9 +22,11 @@ export interface CliIo {
 const USAGE = `usage: petstore <command>
 
   migrate                               apply pending database migrations
-  keys create --name NAME [--scopes S]  create an API key (printed once); scopes: comma-separated
-                                        from ${SCOPES.join(',')}
-                                        (default ${DEFAULT_SCOPES.join(',')})
+  keys create --name NAME [--scopes S] [--expires-at T]
+                                        create an API key (printed once); scopes: comma-separated from
+                                        ${SCOPES.join(',')}
+                                        (default ${DEFAULT_SCOPES.join(',')});
+                                        T: RFC 3339, e.g. 2027-01-31T00:00:00Z
   keys list                             list keys (no secrets)
   keys revoke ID                        revoke a key; refused from the next request on
   categories list                       list categories
@@ -35,7 +44,13 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { name: { type: 'string' }, scopes: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-at': { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, sub, arg] = positionals;
   if (values.help || command === undefined || command === 'help') {
@@ -69,27 +84,46 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
   }
 }
 
-async function run(storage: Storage, command: string, sub: string | undefined, arg: string | undefined, values: { name?: string; scopes?: string }, io: CliIo): Promise<number> {
+interface Options {
+  readonly name?: string;
+  readonly scopes?: string;
+  readonly 'expires-at'?: string;
+}
+
+/** The CLI's input checked by the API's own request schema, so both refuse the same input alike. */
+function check(schema: object, value: object, what: string): void {
+  const problem = checkAgainst(SHARED_SCHEMAS, schema, value, what);
+  if (problem !== undefined) throw new UsageError(problem);
+}
+
+async function run(storage: Storage, command: string, sub: string | undefined, arg: string | undefined, values: Options, io: CliIo): Promise<number> {
   if (command === 'migrate') {
     io.out(`migrations applied (${storage.engine})`);
     return 0;
   }
   if (command === 'keys' && sub === 'create') {
-    if (!values.name?.trim()) throw new UsageError('keys create needs --name NAME');
+    if (values.name === undefined) throw new UsageError('keys create needs --name NAME');
     let scopes: Scope[];
     try {
       scopes = parseScopes(values.scopes);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const { key, info } = await createApiKey(storage.apiKeys, values.name.trim(), scopes);
-    io.out(`created key ${info.id} "${info.name}" (${info.scopes.join(',')}). It is shown only this once:\n${key}`);
+    const input = { name: values.name, scopes, ...(values['expires-at'] === undefined ? {} : { expiresAt: values['expires-at'] }) };
+    check(NewApiKey, input, 'key');
+    // The operator holds every scope; an expiry in the past is refused like the API refuses it.
+    const keys = new KeyService(storage.apiKeys, new CursorCodec(await storage.secret('cursor')), systemClock);
+    const created = await refusal(io, () => keys.create(input, SCOPES));
+    if (created === undefined) return 1;
+    const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
+    io.out(`created key ${created.id} "${created.name}" (${created.scopes.join(',')}${expiry}). It is shown only this once:\n${created.key}`);
     return 0;
   }
   if (command === 'keys' && sub === 'list') {
-    const keys = await storage.apiKeys.list();
+    let keys = await storage.apiKeys.list({ limit: 100, afterId: 0 });
     if (keys.length === 0) io.out('no keys');
-    for (const k of keys) io.out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes.join(',')}\tcreated ${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+    for (; keys.length > 0; keys = await storage.apiKeys.list({ limit: 100, afterId: keys[keys.length - 1].id }))
+      for (const k of keys) io.out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes.join(',')}\tcreated ${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
     return 0;
   }
   if (command === 'keys' && sub === 'revoke') {
@@ -107,16 +141,23 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     return 0;
   }
   if (command === 'categories' && sub === 'add') {
-    const name = arg?.trim();
-    if (!name || name.length > 100) throw new UsageError('categories add needs a NAME of 1–100 characters');
-    try {
-      const c = await storage.categories.create(name, { now: new Date() });
-      io.out(`created category ${c.id} "${c.name}"`);
-      return 0;
-    } catch (err) {
-      io.err(`petstore: ${(err as Error).message}`);
-      return 1;
-    }
+    if (arg === undefined) throw new UsageError('categories add needs a NAME');
+    check(NewCategory, { name: arg }, 'category');
+    const c = await refusal(io, () => new CategoryService(storage.categories, systemClock).create(arg));
+    if (c === undefined) return 1;
+    io.out(`created category ${c.id} "${c.name}"`);
+    return 0;
   }
   throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
+}
+
+/** Runs `work`; a refusal by the rules (AppError: a duplicate name, an expiry in the past) is printed, and undefined returned. */
+async function refusal<T>(io: CliIo, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    io.err(`petstore: ${err.message} (${err.code})`);
+    return undefined;
+  }
 }

@@ -28,7 +28,7 @@ const MALFORMED_TEXT = 'Authorization header is not of the form Bearer <API key>
 const MISSING = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
 const MALFORMED = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': REALM });
 const MALFORMED_BEARER = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': INVALID_TOKEN });
-const UNKNOWN = new AppError('unauthorized', 'API key is unknown or revoked', { 'www-authenticate': INVALID_TOKEN });
+const UNKNOWN = new AppError('unauthorized', 'API key is unknown, revoked or expired', { 'www-authenticate': INVALID_TOKEN });
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is a b64token.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

@@ -1,9 +1,9 @@
 import type { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** Response headers a browser script may read: paging, creation, limits, deprecation, tracing. */
-export const EXPOSED_HEADERS = ['Link', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Deprecation', 'Sunset', 'X-Request-Id', 'Idempotent-Replayed'];
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
+/** Response headers a browser script may read: paging, creation, limits, deprecation, tracing, entity tags. */
+export const EXPOSED_HEADERS = ['Link', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Deprecation', 'Sunset', 'X-Request-Id', 'Idempotent-Replayed', 'ETag'];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match'];
 const OFF: FastifyCorsOptions = { origin: false };
 
 /**
@@ -17,7 +17,7 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
   if (origins.length === 0) return;
   const on: FastifyCorsOptions = {
     origin: origins.includes('*') ? '*' : [...origins],
-    methods: ['GET', 'HEAD', 'POST', 'PATCH'],
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,

@@ -1,8 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { periodic } from '../jobs.ts';
 import { AppError } from '../errors.ts';
+import { canonicalJson } from '../json.ts';
+import { entityTag } from '../preconditions.ts';
+import { parseBearer } from './auth.ts';
 import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../storage/storage.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
 import { JSON_TYPE } from './error-handler.ts';
@@ -34,9 +37,18 @@ export function parseIdempotencyKey(raw: string): string | undefined {
 
 /** SHA-256 of the body as JSON with object keys sorted, so key order does not matter. */
 export function fingerprint(body: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
-  return createHash('sha256').update(JSON.stringify(canonical(body) ?? null)).digest('hex');
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+export interface ResponseOptions<T> {
+  /** The Location the route answers with. */
+  readonly location?: (result: T) => string;
+  /**
+   * The body holds a secret (createKey's new key): it is stored encrypted under a key derived
+   * from the caller's own API key, which the database does not hold, and decrypted for a replay
+   * (which presents that API key again: the record belongs to it).
+   */
+  readonly sealed?: boolean;
 }
 
 /**
@@ -46,16 +58,46 @@ export function fingerprint(body: unknown): string {
  * route answers with; the body is the route's own serialization of the result for that status.
  * undefined when the request has no Idempotency-Key.
  */
-export function idempotentResponse<T extends object>(request: FastifyRequest, reply: FastifyReply, status: number, location?: (result: T) => string): IdempotentResponse<T> | undefined {
+export function idempotentResponse<T extends object>(request: FastifyRequest, reply: FastifyReply, status: number, options: ResponseOptions<T> = {}): IdempotentResponse<T> | undefined {
   const claim = request.idempotency;
   if (claim === null) return undefined;
   return {
     id: claim.id,
     respond: (result) => {
       claim.stored = true;
-      return { status, body: reply.serializeInput(result as Record<string, unknown>, String(status)) as string, location: location ? location(result) : null };
+      const body = reply.serializeInput(result as Record<string, unknown>, String(status)) as string;
+      return { status, body: options.sealed ? seal(body, callerToken(request), claim.id) : body, location: options.location ? options.location(result) : null };
     },
   };
+}
+
+// Sealed bodies: `sealed:v1:` + base64url(iv ‖ GCM tag ‖ AES-256-GCM ciphertext), under a key
+// derived (HKDF-SHA256) from the caller's bearer token, salted with the record's identity.
+const SEALED = 'sealed:v1:';
+
+function callerToken(request: FastifyRequest): string {
+  // Authentication accepted this request's token, so it is there and well-formed.
+  return parseBearer(request.headers.authorization)!;
+}
+
+function sealingKey(token: string, id: IdempotencyId): Buffer {
+  return Buffer.from(hkdfSync('sha256', token, `${id.subject}\n${id.operation}\n${id.key}`, 'petstore idempotent response', 32));
+}
+
+export function seal(body: string, token: string, id: IdempotencyId): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(token, id), iv);
+  const encrypted = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), encrypted]).toString('base64url');
+}
+
+/** The stored body as sent: opened when it was sealed (throws if `token` is not the one that sealed it). */
+export function unseal(stored: string, token: string, id: IdempotencyId): string {
+  if (!stored.startsWith(SEALED)) return stored;
+  const bytes = Buffer.from(stored.slice(SEALED.length), 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(token, id), bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
 }
 
 /**
@@ -70,7 +112,7 @@ export function idempotentResponse<T extends object>(request: FastifyRequest, re
 export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): void {
   app.decorateRequest('idempotency', null);
 
-  const claimFor = (operation: string): preHandlerHookHandler => async function claim(request: FastifyRequest, reply: FastifyReply) {
+  const claimFor = (operation: string, etag: boolean): preHandlerHookHandler => async function claim(request: FastifyRequest, reply: FastifyReply) {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined) return;
     const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
@@ -89,8 +131,11 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     if (existing.response === undefined) {
       throw new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
     }
-    const { status, body, location } = existing.response;
+    const { status, location } = existing.response;
+    const body = unseal(existing.response.body, callerToken(request), id);
     if (location !== null) reply.header('location', location);
+    // The tag of the replayed representation: the same digest the first response carried.
+    if (etag) reply.header('etag', entityTag(JSON.parse(body) as object));
     return reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(body);
   };
 
@@ -109,7 +154,7 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.idempotent) return;
-    addRouteHook(route, 'preHandler', claimFor(`${[route.method].flat().join(',')} ${route.url}`));
+    addRouteHook(route, 'preHandler', claimFor(`${[route.method].flat().join(',')} ${route.url}`, route.config.etag === true));
     addRouteHook(route, 'onSend', settle);
   });
 

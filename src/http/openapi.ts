@@ -26,7 +26,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'Pet Store API',
         version: API_VERSION,
         description: [
-          'Lists, creates and fetches animals, and sells them through store orders; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md.',
+          'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
           'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
         ].join('\n\n'),
         license: { name: 'MIT', identifier: 'MIT' },
@@ -37,21 +37,23 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `API key (\`pst_…\`), issued with \`petstore keys create\`. Keys carry scopes (${SCOPES.join(', ')}; by default ${DEFAULT_SCOPES.join(', ')} — the others only when asked for); an operation's required scope is named in its description. A key without it gets 403 \`insufficient_scope\`.`,
+            description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description; a key without it gets 403 \`insufficient_scope\`.`,
           },
         },
       },
       security: [{ bearerAuth: [] }],
       tags: [
         { name: 'Pets', description: 'Animals offered in the store, and their categories' },
-        { name: 'Store', description: 'Orders: how an animal moves from available to pending to sold' },
+        { name: 'Store', description: 'Orders: how an animal moves from available to pending to sold; the inventory' },
         { name: 'Events', description: 'Every change, as a feed: replay what a webhook endpoint missed' },
         { name: 'Webhooks', description: 'Endpoints that receive every change as a signed POST (Standard Webhooks 1.0), and their delivery logs' },
+        { name: 'Keys', description: 'API keys: issue, inspect and revoke them (scope `keys:admin`)' },
       ],
       'x-tagGroups': [
         { name: 'Store', tags: ['Store'] },
         { name: 'Pets', tags: ['Pets'] },
         { name: 'Events', tags: ['Events', 'Webhooks'] },
+        { name: 'Administration', tags: ['Keys'] },
       ],
       webhooks: webhooksSection(),
     } as never,
@@ -75,6 +77,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         paged: querystring?.properties !== undefined && 'cursor' in querystring.properties,
         idempotent: route.config?.idempotent === true,
         rateLimited: config.rateLimitPerMinute > 0,
+        etag: route.config?.etag === true,
       };
       return {
         schema: {
@@ -133,6 +136,10 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   invalid_json: 'request body is not valid JSON',
   unknown_category: 'body/categoryId 42 is not a known category (see GET /v1/categories)',
   unknown_pet: 'body/petId 42 is not a known pet',
+  pet_has_open_order: 'pet 42 has an open order (placed or approved), so its status cannot be changed; cancel or deliver the order first',
+  category_exists: 'a category named "Horses" already exists (names are unique, ignoring case)',
+  category_in_use: 'category 7 still has animals; move or withdraw them first',
+  precondition_failed: 'If-Match names none of the current entity tags of pet 42; nothing was changed (GET it for its current ETag)',
   invalid_cursor: 'query parameter "cursor" is not a cursor this service issued; use the Link rel="next" URL as given',
   webhook_url_not_allowed: 'body field "url" is not allowed: its host hooks.internal resolves to 10.0.0.7 is private (RFC 1918), not a public address',
   webhook_disabled: 'webhook 3 is disabled; enable it (PATCH {"enabled": true}) before retrying a delivery',
@@ -173,8 +180,8 @@ function documentResponses(response: Record<string, unknown>, kind: ResponseKind
       const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[] };
       const headers = responseHeaders(Number(status), kind);
       if (Number(status) < 400) {
-        // A body-less answer (204: `type: 'null'`) still carries the headers.
-        if (typeof r.$id !== 'string') return [status, headers ? { ...(value as object), headers } : value];
+        // A response without a body (204, 304) is documented by a null schema, and its headers.
+        if (typeof r.$id !== 'string') return [status, { ...r, headers }];
         const example = r.examples?.[0];
         return [status, { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } }];
       }
@@ -202,6 +209,8 @@ interface ResponseKind {
   readonly idempotent: boolean;
   /** RATE_LIMIT_PER_MINUTE is on: responses to a request with a valid key carry the RateLimit fields. */
   readonly rateLimited: boolean;
+  /** Responses carrying one resource carry its ETag (config.etag). */
+  readonly etag: boolean;
 }
 
 /**
@@ -233,7 +242,7 @@ const header = (always: string | false, description: string, example: string, sc
 // RateLimit fields; 400 (two Authorization fields are refused before any key is read), 429 (so
 // is an address over its failed-authentication limit), 500, 503 and 505 (they can come before
 // it) may carry them; 401, 408, 410 and 431 never do.
-const COUNTED = new Set([200, 201, 202, 204, 403, 404, 409, 413, 415, 422]);
+const COUNTED = new Set([200, 201, 202, 204, 304, 403, 404, 409, 412, 413, 415, 422]);
 const MAYBE_COUNTED = new Set([400, 429, 500, 503, 505]);
 // Answered before any hook ran (the message could not be parsed) or by the deprecation hook
 // before authentication (410): no Cache-Control.
@@ -249,6 +258,11 @@ function responseHeaders(status: number, kind: ResponseKind): Record<string, unk
   };
   if (!BEFORE_AUTH.has(status)) headers['Cache-Control'] = header('Cache-Control', 'Responses are per API key: no cache keeps them', 'no-store', { enum: ['no-store'] });
   if (status === 201) headers.Location = header('Location', 'URL of the created resource', '/v1/pets/1');
+  if (kind.etag && (status === 200 || status === 201 || status === 304)) {
+    headers.ETag = header('ETag', 'Strong entity tag of the resource (RFC 9110 §8.8.3); changes whenever the resource does. Send it in `If-Match` or `If-None-Match`', '"kP3v0bLQ7m2mX1Y9Zr4aQw"', {
+      pattern: '^"[A-Za-z0-9_-]{22}"$',
+    });
+  }
   if (status === 201 && kind.idempotent) {
     headers['Idempotent-Replayed'] = header(false, 'Present when this is the stored response of an earlier request with the same `Idempotency-Key`', 'true', { enum: ['true'] });
   }

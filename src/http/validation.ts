@@ -30,6 +30,7 @@ export function buildValidatorCompiler(sharedSchemas: readonly object[]): Fastif
   const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: true, strictTypes: false });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addKeyword('example');
   for (const s of sharedSchemas) ajv.addSchema(s);
   return ({ schema, httpPart }) => {
@@ -69,6 +70,27 @@ function withTextRules(validate: ValidateFunction, schema: ObjectSchema): Valida
   return wrapped;
 }
 
+// RFC 3339 §5.6 date-time with its offset, as written: ajv-formats would also take "+0100",
+// "+01" or a space for the "T". Leap seconds (":60") are refused: no JavaScript Date holds one.
+const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)[Tt]([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+export function isDateTime(text: string): boolean {
+  const m = DATE_TIME.exec(text);
+  if (m === null) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // The day must exist in its month (Date.UTC would roll 02-30 over into March).
+  return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && !Number.isNaN(Date.parse(text));
+}
+
+/**
+ * Validates `value` against a body schema outside a request — the CLI's input, under the API's
+ * own rules — and returns the message a request would get, naming fields after `label`.
+ */
+export function checkAgainst(sharedSchemas: readonly object[], schema: object, value: unknown, label: string): string | undefined {
+  const validate = buildValidatorCompiler(sharedSchemas)({ schema, httpPart: 'body', method: 'POST', url: '' }) as ValidateFunction;
+  return validate(value) ? undefined : describeValidationError(label, validate.errors ?? []);
+}
+
 const PART_LABEL: Record<string, string> = {
   body: 'body field',
   querystring: 'query parameter',
@@ -105,6 +127,12 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
       return `${subject} must be given once`;
     case 'enum':
       return `${subject} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'minProperties':
+      return `${subject} must set at least ${p.limit} field${p.limit === 1 ? '' : 's'}`;
+    case 'minItems':
+      return `${subject} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'uniqueItems':
+      return `${subject} must not list the same item twice`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':

@@ -1,6 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { ApiKeyRepository } from '../storage/storage.ts';
-import { DEFAULT_SCOPES, SCOPES, type ApiKeyInfo, type Caller, type Scope } from './key.types.ts';
+import type { Clock } from '../clock.ts';
+import { AppError } from '../errors.ts';
+import type { CursorCodec, Page } from '../paging.ts';
+import type { ApiKeyRepository, IdempotentResponse } from '../storage/storage.ts';
+import type { ApiKey, CreatedApiKey, ListKeysQuery, NewApiKey } from './key.schemas.ts';
+import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -19,6 +23,7 @@ export function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 4);
 }
 
+/** The CLI's `--scopes` list (comma- or space-separated); none given → the default set. */
 export function parseScopes(text: string | undefined): Scope[] {
   if (text === undefined || text.trim() === '') return [...DEFAULT_SCOPES];
   const scopes = text.split(/[\s,]+/).filter(Boolean);
@@ -28,23 +33,96 @@ export function parseScopes(text: string | undefined): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
-export async function createApiKey(repo: ApiKeyRepository, name: string, scopes: readonly Scope[], now = new Date()): Promise<{ key: string; info: ApiKeyInfo }> {
+/**
+ * Stores a new key and returns it with its secret (shown once). The one way keys are made: the
+ * API (KeyService), the CLI, the first-run key and the tests.
+ */
+export async function createApiKey(
+  repo: ApiKeyRepository,
+  name: string,
+  scopes: readonly Scope[],
+  now = new Date(),
+  expiresAt: Date | null = null,
+  idempotency?: IdempotentResponse<CreatedApiKey>,
+): Promise<{ key: string; info: ApiKey }> {
   const key = generateKey();
-  const info = await repo.create({ name, prefix: displayPrefix(key), hash: hashKey(key), scopes }, now);
+  // The stored response (Idempotency-Key) is the created key with its secret (sealed by http/idempotency.ts).
+  const respond = idempotency && { id: idempotency.id, respond: (info: ApiKey) => idempotency.respond({ ...info, key }) };
+  const info = await repo.create({ name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt }, { now, idempotency: respond });
   return { key, info };
+}
+
+/** The rules of issuing keys, for the API and the CLI alike. */
+export class KeyService {
+  readonly #repo: ApiKeyRepository;
+  readonly #cursors: CursorCodec;
+  readonly #clock: Clock;
+
+  constructor(repo: ApiKeyRepository, cursors: CursorCodec, clock: Clock) {
+    this.#repo = repo;
+    this.#cursors = cursors;
+    this.#clock = clock;
+  }
+
+  /**
+   * Issues a key on behalf of a key holding `granter`: the new key's scopes (the default set when
+   * none are named) must all be held by the granter (else 403 insufficient_scope), and an expiry
+   * must lie in the future (else 400).
+   */
+  async create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
+    const scopes = input.scopes ?? DEFAULT_SCOPES;
+    const missing = scopes.filter((s) => !granter.includes(s));
+    if (missing.length > 0) {
+      throw new AppError('insufficient_scope', `this API key cannot grant ${missing.join(', ')}: a key can only grant scopes it holds itself`, {
+        'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"`,
+      });
+    }
+    const now = this.#clock.now();
+    let expiresAt: Date | null = null;
+    if (input.expiresAt !== undefined) {
+      expiresAt = new Date(input.expiresAt);
+      if (!(expiresAt.getTime() > now.getTime())) throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
+    }
+    const { key, info } = await createApiKey(this.#repo, input.name, scopes, now, expiresAt, idempotency);
+    return { ...info, key };
+  }
+
+  get(id: number): Promise<ApiKey | undefined> {
+    return this.#repo.get(id);
+  }
+
+  async list(q: ListKeysQuery): Promise<Page<ApiKey>> {
+    const limit = q.limit ?? 20;
+    const scope = 'keys;';
+    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
+    return this.#cursors.page(scope, await this.#repo.list({ limit: limit + 1, afterId }), limit);
+  }
+
+  /**
+   * Revokes a key (it may be the caller's own); refused from the next request on. Revoking a
+   * revoked key changes nothing and succeeds; an unknown key → 404 not_found.
+   */
+  async revoke(id: number): Promise<void> {
+    if (await this.#repo.revoke(id, this.#clock.now())) return;
+    if ((await this.#repo.get(id)) === undefined) throw new AppError('not_found', `key ${id} does not exist`);
+  }
 }
 
 /**
  * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
- * memory) first, then stored keys. A revocation applies from the next request on: nothing is
- * cached here (the repository's own freshness rule is in its engine).
+ * memory, every scope, never expiring) first, then stored keys. A revocation applies from the
+ * next request on: nothing is cached here (the repository's own freshness rule is in its
+ * engine). An expiry is compared with the clock here, on every request: it needs no change to
+ * the database to apply, so no cache can outlive it.
  */
 export class KeyVerifier {
   readonly #bootstrap: Map<string, Caller>;
   readonly #repo: ApiKeyRepository;
+  readonly #clock: Clock;
 
-  constructor(repo: ApiKeyRepository, bootstrapKeys: readonly string[]) {
+  constructor(repo: ApiKeyRepository, bootstrapKeys: readonly string[], clock: Clock) {
     this.#repo = repo;
+    this.#clock = clock;
     this.#bootstrap = new Map(
       bootstrapKeys.map((k) => {
         const hash = hashKey(k);
@@ -53,12 +131,13 @@ export class KeyVerifier {
     );
   }
 
-  /** The caller a token belongs to, or undefined for an unknown or revoked key. */
+  /** The caller a token belongs to, or undefined for an unknown, revoked or expired key. */
   async verify(token: string): Promise<Caller | undefined> {
     const hash = hashKey(token);
     const bootstrap = this.#bootstrap.get(hash);
     if (bootstrap) return bootstrap;
     const stored = await this.#repo.findActiveByHash(hash);
-    return stored && { ...stored, subject: `key:${stored.keyId}` };
+    if (stored === undefined || (stored.expiresAt !== null && this.#clock.now().getTime() >= stored.expiresAt)) return undefined;
+    return { keyId: stored.keyId, scopes: stored.scopes, subject: `key:${stored.keyId}` };
   }
 }

@@ -1,23 +1,40 @@
-/** Every scope a key can hold. */
-export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'events:read', 'webhooks:admin'] as const;
-export type Scope = (typeof SCOPES)[number];
-/** What a new key holds unless told otherwise: every scope but the admin ones, which are granted only explicitly. */
-export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'webhooks:admin');
+// Scopes, one per line in each list so that adding one is a one-line change.
 
-/** What an operator sees of a key: never the secret, never its hash. */
-export interface ApiKeyInfo {
-  readonly id: number;
-  readonly name: string;
-  readonly prefix: string;
-  readonly scopes: readonly Scope[];
-  readonly createdAt: string;
-  readonly revokedAt: string | null;
-}
+/** Every scope a key can hold. */
+export const SCOPES = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'categories:write',
+  'events:read',
+  'keys:admin',
+  'webhooks:admin',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+/**
+ * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey
+ * without `scopes`): every scope but the admin ones (`keys:admin`, `webhooks:admin`), which a key
+ * holds only when they were asked for by name.
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'categories:write',
+  'events:read',
+];
 
 /** The identity a request runs as once its bearer token is accepted. */
 export interface Principal {
   readonly keyId: number | null; // null for bootstrap keys from PETSTORE_API_KEYS
   readonly scopes: readonly Scope[];
+}
+
+/** A stored key as its lookup finds it: the principal and when it stops working (ms since the epoch). */
+export interface StoredPrincipal extends Principal {
+  readonly expiresAt: number | null;
 }
 
 /**

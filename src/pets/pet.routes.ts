@@ -1,9 +1,12 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.ts';
+import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../schemas.ts';
+import { registerMergePatchParser } from '../http/limits.ts';
+import { entityTag } from '../preconditions.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, mergePatchBodyErrors, preconditionErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
-import { ListPetsQuery, NewPet, Pet, PetIdParams, Pets } from './pet.schemas.ts';
+import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
 export interface PetRoutesOptions {
@@ -16,8 +19,10 @@ export interface PetRoutesOptions {
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
+
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   const location = (pet: Pet) => `${base}/pets/${pet.id}`;
+  const notFound = (petId: number) => new AppError('not_found', `pet ${petId} does not exist`);
 
   app.get(
     '/pets',
@@ -28,12 +33,12 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         tags: ['Pets'],
         summary: 'List animals',
         description:
-          'Returns a page of animals, ascending by id. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link.',
+          'Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given). When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.',
         querystring: ListPetsQuery,
         response: {
           200: { ...Pets, description: 'A page of animals' },
           400: errorResponse(
-            'Invalid `limit`, `status` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `Invalid \`limit\`, \`status\`, \`categoryId\` or \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
           ),
           ...commonErrors,
         },
@@ -42,8 +47,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     async (request, reply) => {
       const page = await pets.list(request.query);
       if (page.next !== undefined) {
-        const { limit, status } = request.query;
-        reply.header('link', nextLink(base, '/pets', { limit, status, cursor: page.next }));
+        const { limit, status, categoryId } = request.query;
+        reply.header('link', nextLink(base, '/pets', { limit, status, categoryId, cursor: page.next }));
       }
       return page.items;
     },
@@ -52,7 +57,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
   app.post(
     '/pets',
     {
-      config: { scope: 'pets:write', idempotent: true },
+      config: { scope: 'pets:write', idempotent: true, etag: true },
       schema: {
         operationId: 'createPet',
         tags: ['Pets'],
@@ -61,52 +66,119 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         headers: IdempotencyHeaders,
         body: NewPet,
         response: {
-          201: { ...Pet, description: 'Animal added; `Location` names it' },
+          201: { ...Pet, description: 'Animal added; `Location` names it, `ETag` is its entity tag' },
           400: errorResponse(
             'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
           ),
           409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
-          413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
-          415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
+          ...bodyErrors,
           ...commonErrors,
         },
       },
     },
     async (request, reply) => {
-      const pet = await pets.create(request.body, idempotentResponse(request, reply, 201, location));
-      return reply.code(201).header('location', location(pet)).send(pet);
+      const pet = await pets.create(request.body, idempotentResponse(request, reply, 201, { location }));
+      return reply.code(201).header('location', location(pet)).header('etag', entityTag(pet)).send(pet);
     },
   );
 
   app.get(
     '/pets/:petId',
     {
-      config: { scope: 'pets:read', deprecation: { deprecatedAt: GET_PET_DEPRECATED_AT, sunset: GET_PET_SUNSET, successor: '/pets' } },
+      config: { scope: 'pets:read', etag: true, deprecation: { deprecatedAt: GET_PET_DEPRECATED_AT, sunset: GET_PET_SUNSET, successor: '/pets' } },
       schema: {
         operationId: 'getPet',
         tags: ['Pets'],
         summary: 'Get an animal (deprecated)',
         description:
-          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response carries `Deprecation`, `Sunset` and `Link` headers; from the sunset on it answers 410.',
+          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response carries `Deprecation`, `Sunset` and `Link` headers; from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
+        headers: IfNoneMatchHeaders,
         params: PetIdParams,
         response: {
-          200: { ...Pet, description: 'The animal' },
+          200: { ...Pet, description: 'The animal; `ETag` is its entity tag' },
+          304: { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' },
           400: errorResponse(
-            '`petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `\`petId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-None-Match\` (\`validation_failed\`); ${MALFORMED}`,
           ),
-          404: errorResponse('No animal with this id (`not_found`)'),
+          404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
           410: errorResponse('The operation is past its sunset date (`gone`)'),
           ...commonErrors,
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const pet = await pets.get(request.params.petId);
-      if (!pet) throw new AppError('not_found', `pet ${request.params.petId} does not exist`);
-      return pet;
+      if (!pet) throw notFound(request.params.petId);
+      return tagged(request, reply, pet);
+    },
+  );
+
+  const conditionalWrite = 'Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).';
+
+  // The merge-patch media type is parsed in this scope only: elsewhere it stays 415.
+  await app.register(async (scope) => {
+    registerMergePatchParser(scope);
+    scope.withTypeProvider<TypeBoxTypeProvider>().patch(
+      '/pets/:petId',
+      {
+        config: { scope: 'pets:write', etag: true },
+        schema: {
+          operationId: 'updatePet',
+          tags: ['Pets'],
+          summary: 'Change an animal',
+          description: `Sets any of \`name\`, \`categoryId\`, \`status\` (a JSON merge patch, RFC 7396, sent as \`application/merge-patch+json\` or \`application/json\`); the others are kept. While an order for the animal is open (\`placed\` or \`approved\`) its status belongs to the order: changing it → 409 \`pet_has_open_order\`. ${conditionalWrite}`,
+          'x-stability': 'experimental',
+          consumes: ['application/merge-patch+json', 'application/json'],
+          headers: IfMatchHeaders,
+          params: PetIdParams,
+          body: PetPatch,
+          response: {
+            200: { ...Pet, description: 'The animal after the change; `ETag` is its new entity tag' },
+            400: errorResponse(
+              `Invalid \`petId\`, body field or \`If-Match\`, an empty patch, an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); an unknown or deleted category (\`unknown_category\`); a body nested deeper than 32 levels or ${MALFORMED}`,
+            ),
+            404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
+            409: errorResponse('The status would change while an order for the animal is open (`pet_has_open_order`)'),
+            ...preconditionErrors,
+            ...mergePatchBodyErrors,
+            ...commonErrors,
+          },
+        },
+      },
+      async (request, reply) => tagged(request, reply, await pets.update(request.params.petId, request.body, ifMatch(request))),
+    );
+  });
+
+  app.delete(
+    '/pets/:petId',
+    {
+      config: { scope: 'pets:write' },
+      schema: {
+        operationId: 'deletePet',
+        tags: ['Pets'],
+        summary: 'Withdraw an animal',
+        description: `The animal is withdrawn: from then on no listing shows it and \`GET /pets/{petId}\` answers 404; its id is never used again, and orders that name it stay readable. Refused while an order for it is open (409 \`pet_has_open_order\`). ${conditionalWrite}`,
+        'x-stability': 'experimental',
+        headers: IfMatchHeaders,
+        params: PetIdParams,
+        response: {
+          204: { type: 'null', description: 'Withdrawn; no body' },
+          400: errorResponse(
+            `\`petId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-Match\` (\`validation_failed\`); ${MALFORMED}`,
+          ),
+          404: errorResponse('No animal with this id, or it was already withdrawn (`not_found`)'),
+          409: errorResponse('An order for the animal is open (`pet_has_open_order`)'),
+          ...preconditionErrors,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      await pets.withdraw(request.params.petId, ifMatch(request));
+      return reply.code(204).send(null);
     },
   );
 };

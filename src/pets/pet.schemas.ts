@@ -39,12 +39,29 @@ export const Pet = Type.Object(
 // status is always present in responses (it defaults on creation), so the domain type requires it.
 export type Pet = Static<typeof Pet>;
 
+export const PetPatch = Type.Object(
+  {
+    name: Type.Optional(name),
+    categoryId: Type.Optional({ ...categoryId, examples: [2] }),
+    status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Availability status; refused while an order for the animal is open' })),
+  },
+  {
+    $id: 'PetPatch',
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.',
+    examples: [{ name: 'Rex II' }],
+  },
+);
+export type PetPatch = Static<typeof PetPatch>;
+
 export const Pets = Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), { $id: 'Pets', description: 'A page of animals, ascending by id' });
 
 export const ListPetsQuery = Type.Object(
   {
     limit: Type.Optional(Limit),
     status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Filters by availability status' })),
+    categoryId: Type.Optional(Id('Filters by category; combinable with `status`')),
     cursor: Type.Optional(Cursor),
   },
   { additionalProperties: false },

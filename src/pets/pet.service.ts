@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.ts';
 import type { CursorCodec, Page } from '../paging.ts';
+import type { Condition } from '../preconditions.ts';
 import type { IdempotentResponse, PetRepository } from '../storage/storage.ts';
-import type { ListPetsQuery, NewPet, Pet } from './pet.schemas.ts';
+import type { ListPetsQuery, NewPet, Pet, PetPatch } from './pet.schemas.ts';
 
 export class PetService {
   readonly #pets: PetRepository;
@@ -24,9 +25,19 @@ export class PetService {
 
   async list(q: ListPetsQuery): Promise<Page<Pet>> {
     const limit = q.limit ?? 20;
-    const scope = `pets;${q.status ?? ''}`;
+    // The filters are bound into the cursor. Without categoryId the scope is the one cursors had
+    // before that filter existed, so cursors issued then keep working.
+    const scope = `pets;${q.status ?? ''}${q.categoryId === undefined ? '' : `;${q.categoryId}`}`;
     const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
-    const rows = await this.#pets.list({ limit: limit + 1, afterId, status: q.status });
+    const rows = await this.#pets.list({ limit: limit + 1, afterId, status: q.status, categoryId: q.categoryId });
     return this.#cursors.page(scope, rows, limit);
+  }
+
+  update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {
+    return this.#pets.update(id, patch, { now: this.#clock.now(), ifMatch });
+  }
+
+  withdraw(id: number, ifMatch: Condition | undefined): Promise<void> {
+    return this.#pets.withdraw(id, { now: this.#clock.now(), ifMatch });
   }
 }

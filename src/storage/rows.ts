@@ -1,8 +1,11 @@
 // Table rows as both engines return them (snake_case columns, ids as numbers, timestamps as
 // RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
 import type { Event, EventType } from '../events/event.schemas.ts';
-import type { ApiKeyInfo, Scope } from '../keys/key.types.ts';
+import type { Category } from '../categories/category.schemas.ts';
+import type { ApiKey } from '../keys/key.schemas.ts';
+import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { ClaimedAttempt, IdempotencyRecord } from './storage.ts';
@@ -24,6 +27,8 @@ export interface OrderRow {
   updated_at: string;
 }
 export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
+/** SQL condition: the order is open (not final), so it holds its pet's status. */
+export const ORDER_IS_OPEN = `status IN (${OPEN_ORDER_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
 
 export interface EventRow {
@@ -36,24 +41,42 @@ export const EVENT_COLUMNS = 'id, type, data, created_at';
 // The row's type names which event schema `data` follows (written by the outbox from that resource).
 export const toEvent = (r: EventRow): Event => ({ id: `evt_${r.id}`, type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) }) as Event;
 
+export interface CategoryRow {
+  id: number;
+  name: string;
+}
+export const CATEGORY_COLUMNS = 'id, name';
+export const toCategory = (r: CategoryRow): Category => ({ id: r.id, name: r.name });
+
 export interface KeyRow {
   id: number;
   name: string;
   prefix: string;
   scopes: string; // space-separated
   created_at: string;
+  expires_at: string | null;
   revoked_at: string | null;
 }
-export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, revoked_at';
-export const toKeyInfo = (r: KeyRow): ApiKeyInfo => ({
+export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, expires_at, revoked_at';
+export const toApiKey = (r: KeyRow): ApiKey => ({
   id: r.id,
   name: r.name,
   prefix: r.prefix,
   scopes: parseScopes(r.scopes),
   createdAt: r.created_at,
+  expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
 });
 export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[];
+
+/** What authentication needs of a key: who it is, what it may do, until when. */
+export interface PrincipalRow {
+  id: number;
+  scopes: string;
+  expires_at: string | null;
+}
+export const toStoredPrincipal = (r: PrincipalRow): StoredPrincipal =>
+  Object.freeze({ keyId: r.id, scopes: Object.freeze(parseScopes(r.scopes)), expiresAt: r.expires_at === null ? null : Date.parse(r.expires_at) });
 
 export interface IdempotencyRow {
   fingerprint: string;

@@ -2,9 +2,11 @@
 // PostgreSQL refuse the same requests with the same words. Engines call these inside their
 // transactions, after reading the rows they have locked.
 import { AppError } from '../errors.ts';
-import type { PetStatus } from '../pets/pet.schemas.ts';
+import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import { entityTag, ifMatchPasses, type Condition } from '../preconditions.ts';
 import { allowedFrom, canTransition } from '../store/order.lifecycle.ts';
 import type { OrderStatus } from '../store/order.schemas.ts';
+import type { PetPatch } from './storage.ts';
 
 // What each order state means for the pet it names: the link between the two lifecycles.
 const PET_STATUS_FOR: Readonly<Record<OrderStatus, PetStatus>> = {
@@ -39,7 +41,38 @@ export function unknownCategory(categoryId: number): AppError {
 }
 
 export function duplicateCategory(name: string): AppError {
-  return new AppError('validation_failed', `a category named "${name}" already exists`);
+  return new AppError('category_exists', `a category named "${name}" already exists (names are unique, ignoring case)`);
+}
+
+/** The resource a write addresses must exist (a withdrawn pet or deleted category does not). */
+export function assertFound<T>(what: string, resource: T | undefined): asserts resource is T {
+  if (resource === undefined) throw new AppError('not_found', `${what} does not exist`);
+}
+
+/**
+ * If-Match, evaluated against the resource as the write's transaction has locked it: absent, it
+ * holds; otherwise one listed tag must be the resource's current strong entity tag (or `*`).
+ */
+export function assertIfMatch(what: string, ifMatch: Condition | undefined, current: object): void {
+  if (ifMatch === undefined || ifMatchPasses(ifMatch, entityTag(current))) return;
+  throw new AppError('precondition_failed', `If-Match names none of the current entity tags of ${what}; nothing was changed (GET it for its current ETag)`);
+}
+
+/** The pet after `patch`; `changed` is false when every field given already had its value. */
+export function patchPet(current: Pet, patch: PetPatch): { next: Pet; changed: boolean } {
+  const next: Pet = { id: current.id, name: patch.name ?? current.name, categoryId: patch.categoryId ?? current.categoryId, status: patch.status ?? current.status };
+  const changed = next.name !== current.name || next.categoryId !== current.categoryId || next.status !== current.status;
+  return { next, changed };
+}
+
+/** While an order for the pet is open (placed or approved) the pet's status is the order's. */
+export function petHasOpenOrder(petId: number, change: 'status' | 'withdraw'): AppError {
+  const what = change === 'status' ? 'its status cannot be changed' : 'it cannot be withdrawn';
+  return new AppError('pet_has_open_order', `pet ${petId} has an open order (placed or approved), so ${what}; cancel or deliver the order first`);
+}
+
+export function categoryInUse(categoryId: number): AppError {
+  return new AppError('category_in_use', `category ${categoryId} still has animals; move or withdraw them first`);
 }
 
 export function webhookNotFound(id: number): AppError {

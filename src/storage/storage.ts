@@ -2,8 +2,11 @@
 // only src/storage/<engine>/ knows SQL. Repositories return domain objects, never rows.
 import type { Category } from '../categories/category.schemas.ts';
 import type { Event, EventType } from '../events/event.schemas.ts';
-import type { ApiKeyInfo, Principal, Scope } from '../keys/key.types.ts';
+import type { ApiKey } from '../keys/key.schemas.ts';
+import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import type { Condition } from '../preconditions.ts';
+import type { Inventory } from '../store/inventory.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, Webhook } from '../webhooks/webhook.schemas.ts';
 
@@ -17,6 +20,16 @@ export interface WriteContext<T> {
   /** When the change happens: its events' createdAt and the resource's own timestamps. */
   readonly now: Date;
   readonly idempotency?: IdempotentResponse<T>;
+}
+
+/**
+ * A write to one existing resource that may carry the client's If-Match (RFC 9110 §13.1.1). The
+ * engine evaluates it inside the write's transaction, against the row it has locked, after
+ * finding the resource (404 first) and before any other check: when it names no current tag the
+ * write throws AppError('precondition_failed') and changes nothing.
+ */
+export interface ConditionalWrite<T> extends WriteContext<T> {
+  readonly ifMatch?: Condition;
 }
 
 /** The response an Idempotency-Key request will be answered with, made from the write's result. */
@@ -36,19 +49,56 @@ export interface PetQuery {
   readonly limit: number;
   readonly afterId: number;
   readonly status?: PetStatus;
+  readonly categoryId?: number;
 }
 
+/** The fields a PATCH sets; absent ones keep their value. */
+export interface PetPatch {
+  readonly name?: string;
+  readonly categoryId?: number;
+  readonly status?: PetStatus;
+}
+
+/**
+ * Pets. A withdrawn pet keeps its row (orders name it; its id is never reused) but no read below
+ * returns it, and writes treat it as absent.
+ */
 export interface PetRepository {
-  /** Records pet.created. Throws AppError('unknown_category') when categoryId does not exist. */
+  /** Records pet.created. Throws AppError('unknown_category') when categoryId names no live category. */
   create(input: PetCreate, ctx: WriteContext<Pet>): Promise<Pet>;
   get(id: number): Promise<Pet | undefined>;
   list(query: PetQuery): Promise<Pet[]>;
+  /**
+   * Applies `patch`; records pet.updated when the pet really changed (an unchanged pet is not
+   * written). Throws AppError('not_found'), ('precondition_failed'), ('unknown_category'), or
+   * ('pet_has_open_order') when the status would change while an order for the pet is open.
+   */
+  update(id: number, patch: PetPatch, ctx: ConditionalWrite<Pet>): Promise<Pet>;
+  /**
+   * Withdraws the pet; records pet.deleted with `{id}`. Throws AppError('not_found') (also for a
+   * pet already withdrawn), ('precondition_failed') or ('pet_has_open_order').
+   */
+  withdraw(id: number, ctx: ConditionalWrite<void>): Promise<void>;
+  /** Live pets per status, as of one committed state; read from maintained counts, never counted. */
+  inventory(): Promise<Inventory>;
 }
 
+/** Categories. A deleted category keeps its row (withdrawn pets name it) and frees its name. */
 export interface CategoryRepository {
   list(): Promise<Category[]>;
-  /** Records category.created. Throws AppError('validation_failed') for a duplicate name. */
+  get(id: number): Promise<Category | undefined>;
+  /** Records category.created. Throws AppError('category_exists') when a live category has the name (any case). */
   create(name: string, ctx: WriteContext<Category>): Promise<Category>;
+  /**
+   * Renames; records category.updated when the name really changed. Throws AppError('not_found')
+   * or ('category_exists').
+   */
+  rename(id: number, name: string, ctx: WriteContext<Category>): Promise<Category>;
+  /**
+   * Deletes; records category.deleted with `{id}`. Throws AppError('not_found') or
+   * ('category_in_use') while a live pet belongs to it.
+   */
+  remove(id: number, ctx: WriteContext<void>): Promise<void>;
 }
 
 export interface OrderQuery {
@@ -70,9 +120,9 @@ export interface OrderRepository {
    * Moves an order to `to` and the pet to the status that follows, atomically, when the
    * transition from the order's current status is allowed (see store/order.lifecycle.ts);
    * records order.<status> and, when the pet's status changes, pet.updated.
-   * Throws AppError('not_found') or AppError('invalid_transition').
+   * Throws AppError('not_found'), AppError('precondition_failed') or AppError('invalid_transition').
    */
-  transition(id: number, to: OrderStatus, ctx: WriteContext<Order>): Promise<Order>;
+  transition(id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order>;
 }
 
 export interface ApiKeyCreate {
@@ -80,13 +130,25 @@ export interface ApiKeyCreate {
   readonly prefix: string;
   readonly hash: string; // hex SHA-256 of the whole key
   readonly scopes: readonly Scope[];
+  readonly expiresAt: Date | null;
+}
+
+/** Keyset page request over keys: ascending ids after `afterId`. */
+export interface KeyQuery {
+  readonly limit: number;
+  readonly afterId: number;
 }
 
 export interface ApiKeyRepository {
-  create(input: ApiKeyCreate, now: Date): Promise<ApiKeyInfo>;
-  /** The active (not revoked) key with this hash, if any; every request asks. */
-  findActiveByHash(hash: string): Promise<Principal | undefined>;
-  list(): Promise<ApiKeyInfo[]>;
+  create(input: ApiKeyCreate, ctx: WriteContext<ApiKey>): Promise<ApiKey>;
+  /**
+   * The key with this hash unless it is revoked, with its expiry; every request asks. Whether it
+   * has expired is decided by the caller, against its clock (KeyVerifier).
+   */
+  findActiveByHash(hash: string): Promise<StoredPrincipal | undefined>;
+  /** Every key, revoked and expired ones included. */
+  list(query: KeyQuery): Promise<ApiKey[]>;
+  get(id: number): Promise<ApiKey | undefined>;
   /** true when an active key was revoked by this call. */
   revoke(id: number, now: Date): Promise<boolean>;
   count(): Promise<number>;

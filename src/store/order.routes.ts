@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.ts';
+import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors } from '../schemas.ts';
+import { entityTag } from '../preconditions.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, preconditionErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import type { OrderService } from './order.service.ts';
@@ -11,10 +13,6 @@ export interface OrderRoutesOptions {
   readonly base: string;
 }
 
-const bodyErrors = {
-  413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
-  415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
-};
 
 export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, base }) => {
   const location = (order: Order) => `${base}/store/orders/${order.id}`;
@@ -52,7 +50,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
   app.post(
     '/store/orders',
     {
-      config: { scope: 'orders:write', idempotent: true },
+      config: { scope: 'orders:write', idempotent: true, etag: true },
       schema: {
         operationId: 'placeOrder',
         tags: ['Store'],
@@ -63,9 +61,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         headers: IdempotencyHeaders,
         body: NewOrder,
         response: {
-          201: { ...Order, description: 'Order placed; `Location` names it' },
+          201: { ...Order, description: 'Order placed; `Location` names it, `ETag` is its entity tag' },
           400: errorResponse(
-            'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
           ),
           409: errorResponse('The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
@@ -75,63 +73,68 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const order = await orders.place(request.body.petId, idempotentResponse(request, reply, 201, location));
-      return reply.code(201).header('location', location(order)).send(order);
+      const order = await orders.place(request.body.petId, idempotentResponse(request, reply, 201, { location }));
+      return reply.code(201).header('location', location(order)).header('etag', entityTag(order)).send(order);
     },
   );
 
   app.get(
     '/store/orders/:orderId',
     {
-      config: { scope: 'orders:read' },
+      config: { scope: 'orders:read', etag: true },
       schema: {
         operationId: 'getOrder',
         tags: ['Store'],
         summary: 'Get an order',
+        description: 'The order comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
         'x-stability': 'experimental',
+        headers: IfNoneMatchHeaders,
         params: OrderIdParams,
         response: {
-          200: { ...Order, description: 'The order' },
+          200: { ...Order, description: 'The order; `ETag` is its entity tag' },
+          304: { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' },
           400: errorResponse(
-            '`orderId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `\`orderId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-None-Match\` (\`validation_failed\`); ${MALFORMED}`,
           ),
           404: errorResponse('No order with this id (`not_found`)'),
           ...commonErrors,
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const order = await orders.get(request.params.orderId);
       if (!order) throw new AppError('not_found', `order ${request.params.orderId} does not exist`);
-      return order;
+      return tagged(request, reply, order);
     },
   );
 
   app.patch(
     '/store/orders/:orderId',
     {
-      config: { scope: 'orders:write' },
+      config: { scope: 'orders:write', etag: true },
       schema: {
         operationId: 'updateOrder',
         tags: ['Store'],
         summary: 'Move an order to its next state',
         description:
-          'Allowed transitions: placed → approved, approved → delivered (animal becomes `sold`), placed|approved → cancelled (animal becomes `available`). `delivered` and `cancelled` are final.',
+          'Allowed transitions: placed → approved, approved → delivered (animal becomes `sold`), placed|approved → cancelled (animal becomes `available`). `delivered` and `cancelled` are final. Send the `ETag` you last saw in `If-Match` to move the order only if nobody changed it since (else 412 `precondition_failed`, nothing changes).',
         'x-stability': 'experimental',
+        headers: IfMatchHeaders,
         params: OrderIdParams,
         body: OrderUpdate,
         response: {
-          200: { ...Order, description: 'The order after the transition' },
+          200: { ...Order, description: 'The order after the transition; `ETag` is its new entity tag' },
           400: errorResponse(
-            'Invalid `orderId` or body field, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            'Invalid `orderId`, body field or `If-Match`, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
           ),
           404: errorResponse('No order with this id (`not_found`)'),
           409: errorResponse('The transition is not allowed from the current state (`invalid_transition`)'),
+          ...preconditionErrors,
           ...bodyErrors,
           ...commonErrors,
         },
       },
     },
-    async (request) => orders.update(request.params.orderId, request.body.status),
+    async (request, reply) => tagged(request, reply, await orders.update(request.params.orderId, request.body.status, ifMatch(request))),
   );
 };

@@ -1,13 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit } from '../schemas.ts';
+import { Cursor, Id, Limit, Timestamp as timestamp } from '../schemas.ts';
 
 export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const OrderStatus = Type.Unsafe<OrderStatus>({ $id: 'OrderStatus', enum: [...ORDER_STATUSES], type: 'string', description: 'Order lifecycle state' });
 const statusRef = (description: string) => Type.Unsafe<OrderStatus>({ $ref: 'OrderStatus#', description });
-
-const timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: ['2026-11-22T12:00:00.000Z'] });
 
 export const Order = Type.Object(
   {

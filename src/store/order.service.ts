@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { CursorCodec, Page } from '../paging.ts';
+import type { Condition } from '../preconditions.ts';
 import type { IdempotentResponse, OrderRepository } from '../storage/storage.ts';
 import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
 
@@ -22,8 +23,8 @@ export class OrderService {
     return this.#orders.get(id);
   }
 
-  update(id: number, status: OrderStatus): Promise<Order> {
-    return this.#orders.transition(id, status, { now: this.#clock.now() });
+  update(id: number, status: OrderStatus, ifMatch: Condition | undefined): Promise<Order> {
+    return this.#orders.transition(id, status, { now: this.#clock.now(), ifMatch });
   }
 
   async list(q: ListOrdersQuery): Promise<Page<Order>> {

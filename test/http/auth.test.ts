@@ -38,7 +38,7 @@ describe(engine, () => {
           assert.ok(res.json().message.length > 0);
           assert.equal(res.headers['www-authenticate'], challenge);
         }
-        const [info] = await storage.apiKeys.list();
+        const [info] = await storage.apiKeys.list({ limit: 100, afterId: 0 });
         assert.equal(await storage.apiKeys.revoke(info.id, new Date()), true);
         const revoked = await app.inject({ method: op.method, url: op.url, headers: { authorization: `Bearer ${key}` }, payload: 'payload' in op ? op.payload : undefined });
         assert.equal(revoked.statusCode, 401);
@@ -105,7 +105,7 @@ describe(engine, () => {
     test('a revoked key is refused on the very next request', async (t) => {
       const { app, storage, auth } = await buildTestApp(t, { engine });
       assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 200);
-      const [info] = await storage.apiKeys.list();
+      const [info] = await storage.apiKeys.list({ limit: 100, afterId: 0 });
       await storage.apiKeys.revoke(info.id, new Date());
       assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 401);
     });
@@ -119,7 +119,7 @@ describe(engine, () => {
 
     test('keys are stored only as hashes', async (t) => {
       const { storage, key } = await buildTestApp(t, { engine });
-      const infos = await storage.apiKeys.list();
+      const infos = await storage.apiKeys.list({ limit: 100, afterId: 0 });
       assert.equal(infos.length, 1);
       assert.ok(!JSON.stringify(infos).includes(key.slice(8)), 'list shows no secret');
       assert.match(key, /^pst_[A-Za-z0-9_-]{43}$/);

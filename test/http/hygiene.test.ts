@@ -30,6 +30,16 @@ describe('CORS', () => {
       assert.match(String(pre.headers['access-control-allow-headers']), /Idempotency-Key/);
       assert.match(String(pre.headers['access-control-allow-methods']), /POST/);
     }
+    // Conditional writes from a browser: DELETE and If-Match are allowed, ETag is readable.
+    const pre = await app.inject({
+      method: 'OPTIONS',
+      url: '/v1/pets/7',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization, if-match' },
+    });
+    assert.equal(pre.statusCode, 204);
+    assert.match(String(pre.headers['access-control-allow-methods']), /DELETE/);
+    assert.match(String(pre.headers['access-control-allow-headers']), /If-Match/);
+    assert.match(String(pre.headers['access-control-allow-headers']), /If-None-Match/);
   });
 
   test('exposes the service headers to an allowed origin and says nothing to another', async (t) => {
@@ -37,6 +47,7 @@ describe('CORS', () => {
     const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: { ...auth, origin: ORIGIN } });
     assert.equal(res.headers['access-control-allow-origin'], ORIGIN);
     assert.ok(String(res.headers['access-control-expose-headers']).startsWith(EXPOSED));
+    assert.match(String(res.headers['access-control-expose-headers']), /\bETag\b/);
     assert.match(String(res.headers.vary), /Origin/);
     const other = await app.inject({ method: 'GET', url: '/v1/pets', headers: { ...auth, origin: 'https://evil.example.com' } });
     assert.equal(other.statusCode, 200);

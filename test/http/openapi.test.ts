@@ -110,6 +110,44 @@ async function documentFor(env: Record<string, string>): Promise<Json> {
   }
 }
 
+const CATALOGUE_OPERATIONS = [
+  'updatePet',
+  'deletePet',
+  'getInventory',
+  'createCategory',
+  'getCategory',
+  'updateCategory',
+  'deleteCategory',
+  'createKey',
+  'listKeys',
+  'getKey',
+  'revokeKey',
+];
+const SCOPE_OF: Record<string, string> = {
+  listPets: 'pets:read',
+  createPet: 'pets:write',
+  getPet: 'pets:read',
+  updatePet: 'pets:write',
+  deletePet: 'pets:write',
+  listCategories: 'pets:read',
+  getCategory: 'pets:read',
+  createCategory: 'categories:write',
+  updateCategory: 'categories:write',
+  deleteCategory: 'categories:write',
+  listOrders: 'orders:read',
+  placeOrder: 'orders:write',
+  getOrder: 'orders:read',
+  updateOrder: 'orders:write',
+  getInventory: 'pets:read',
+  createKey: 'keys:admin',
+  listKeys: 'keys:admin',
+  getKey: 'keys:admin',
+  revokeKey: 'keys:admin',
+  listEvents: 'events:read',
+  ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
+};
+const ALL_OPERATIONS = Object.keys(SCOPE_OF);
+
 describe('committed openapi.json', () => {
   test('is exactly the document the code generates (run `npm run openapi` after changing a schema)', async () => {
     const committed = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8'));
@@ -192,7 +230,29 @@ describe('the OpenAPI document', () => {
   });
 
   test('components.schemas holds the shared models', () => {
-    for (const name of ['Pet', 'NewPet', 'Pets', 'PetStatus', 'Error', 'Order', 'NewOrder', 'OrderUpdate', 'Orders', 'OrderStatus', 'Category', 'Categories']) {
+    for (const name of [
+      'Pet',
+      'NewPet',
+      'PetPatch',
+      'Pets',
+      'PetStatus',
+      'Error',
+      'Order',
+      'NewOrder',
+      'OrderUpdate',
+      'Orders',
+      'OrderStatus',
+      'Category',
+      'Categories',
+      'NewCategory',
+      'CategoryPatch',
+      'Inventory',
+      'Scope',
+      'ApiKey',
+      'ApiKeys',
+      'NewApiKey',
+      'CreatedApiKey',
+    ]) {
       assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
     }
     assert.deepEqual(doc.components.schemas.PetStatus.enum, ['available', 'pending', 'sold']);
@@ -202,7 +262,7 @@ describe('the OpenAPI document', () => {
   test('documents the operations of the service, each with a unique operationId, a summary and a tag', () => {
     const ops = operations(doc);
     const ids = ops.map((o) => o.op.operationId);
-    for (const id of ['listPets', 'createPet', 'getPet', 'listCategories', 'listOrders', 'placeOrder', 'getOrder', 'updateOrder', ...EVENT_OPERATIONS]) {
+    for (const id of ALL_OPERATIONS) {
       assert.ok(ids.includes(id), `operation ${id}`);
     }
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
@@ -222,19 +282,7 @@ describe('the OpenAPI document', () => {
   test('declares the bearer scheme and applies it globally; each operation names the scope it needs', () => {
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
     assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
-    const scopes: Record<string, string> = {
-      listPets: 'pets:read',
-      createPet: 'pets:write',
-      getPet: 'pets:read',
-      listCategories: 'pets:read',
-      listOrders: 'orders:read',
-      placeOrder: 'orders:write',
-      getOrder: 'orders:read',
-      updateOrder: 'orders:write',
-      listEvents: 'events:read',
-      ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
-    };
-    for (const [id, scope] of Object.entries(scopes)) {
+    for (const [id, scope] of Object.entries(SCOPE_OF)) {
       const op = byId(doc, id);
       assert.deepEqual(op.security, [{ bearerAuth: [scope] }], id);
       assert.match(op.description, new RegExp(`Requires scope \`${scope}\``), id);
@@ -242,11 +290,14 @@ describe('the OpenAPI document', () => {
     for (const { method, path, op } of operations(doc)) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
   });
 
-  test('groups the tags Pets, Store, Events and Webhooks with x-tagGroups, and every operation tag is declared and grouped', () => {
-    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Events', 'Pets', 'Store', 'Webhooks']);
+  test('groups the tags Pets, Store, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
+    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Events', 'Keys', 'Pets', 'Store', 'Webhooks']);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
-    assert.deepEqual([...grouped].sort(), ['Events', 'Pets', 'Store', 'Webhooks']);
+    assert.deepEqual([...grouped].sort(), ['Events', 'Keys', 'Pets', 'Store', 'Webhooks']);
+    assert.equal(byId(doc, 'createKey').tags[0], 'Keys');
+    assert.equal(byId(doc, 'getInventory').tags[0], 'Store');
+    assert.equal(byId(doc, 'createCategory').tags[0], 'Pets');
     for (const { method, path, op } of operations(doc)) assert.ok(grouped.includes(op.tags[0]), `${method} ${path} tag ${op.tags[0]}`);
     assert.equal(byId(doc, 'listPets').tags[0], 'Pets');
     assert.equal(byId(doc, 'listOrders').tags[0], 'Store');
@@ -259,9 +310,9 @@ describe('the OpenAPI document', () => {
     for (const { op } of operations(doc)) if (op.operationId !== 'getPet') assert.equal(op.deprecated, undefined, op.operationId);
   });
 
-  test('marks listOrders beta and placeOrder, getOrder, updateOrder and the event and webhook operations experimental', () => {
+  test('marks listOrders beta, and placeOrder, getOrder, updateOrder, the catalogue, event and webhook operations experimental', () => {
     assert.equal(byId(doc, 'listOrders')['x-stability'], 'beta');
-    for (const id of ['placeOrder', 'getOrder', 'updateOrder', ...EVENT_OPERATIONS]) assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
+    for (const id of ['placeOrder', 'getOrder', 'updateOrder', ...CATALOGUE_OPERATIONS, ...EVENT_OPERATIONS]) assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
     for (const id of ['listPets', 'createPet', 'getPet', 'listCategories']) assert.equal(byId(doc, id)['x-stability'], undefined, id);
     for (const { op } of operations(doc)) if (op['x-stability'] !== undefined) assert.ok(['experimental', 'beta'].includes(op['x-stability']));
   });
@@ -306,6 +357,8 @@ describe('the OpenAPI document', () => {
     for (const [id, schema] of [
       ['createPet', 'Pet'],
       ['placeOrder', 'Order'],
+      ['createCategory', 'Category'],
+      ['createKey', 'CreatedApiKey'],
     ]) {
       const responses = byId(doc, id).responses;
       assert.equal(responses['200'], undefined, id);
@@ -336,8 +389,8 @@ describe('the OpenAPI document', () => {
 
   test('documents the response headers clients rely on', () => {
     const headerNames = (op: Json, status: string) => Object.keys(op.responses[status].headers ?? {});
-    for (const id of ['createPet', 'placeOrder']) assert.ok(headerNames(byId(doc, id), '201').includes('Location'), `${id} 201 Location`);
-    for (const id of ['listPets', 'listOrders']) assert.ok(headerNames(byId(doc, id), '200').includes('Link'), `${id} 200 Link`);
+    for (const id of ['createPet', 'placeOrder', 'createCategory', 'createKey']) assert.ok(headerNames(byId(doc, id), '201').includes('Location'), `${id} 201 Location`);
+    for (const id of ['listPets', 'listOrders', 'listKeys']) assert.ok(headerNames(byId(doc, id), '200').includes('Link'), `${id} 200 Link`);
     const getPet = byId(doc, 'getPet');
     for (const status of Object.keys(getPet.responses)) {
       assert.deepEqual(headerNames(getPet, status).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)), ['Deprecation', 'Sunset', 'Link'], `getPet ${status}`);
@@ -351,11 +404,17 @@ describe('the OpenAPI document', () => {
   });
 
   test('request bodies and success responses reference the shared models instead of repeating them', () => {
-    const expected: Record<string, [body: string | undefined, success: string]> = {
+    const expected: Record<string, [body: string | undefined, success: string | undefined]> = {
       listPets: [undefined, 'Pets'],
       createPet: ['NewPet', 'Pet'],
       getPet: [undefined, 'Pet'],
+      updatePet: ['PetPatch', 'Pet'],
+      deletePet: [undefined, undefined],
       listCategories: [undefined, 'Categories'],
+      createCategory: ['NewCategory', 'Category'],
+      getCategory: [undefined, 'Category'],
+      updateCategory: ['CategoryPatch', 'Category'],
+      deleteCategory: [undefined, undefined],
       listOrders: [undefined, 'Orders'],
       placeOrder: ['NewOrder', 'Order'],
       getOrder: [undefined, 'Order'],
@@ -368,13 +427,67 @@ describe('the OpenAPI document', () => {
       rotateWebhookSecret: [undefined, 'WebhookWithSecret'],
       listWebhookDeliveries: [undefined, 'Deliveries'],
       retryWebhookDelivery: [undefined, 'Delivery'],
+      getInventory: [undefined, 'Inventory'],
+      createKey: ['NewApiKey', 'CreatedApiKey'],
+      listKeys: [undefined, 'ApiKeys'],
+      getKey: [undefined, 'ApiKey'],
+      revokeKey: [undefined, undefined],
+      deleteWebhook: [undefined, undefined],
     };
+    assert.deepEqual(Object.keys(expected).sort(), [...ALL_OPERATIONS].sort());
     for (const [id, [body, success]] of Object.entries(expected)) {
       const op = byId(doc, id);
-      assert.equal(media(op.requestBody)[0]?.schema.$ref, body && `#/components/schemas/${body}`, `${id} request body`);
+      for (const m of media(op.requestBody)) assert.equal(m.schema.$ref, body && `#/components/schemas/${body}`, `${id} request body`);
+      assert.equal(op.requestBody === undefined, body === undefined, `${id} has a body`);
       const [status] = Object.keys(op.responses).filter((s) => s.startsWith('2'));
-      assert.equal(media(op.responses[status])[0].schema.$ref, `#/components/schemas/${success}`, `${id} ${status}`);
+      if (success === undefined) {
+        assert.equal(status, '204', id);
+        assert.equal(op.responses['204'].content, undefined, `${id} 204 has no body`);
+      } else assert.equal(media(op.responses[status])[0].schema.$ref, `#/components/schemas/${success}`, `${id} ${status}`);
     }
+  });
+
+  test('the merge-patch operations accept application/merge-patch+json and application/json', () => {
+    for (const id of ['updatePet', 'updateCategory']) {
+      assert.deepEqual(Object.keys(byId(doc, id).requestBody.content), ['application/merge-patch+json', 'application/json'], id);
+    }
+    assert.deepEqual(Object.keys(byId(doc, 'updateOrder').requestBody.content), ['application/json']);
+  });
+
+  test('documents entity tags: ETag on every response carrying one pet or order, If-Match and 412 on the conditional writes, If-None-Match and 304 on the reads', () => {
+    const headerNames = (op: Json, status: string) => Object.keys(op.responses[status]?.headers ?? {});
+    const parameter = (op: Json, name: string) => (op.parameters ?? []).find((p: Json) => p.in === 'header' && p.name === name);
+    for (const [id, status] of [
+      ['createPet', '201'],
+      ['getPet', '200'],
+      ['getPet', '304'],
+      ['updatePet', '200'],
+      ['placeOrder', '201'],
+      ['getOrder', '200'],
+      ['getOrder', '304'],
+      ['updateOrder', '200'],
+    ]) {
+      assert.ok(headerNames(byId(doc, id), status).includes('ETag'), `${id} ${status} ETag`);
+    }
+    for (const id of ['updatePet', 'deletePet', 'updateOrder']) {
+      const op = byId(doc, id);
+      assert.ok(parameter(op, 'if-match'), `${id} takes If-Match`);
+      assert.deepEqual(Object.keys(media(op.responses['412'])[0].examples), ['precondition_failed'], `${id} 412`);
+    }
+    for (const id of ['getPet', 'getOrder']) {
+      const op = byId(doc, id);
+      assert.ok(parameter(op, 'if-none-match'), `${id} takes If-None-Match`);
+      assert.equal(op.responses['304'].content, undefined, `${id} 304 has no body`);
+    }
+    for (const h of ['Deprecation', 'ETag', 'Link', 'Sunset']) assert.ok(headerNames(byId(doc, 'getPet'), '304').includes(h), `getPet 304 ${h}`);
+    for (const { op } of operations(doc)) {
+      if (!['createPet', 'getPet', 'updatePet', 'placeOrder', 'getOrder', 'updateOrder'].includes(op.operationId)) {
+        for (const status of Object.keys(op.responses)) assert.ok(!headerNames(op, status).includes('ETag'), `${op.operationId} ${status} has no ETag`);
+      }
+    }
+    assert.deepEqual(Object.keys(media(byId(doc, 'updatePet').responses['409'])[0].examples), ['pet_has_open_order']);
+    assert.deepEqual(Object.keys(media(byId(doc, 'deleteCategory').responses['409'])[0].examples), ['category_in_use']);
+    assert.deepEqual(Object.keys(media(byId(doc, 'createCategory').responses['409'])[0].examples), ['category_exists', 'idempotency_key_in_use']);
   });
 
   test('carries examples: on every object model, every request body and every success response', () => {

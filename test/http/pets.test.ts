@@ -374,10 +374,14 @@ describe('routing errors', () => {
     const cases: Array<[string, string, string]> = [
       ['DELETE', '/v1/pets', 'GET, HEAD, POST'],
       ['PUT', '/v1/pets', 'GET, HEAD, POST'],
-      ['POST', '/v1/pets/1', 'GET, HEAD'],
-      ['DELETE', '/v1/pets/1', 'GET, HEAD'],
+      ['POST', '/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
+      ['PUT', '/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
       ['PUT', '/v1/store/orders/1', 'GET, HEAD, PATCH'],
-      ['POST', '/v1/categories', 'GET, HEAD'],
+      ['DELETE', '/v1/categories', 'GET, HEAD, POST'],
+      ['POST', '/v1/categories/1', 'GET, HEAD, PATCH, DELETE'],
+      ['POST', '/v1/store/inventory', 'GET, HEAD'],
+      ['PATCH', '/v1/keys', 'GET, HEAD, POST'],
+      ['PUT', '/v1/keys/1', 'GET, HEAD, DELETE'],
     ];
     for (const [method, url, allow] of cases) {
       const res = await app.inject({ method: method as 'DELETE', url, headers: auth });

@@ -5,6 +5,7 @@ import { hashKey } from '../../src/keys/key.service.ts';
 import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
+import { warmUp } from '../helpers/storage.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -136,56 +137,56 @@ for (const engine of ENGINES) {
 
       test('create refuses a duplicate name, ignoring case', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.categories.create('Dogs', { now: new Date() }), rejectsWith('validation_failed', /^a category named "Dogs" already exists$/));
-        await assert.rejects(storage.categories.create('dOGS', { now: new Date() }), rejectsWith('validation_failed', /"dOGS" already exists/));
+        await assert.rejects(storage.categories.create('Dogs', { now: new Date() }), rejectsWith('category_exists', /^a category named "Dogs" already exists/));
+        await assert.rejects(storage.categories.create('dOGS', { now: new Date() }), rejectsWith('category_exists', /"dOGS" already exists/));
         assert.equal((await storage.categories.list()).length, 6);
       });
     });
 
     describe('api keys', () => {
-      const input = { name: 'ci', prefix: 'pst_abcd', hash: hashKey('pst_secret-one'), scopes: ['pets:read', 'orders:write'] as const };
+      const input = { name: 'ci', prefix: 'pst_abcd', hash: hashKey('pst_secret-one'), scopes: ['pets:read', 'orders:write'] as const, expiresAt: null };
       const now = new Date('2026-01-02T03:04:05.678Z');
 
       test('create returns the key info with ISO timestamps and no secret', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const info = await storage.apiKeys.create(input, now);
-        assert.deepEqual(info, { id: info.id, name: 'ci', prefix: 'pst_abcd', scopes: ['pets:read', 'orders:write'], createdAt: '2026-01-02T03:04:05.678Z', revokedAt: null });
-        assert.deepEqual(await storage.apiKeys.list(), [info]);
+        const info = await storage.apiKeys.create(input, { now });
+        assert.deepEqual(info, { id: info.id, name: 'ci', prefix: 'pst_abcd', scopes: ['pets:read', 'orders:write'], createdAt: '2026-01-02T03:04:05.678Z', expiresAt: null, revokedAt: null });
+        assert.deepEqual(await storage.apiKeys.list({ limit: 100, afterId: 0 }), [info]);
       });
 
       test('findActiveByHash resolves a key to its principal until it is revoked', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const info = await storage.apiKeys.create(input, now);
-        assert.deepEqual(await storage.apiKeys.findActiveByHash(input.hash), { keyId: info.id, scopes: ['pets:read', 'orders:write'] });
+        const info = await storage.apiKeys.create(input, { now });
+        assert.deepEqual(await storage.apiKeys.findActiveByHash(input.hash), { keyId: info.id, scopes: ['pets:read', 'orders:write'], expiresAt: null });
         assert.equal(await storage.apiKeys.findActiveByHash(hashKey('pst_other')), undefined);
         const later = new Date('2026-02-03T04:05:06.007Z');
         assert.equal(await storage.apiKeys.revoke(info.id, later), true);
         assert.equal(await storage.apiKeys.revoke(info.id, later), false, 'a second revocation changes nothing');
         assert.equal(await storage.apiKeys.revoke(info.id + 100, later), false);
         assert.equal(await storage.apiKeys.findActiveByHash(input.hash), undefined);
-        assert.deepEqual(await storage.apiKeys.list(), [{ ...info, revokedAt: '2026-02-03T04:05:06.007Z' }]);
+        assert.deepEqual(await storage.apiKeys.list({ limit: 100, afterId: 0 }), [{ ...info, revokedAt: '2026-02-03T04:05:06.007Z' }]);
       });
 
       test('findActiveByHash for many keys at once (one loop turn): each its own answer; revoked keys are not found', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const a = await storage.apiKeys.create(input, now);
-        const b = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two'), scopes: ['orders:read'] }, now);
-        const c = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-three') }, now);
+        const a = await storage.apiKeys.create(input, { now });
+        const b = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two'), scopes: ['orders:read'] }, { now });
+        const c = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-three') }, { now });
         await storage.apiKeys.revoke(c.id, now);
         const hashes = [hashKey('pst_secret-two'), input.hash, hashKey('pst_nobody'), hashKey('pst_secret-three'), input.hash];
         const found = await Promise.all(hashes.map((h) => storage.apiKeys.findActiveByHash(h)));
-        const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'] };
-        assert.deepEqual(found, [{ keyId: b.id, scopes: ['orders:read'] }, A, undefined, undefined, A]);
+        const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'], expiresAt: null };
+        assert.deepEqual(found, [{ keyId: b.id, scopes: ['orders:read'], expiresAt: null }, A, undefined, undefined, A]);
       });
 
       test('count counts every key, revoked or not; hashes are unique', async (t) => {
         const storage = await openTestStorage(t, engine);
         assert.equal(await storage.apiKeys.count(), 0);
-        const a = await storage.apiKeys.create(input, now);
-        await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two') }, now);
+        const a = await storage.apiKeys.create(input, { now });
+        await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two') }, { now });
         await storage.apiKeys.revoke(a.id, now);
         assert.equal(await storage.apiKeys.count(), 2);
-        await assert.rejects(storage.apiKeys.create(input, now));
+        await assert.rejects(storage.apiKeys.create(input, { now }));
         assert.equal(await storage.apiKeys.count(), 2);
       });
     });
@@ -348,7 +349,7 @@ for (const engine of ENGINES) {
         const approved = await storage.orders.transition(placed.id, 'approved', { now: at });
         const delivered = await storage.orders.transition(placed.id, 'delivered', { now: at });
         const category = await storage.categories.create('Horses', { now: at });
-        await assert.rejects(storage.categories.create('horses', { now: at }), rejectsWith('validation_failed'));
+        await assert.rejects(storage.categories.create('horses', { now: at }), rejectsWith('category_exists'));
         const events = await all(storage);
         assert.deepEqual(
           events.map(({ id: _id, ...e }) => e),
@@ -367,6 +368,35 @@ for (const engine of ENGINES) {
         assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'ascending');
         assert.equal(new Set(ids).size, ids.length);
         for (const e of events) assert.match(e.id, /^evt_[1-9][0-9]*$/);
+      });
+
+      test('the catalogue writes record theirs: pet.updated for a real change only, pet.deleted and category.deleted with {id}, category.updated', async (t) => {
+        const storage = await openTestStorage(t, engine);
+        const category = await storage.categories.create('Horses', { now: at });
+        const p = await storage.pets.create({ name: 'Rex', categoryId: category.id, status: 'available' }, { now: at });
+        const renamed = await storage.pets.update(p.id, { name: 'Rex II' }, { now: at });
+        const moved = await storage.pets.update(p.id, { categoryId: 2, status: 'sold' }, { now: at });
+        await storage.pets.update(p.id, { name: 'Rex II', status: 'sold' }, { now: at }); // nothing changes: no event
+        await assert.rejects(storage.pets.update(p.id, { categoryId: 999 }, { now: at }), rejectsWith('unknown_category'));
+        const category2 = await storage.categories.rename(category.id, 'Ponies', { now: at });
+        await storage.categories.rename(category.id, 'Ponies', { now: at }); // same name: no event
+        await storage.pets.withdraw(p.id, { now: at });
+        await storage.categories.remove(category.id, { now: at });
+        const events = await all(storage);
+        assert.deepEqual(
+          events.map(({ id: _id, ...e }) => e),
+          [
+            { type: 'category.created', createdAt: '2026-07-01T10:00:00.123Z', data: category },
+            { type: 'pet.created', createdAt: '2026-07-01T10:00:00.123Z', data: p },
+            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: renamed },
+            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: moved },
+            { type: 'category.updated', createdAt: '2026-07-01T10:00:00.123Z', data: category2 },
+            { type: 'pet.deleted', createdAt: '2026-07-01T10:00:00.123Z', data: { id: p.id } },
+            { type: 'category.deleted', createdAt: '2026-07-01T10:00:00.123Z', data: { id: category.id } },
+          ],
+        );
+        assert.deepEqual(renamed, { ...p, name: 'Rex II' });
+        assert.deepEqual(moved, { ...p, name: 'Rex II', categoryId: 2, status: 'sold' });
       });
 
       test('list pages after an id and filters by type; purge deletes events older than a date', async (t) => {
@@ -478,10 +508,4 @@ for (const engine of ENGINES) {
       });
     });
   });
-}
-
-/** Opens the pool's connections first; on a cold pool the first transaction can finish before a
- * second connection exists, and a race test would then prove nothing. */
-async function warmUp(storage: Storage): Promise<void> {
-  await Promise.all(Array.from({ length: 20 }, () => storage.ping()));
 }

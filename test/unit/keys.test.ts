@@ -24,11 +24,20 @@ describe('API keys', () => {
 
   test('scopes default to the default set, parse lists, and refuse unknown names', () => {
     assert.deepEqual(parseScopes(undefined), [...DEFAULT_SCOPES]);
+    assert.deepEqual(parseScopes('  '), [...DEFAULT_SCOPES]);
+    assert.deepEqual(parseScopes('keys:admin,pets:read,keys:admin'), ['keys:admin', 'pets:read']);
     assert.ok(DEFAULT_SCOPES.includes('events:read'), 'events:read is in the default set');
     assert.ok(!DEFAULT_SCOPES.includes('webhooks:admin') && SCOPES.includes('webhooks:admin'), 'webhooks:admin only when asked for');
     assert.deepEqual(parseScopes('pets:read,webhooks:admin'), ['pets:read', 'webhooks:admin']);
     assert.deepEqual(parseScopes('pets:read, orders:read'), ['pets:read', 'orders:read']);
     assert.throws(() => parseScopes('pets:admin'), /unknown scope "pets:admin"/);
+  });
+
+  test('the default set holds every scope but the admin ones, which are granted only by name', () => {
+    for (const s of DEFAULT_SCOPES) assert.ok(SCOPES.includes(s), s);
+    assert.ok(!DEFAULT_SCOPES.includes('keys:admin'));
+    assert.ok(DEFAULT_SCOPES.includes('categories:write'));
+    for (const s of SCOPES) if (!DEFAULT_SCOPES.includes(s)) assert.match(s, /:admin$/, `${s} is left out of the default set`);
   });
 
   test('parseBearer accepts RFC 6750 b64token and any scheme case', () => {

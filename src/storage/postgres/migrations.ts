@@ -83,7 +83,78 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_created_at ON events (created_at);
     `,
   },
-  // 5 is the catalogue issue's (issue 15).
+  {
+    version: 5,
+    name: 'catalogue: withdrawn pets, inventory, deletable categories, key expiry',
+    sql: `
+      -- A withdrawn pet (DELETE /pets/{id}) keeps its row: orders still name it, and its id is
+      -- never used again. Everything that reads pets reads the live ones only. (ALTER TABLE also
+      -- holds the table's lock until COMMIT, so the inventory counted below stays exact.)
+      ALTER TABLE pets ADD COLUMN deleted_at TIMESTAMPTZ;
+      -- One partial index per filter combination of listPets, each answering
+      -- "… AND id > $n ORDER BY id LIMIT $m" with one range scan over live pets only:
+      --   no filter → pets_live_id, status → pets_live_status_id,
+      --   categoryId → pets_live_category_id, both → pets_live_category_status_id.
+      -- pets_live_category_id also answers "does a live pet belong to this category?".
+      -- pets_status_id stays while instances of the previous release may still list by status
+      -- with it during a rolling deploy (docs/deploy.md); a later migration can drop it.
+      CREATE INDEX pets_live_id ON pets (id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_status_id ON pets (status, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_id ON pets (category_id, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_status_id ON pets (category_id, status, id) WHERE deleted_at IS NULL;
+
+      -- GET /store/inventory: live pets per status, kept by a trigger in the transaction of every
+      -- change of a pet's status or withdrawal, whoever makes it. One row with three columns: a
+      -- change moving a pet between two statuses updates (and locks) one row, so two opposite
+      -- moves cannot deadlock on two rows taken in opposite orders.
+      CREATE TABLE pet_inventory (
+        id SMALLINT PRIMARY KEY CHECK (id = 1),
+        available BIGINT NOT NULL,
+        pending BIGINT NOT NULL,
+        sold BIGINT NOT NULL
+      );
+      INSERT INTO pet_inventory (id, available, pending, sold)
+        SELECT 1, count(*) FILTER (WHERE status = 'available'), count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'sold')
+        FROM pets;
+      CREATE FUNCTION pet_inventory_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        a BIGINT := 0;
+        p BIGINT := 0;
+        s BIGINT := 0;
+      BEGIN
+        IF TG_OP <> 'INSERT' THEN
+          IF OLD.deleted_at IS NULL THEN
+            a := a - (OLD.status = 'available')::int;
+            p := p - (OLD.status = 'pending')::int;
+            s := s - (OLD.status = 'sold')::int;
+          END IF;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+          IF NEW.deleted_at IS NULL THEN
+            a := a + (NEW.status = 'available')::int;
+            p := p + (NEW.status = 'pending')::int;
+            s := s + (NEW.status = 'sold')::int;
+          END IF;
+        END IF;
+        IF a <> 0 OR p <> 0 OR s <> 0 THEN
+          UPDATE pet_inventory SET available = available + a, pending = pending + p, sold = sold + s WHERE id = 1;
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER pets_inventory AFTER INSERT OR DELETE OR UPDATE OF status, deleted_at ON pets
+        FOR EACH ROW EXECUTE FUNCTION pet_inventory_apply();
+
+      -- A deleted category keeps its row too (withdrawn pets still name it) and frees its name:
+      -- names are unique among live categories only.
+      ALTER TABLE categories ADD COLUMN deleted_at TIMESTAMPTZ;
+      CREATE UNIQUE INDEX categories_name_live ON categories (lower(name)) WHERE deleted_at IS NULL;
+      DROP INDEX categories_name_ci;
+
+      -- Keys may expire (checked where a key is verified; NULL = never).
+      ALTER TABLE api_keys ADD COLUMN expires_at TIMESTAMPTZ;
+    `,
+  },
   {
     version: 6,
     name: 'webhook endpoints and deliveries',

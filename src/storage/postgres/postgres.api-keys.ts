@@ -1,40 +1,51 @@
-import type { ApiKeyInfo, Principal } from '../../keys/key.types.ts';
-import { KEY_COLUMNS as COLUMNS, parseScopes, toKeyInfo, type KeyRow } from '../rows.ts';
-import type { ApiKeyCreate, ApiKeyRepository } from '../storage.ts';
+import type { ApiKey } from '../../keys/key.schemas.ts';
+import type { StoredPrincipal } from '../../keys/key.types.ts';
+import { KEY_COLUMNS as COLUMNS, toApiKey, toStoredPrincipal, type KeyRow, type PrincipalRow } from '../rows.ts';
+import type { ApiKeyCreate, ApiKeyRepository, KeyQuery, WriteContext } from '../storage.ts';
 import { BatchedLookup } from './postgres.batch.ts';
 import type { PgDb } from './postgres.db.ts';
+import { recordEffects } from './postgres.outbox.ts';
 
 export class PostgresApiKeys implements ApiKeyRepository {
   readonly #db: PgDb;
-  readonly #active: BatchedLookup<string, Principal>;
+  readonly #active: BatchedLookup<string, StoredPrincipal>;
 
   constructor(db: PgDb) {
     this.#db = db;
-    this.#active = new BatchedLookup<string, Principal>(async (hashes) => {
-      const rows = await db.query<{ id: number; hash: string; scopes: string }>('SELECT id, hash, scopes FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL', [hashes]);
-      return new Map(rows.map((r) => [r.hash, Object.freeze({ keyId: r.id, scopes: parseScopes(r.scopes) })]));
+    this.#active = new BatchedLookup<string, StoredPrincipal>(async (hashes) => {
+      const rows = await db.query<PrincipalRow & { hash: string }>('SELECT id, hash, scopes, expires_at FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL', [hashes]);
+      return new Map(rows.map((r) => [r.hash, toStoredPrincipal(r)]));
     });
   }
 
-  async create(input: ApiKeyCreate, now: Date): Promise<ApiKeyInfo> {
-    const [row] = await this.#db.query<KeyRow>(`INSERT INTO api_keys (name, prefix, hash, scopes, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`, [
-      input.name,
-      input.prefix,
-      input.hash,
-      input.scopes.join(' '),
-      now.toISOString(),
-    ]);
-    return toKeyInfo(row);
+  create(input: ApiKeyCreate, ctx: WriteContext<ApiKey>): Promise<ApiKey> {
+    return this.#db.transaction(async (query) => {
+      const [row] = await query<KeyRow>(`INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
+        input.name,
+        input.prefix,
+        input.hash,
+        input.scopes.join(' '),
+        ctx.now.toISOString(),
+        input.expiresAt?.toISOString() ?? null,
+      ]);
+      return recordEffects(query, ctx, toApiKey(row), []);
+    });
   }
 
-  findActiveByHash(hash: string): Promise<Principal | undefined> {
+  findActiveByHash(hash: string): Promise<StoredPrincipal | undefined> {
     // Read for every request, never cached: a revocation committed by any instance (or the CLI)
     // is visible to every instance's next request. The requests of one loop turn share a query.
+    // Expiry is compared with the clock by KeyVerifier.
     return this.#active.get(hash);
   }
 
-  async list(): Promise<ApiKeyInfo[]> {
-    return (await this.#db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY id`)).map(toKeyInfo);
+  async list(q: KeyQuery): Promise<ApiKey[]> {
+    return (await this.#db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [q.afterId, q.limit])).map(toApiKey);
+  }
+
+  async get(id: number): Promise<ApiKey | undefined> {
+    const [row] = await this.#db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return row && toApiKey(row);
   }
 
   async revoke(id: number, now: Date): Promise<boolean> {

@@ -1,8 +1,8 @@
 import type { PetStatus } from '../../pets/pet.schemas.ts';
 import type { NewEvent } from '../outbox.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
-import type { OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
+import { assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
+import type { ConditionalWrite, OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
 import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
 import type { PgDb, Query } from './postgres.db.ts';
 import { recordEffects } from './postgres.outbox.ts';
@@ -17,9 +17,11 @@ export class PostgresOrders implements OrderRepository {
   place(petId: number, ctx: WriteContext<Order>): Promise<Order> {
     // READ COMMITTED + SELECT … FOR UPDATE on the pet row: concurrent orders for one pet (from any
     // instance) queue on that row lock; each waiter then reads the status the winner committed
-    // ('pending') and is refused. The pet update and the order insert commit together.
+    // ('pending') and is refused. The pet update and the order insert commit together. A pet
+    // withdrawn meanwhile fails the re-checked `deleted_at IS NULL` once the lock is granted, and
+    // is then unknown (unknown_pet), like one that never existed.
     return this.#db.transaction(async (query) => {
-      const [pet] = await query<{ status: PetStatus }>('SELECT status FROM pets WHERE id = $1 FOR UPDATE', [petId]);
+      const [pet] = await query<{ status: PetStatus }>('SELECT status FROM pets WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [petId]);
       assertPetOrderable(petId, pet?.status);
       const petEvents = await setPet(query, petId, 'pending');
       const [row] = await query<OrderRow>(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES ($1, 'placed', $2, $2) RETURNING ${COLUMNS}`, [
@@ -46,13 +48,14 @@ export class PostgresOrders implements OrderRepository {
     return rows.map(toOrder);
   }
 
-  transition(id: number, to: OrderStatus, ctx: WriteContext<Order>): Promise<Order> {
+  transition(id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
     // READ COMMITTED + SELECT … FOR UPDATE on the order row: concurrent transitions of one order
     // (say approve and cancel) run one after the other, and the second checks the lifecycle against
     // the status the first committed. The pet row is then locked by its UPDATE; locks are always
     // taken order → pet here and pet-only in place(), so the two cannot deadlock.
     return this.#db.transaction(async (query) => {
       const [current] = await query<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [id]);
+      if (current) assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
       assertTransition(id, current, to);
       const petEvents = await setPet(query, current.pet_id, petStatusFor(to));
       const [row] = await query<OrderRow>(`UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 RETURNING ${COLUMNS}`, [to, ctx.now.toISOString(), id]);

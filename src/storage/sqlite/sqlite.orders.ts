@@ -1,9 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
+import { assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
 import type { NewEvent } from '../outbox.ts';
-import type { OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
+import type { ConditionalWrite, OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
 import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 import type { SqliteOutbox } from './sqlite.outbox.ts';
@@ -21,7 +21,8 @@ export class SqliteOrders implements OrderRepository {
   constructor(db: DatabaseSync, writes: GroupCommit, outbox: SqliteOutbox) {
     this.#writes = writes;
     this.#outbox = outbox;
-    this.#petStatus = db.prepare('SELECT status FROM pets WHERE id = ?');
+    // A withdrawn pet cannot be ordered: it is unknown (unknown_pet), like one that never existed.
+    this.#petStatus = db.prepare('SELECT status FROM pets WHERE id = ? AND deleted_at IS NULL');
     this.#setPetStatus = db.prepare(`UPDATE pets SET status = ? WHERE id = ? AND status <> ? RETURNING ${PET_COLUMNS}`);
     this.#insert = db.prepare(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES (?, 'placed', ?, ?) RETURNING ${COLUMNS}`);
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`);
@@ -61,9 +62,10 @@ export class SqliteOrders implements OrderRepository {
     return (rows as unknown as OrderRow[]).map(toOrder);
   }
 
-  async transition(id: number, to: OrderStatus, ctx: WriteContext<Order>): Promise<Order> {
+  async transition(id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
     return this.#writes.run(() => {
       const current = this.#get.get(id) as OrderRow | undefined;
+      if (current) assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
       assertTransition(id, current, to);
       const order = toOrder(this.#update.get(to, ctx.now.toISOString(), id) as unknown as OrderRow);
       return this.#outbox.record(ctx, order, [{ type: `order.${to}`, data: order }, ...this.#setPet(current.pet_id, petStatusFor(to))]);

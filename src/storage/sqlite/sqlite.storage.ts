@@ -50,7 +50,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     pets: new SqlitePets(db, changes, writes, outbox),
     categories: new SqliteCategories(db, writes, outbox),
     orders: new SqliteOrders(db, writes, outbox),
-    apiKeys: new SqliteApiKeys(db, changes),
+    apiKeys: new SqliteApiKeys(db, changes, writes, outbox),
     idempotency: new SqliteIdempotency(db),
     events: new SqliteEvents(db),
     webhooks: new SqliteWebhooks(db, writes),
@@ -82,18 +82,28 @@ export function migrateSqlite(db: DatabaseSync, migrations: readonly Migration[]
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
   const applied: number[] = [];
   for (const migration of migrations) {
-    // One write transaction per migration; BEGIN IMMEDIATE serialises processes starting together.
-    transaction(db, () => {
-      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
-      if (done) return;
-      db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        new Date().toISOString(),
-      );
-      applied.push(migration.version);
-    });
+    // PRAGMA foreign_keys is a no-op inside a transaction: switched off before it, back on after.
+    if (migration.rebuildsTables) db.exec('PRAGMA foreign_keys = OFF');
+    try {
+      // One write transaction per migration; BEGIN IMMEDIATE serialises processes starting together.
+      transaction(db, () => {
+        const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
+        if (done) return;
+        db.exec(migration.sql);
+        if (migration.rebuildsTables) {
+          const broken = db.prepare('PRAGMA foreign_key_check').all();
+          if (broken.length > 0) throw new Error(`migration ${migration.version} breaks foreign keys: ${JSON.stringify(broken.slice(0, 5))}`);
+        }
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        );
+        applied.push(migration.version);
+      });
+    } finally {
+      if (migration.rebuildsTables) db.exec('PRAGMA foreign_keys = ON');
+    }
   }
   return applied;
 }

@@ -62,7 +62,7 @@ export async function misuse(): Promise<void> {
   // @ts-expect-error no such resource
   petstore.users.list();
   // @ts-expect-error no such method
-  petstore.pets.delete(1);
+  petstore.pets.purge(1);
   const pet = await petstore.pets.get(1);
   // @ts-expect-error Pet has no such field
   pet.colour;

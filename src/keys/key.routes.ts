@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../errors.ts';
+import { idempotentResponse } from '../http/idempotency.ts';
+import { nextLink } from '../paging.ts';
+import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, MALFORMED } from '../schemas.ts';
+import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, ListKeysQuery, NewApiKey } from './key.schemas.ts';
+import type { KeyService } from './key.service.ts';
+
+export interface KeyRoutesOptions {
+  readonly keys: KeyService;
+  readonly base: string;
+}
+
+const badId = '`keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent';
+
+export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app, { keys, base }) => {
+  const location = (key: { id: number }) => `${base}/keys/${key.id}`;
+
+  app.post(
+    '/keys',
+    {
+      config: { scope: 'keys:admin', idempotent: true },
+      schema: {
+        operationId: 'createKey',
+        tags: ['Keys'],
+        summary: 'Issue an API key',
+        description:
+          'The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key.',
+        'x-stability': 'experimental',
+        headers: IdempotencyHeaders,
+        body: NewApiKey,
+        response: {
+          201: { ...CreatedApiKey, description: 'Key issued; `Location` names it. Store `key` now: it is never shown again' },
+          400: errorResponse(
+            `Missing or invalid fields (an unknown scope, \`expiresAt\` not RFC 3339 or not in the future), an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
+          ),
+          409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          ...idempotencyErrors,
+          ...bodyErrors,
+          ...commonErrors,
+          403: errorResponse('The calling key lacks `keys:admin`, or a scope it asks to grant (`insufficient_scope`)'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await keys.create(request.body, request.principal!.scopes, idempotentResponse(request, reply, 201, { location, sealed: true }));
+      return reply.code(201).header('location', location(created)).send(created);
+    },
+  );
+
+  app.get(
+    '/keys',
+    {
+      config: { scope: 'keys:admin' },
+      schema: {
+        operationId: 'listKeys',
+        tags: ['Keys'],
+        summary: 'List API keys',
+        description: 'A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).',
+        'x-stability': 'experimental',
+        querystring: ListKeysQuery,
+        response: {
+          200: { ...ApiKeys, description: 'A page of keys' },
+          400: errorResponse(
+            `Invalid \`limit\` or \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`,
+          ),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const page = await keys.list(request.query);
+      if (page.next !== undefined) reply.header('link', nextLink(base, '/keys', { limit: request.query.limit, cursor: page.next }));
+      return page.items;
+    },
+  );
+
+  app.get(
+    '/keys/:keyId',
+    {
+      config: { scope: 'keys:admin' },
+      schema: {
+        operationId: 'getKey',
+        tags: ['Keys'],
+        summary: 'Get an API key',
+        description: 'What the key may do and whether it still works — never its secret or its hash.',
+        'x-stability': 'experimental',
+        params: KeyIdParams,
+        response: {
+          200: { ...ApiKey, description: 'The key' },
+          400: errorResponse(`${badId} (\`validation_failed\`); ${MALFORMED}`),
+          404: errorResponse('No key with this id (`not_found`)'),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => {
+      const key = await keys.get(request.params.keyId);
+      if (!key) throw new AppError('not_found', `key ${request.params.keyId} does not exist`);
+      return key;
+    },
+  );
+
+  app.delete(
+    '/keys/:keyId',
+    {
+      config: { scope: 'keys:admin' },
+      schema: {
+        operationId: 'revokeKey',
+        tags: ['Keys'],
+        summary: 'Revoke an API key',
+        description:
+          'The key is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself. Revoking a revoked key changes nothing and answers 204 again.',
+        'x-stability': 'experimental',
+        params: KeyIdParams,
+        response: {
+          204: { type: 'null', description: 'Revoked; no body' },
+          400: errorResponse(`${badId} (\`validation_failed\`); ${MALFORMED}`),
+          404: errorResponse('No key with this id (`not_found`)'),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      await keys.revoke(request.params.keyId);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,67 @@
+import { Type, type Static } from 'typebox';
+import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
+
+export const ScopeSchema = Type.Unsafe<Scope>({ $id: 'Scope', type: 'string', enum: [...SCOPES], description: 'A permission a key holds (docs/api.md, "Authentication")' });
+const scopeRef = Type.Unsafe<Scope>({ $ref: 'Scope#' });
+
+const name = Type.String({ minLength: 1, maxLength: 100, pattern: TEXT_PATTERN, description: 'What the key is for (1–100 characters, not blank)', examples: ['shop front'] });
+const nullableTimestamp = (description: string) => Type.Union([Timestamp(description), Type.Null()], { description: `${description}; null when not set` });
+
+const properties = {
+  id: { ...Id('Identifier of the key'), examples: [4] },
+  name,
+  prefix: Type.String({ description: '`pst_` and the first 4 characters of the secret, to tell keys apart', examples: ['pst_Xy3a'] }),
+  scopes: Type.Array(scopeRef, { description: 'What the key may do' }),
+  createdAt: Timestamp('When the key was created'),
+  expiresAt: nullableTimestamp('From when the key is refused'),
+  revokedAt: nullableTimestamp('When the key was revoked'),
+};
+const example = {
+  id: 4,
+  name: 'shop front',
+  prefix: 'pst_Xy3a',
+  scopes: ['pets:read', 'orders:write'],
+  createdAt: '2026-11-22T12:00:00.000Z',
+  expiresAt: '2027-11-22T00:00:00.000Z',
+  revokedAt: null,
+};
+
+/** What anyone sees of a key: never the secret, never its hash. */
+export const ApiKey = Type.Object(properties, { $id: 'ApiKey', additionalProperties: false, examples: [example] });
+export type ApiKey = Static<typeof ApiKey>;
+export const ApiKeys = Type.Array(Type.Unsafe<ApiKey>({ $ref: 'ApiKey#' }), { $id: 'ApiKeys', description: 'A page of keys, ascending by id' });
+
+/** A key as createKey answers it: the only response that shows the secret. */
+export const CreatedApiKey = Type.Object(
+  { ...properties, key: Type.String({ description: 'The secret: send it as `Authorization: Bearer <key>`. Shown in this response only; store it now.', examples: ['pst_Xy3aK9…'] }) },
+  { $id: 'CreatedApiKey', additionalProperties: false, examples: [{ ...example, key: 'pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO' }] },
+);
+export type CreatedApiKey = Static<typeof CreatedApiKey>;
+
+export const NewApiKey = Type.Object(
+  {
+    name,
+    scopes: Type.Optional(
+      Type.Array(scopeRef, {
+        minItems: 1,
+        uniqueItems: true,
+        description: `What the key may do; only scopes the calling key holds. Default: ${DEFAULT_SCOPES.join(', ')} (never keys:admin, which must be named)`,
+      }),
+    ),
+    expiresAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future. Default: never',
+        examples: ['2027-11-22T00:00:00Z'],
+      }),
+    ),
+  },
+  { $id: 'NewApiKey', additionalProperties: false, examples: [{ name: 'shop front', scopes: ['pets:read', 'orders:write'], expiresAt: '2027-11-22T00:00:00.000Z' }] },
+);
+export type NewApiKey = Static<typeof NewApiKey>;
+
+export const ListKeysQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
+export type ListKeysQuery = Static<typeof ListKeysQuery>;
+
+export const KeyIdParams = Type.Object({ keyId: Id('The identifier of the key') }, { additionalProperties: false });

@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
+import type { PetRepository } from '../storage/storage.ts';
+import { Inventory } from './inventory.schemas.ts';
+
+export const inventoryRoutes: FastifyPluginAsyncTypebox<{ pets: PetRepository }> = async (app, { pets }) => {
+  app.get(
+    '/store/inventory',
+    {
+      config: { scope: 'pets:read' },
+      schema: {
+        operationId: 'getInventory',
+        tags: ['Store'],
+        summary: 'Count the animals by status',
+        description:
+          'How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size.',
+        'x-stability': 'experimental',
+        response: {
+          200: { ...Inventory, description: 'The counts; all three keys are always present' },
+          400: errorResponse(`A query parameter was sent (\`validation_failed\`); ${MALFORMED}`),
+          ...commonErrors,
+        },
+      },
+    },
+    async () => pets.inventory(),
+  );
+};

@@ -1,0 +1,86 @@
+// Migration 5 on a store that already has data (written by the previous release's schema): the
+// inventory starts from the pets there are, categories keep their ids, names and sequence, and
+// the foreign keys still hold. On every engine.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, test, type TestContext } from 'node:test';
+import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
+import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
+import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
+import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
+import type { Storage } from '../../src/storage/storage.ts';
+import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { rejectsWith } from '../helpers/errors.ts';
+
+// What the previous release wrote: a seventh category, pets in every status, a delivered order.
+const DATA = [
+  "INSERT INTO categories (name) VALUES ('Horses')",
+  "INSERT INTO pets (name, category_id, status) VALUES ('a', 1, 'available'), ('b', 7, 'available'), ('c', 2, 'pending'), ('d', 7, 'sold'), ('e', 3, 'sold')",
+  "INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES (4, 'delivered', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+];
+
+/** A SQLite file migrated to version 4 and holding DATA, deleted when the test ends. */
+async function sqliteAtVersion4(t: TestContext): Promise<{ path: string; db: DatabaseSync }> {
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-m5-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'p.db');
+  const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
+  migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 4));
+  for (const sql of DATA) db.exec(sql);
+  return { path, db };
+}
+
+/** A database migrated to version 4 holding DATA, then opened by the engine (which applies 5). */
+async function upgraded(t: TestContext, engine: Engine): Promise<Storage> {
+  if (engine === 'sqlite') {
+    const { path, db } = await sqliteAtVersion4(t);
+    db.close();
+    const storage = openSqlite({ path });
+    t.after(() => storage.close());
+    return storage;
+  }
+  const target = await createTestDatabase();
+  t.after(() => target.drop());
+  const db = new PgDb({ url: target.url, poolSize: 1 });
+  await migratePostgres(db, POSTGRES_MIGRATIONS.slice(0, 4));
+  for (const sql of DATA) await db.query(sql);
+  await db.close();
+  const storage = await openPostgres({ url: target.url, poolSize: 2 });
+  t.after(() => storage.close());
+  return storage;
+}
+
+for (const engine of ENGINES) {
+  describe(`${engine}: migration 5 on existing data`, () => {
+    test('counts the inventory from the pets there are and keeps the categories, their sequence and their rules', async (t) => {
+      const storage = await upgraded(t, engine);
+      assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 1, sold: 2 });
+      assert.deepEqual((await storage.pets.list({ limit: 10, afterId: 0, categoryId: 7 })).map((p) => p.name), ['b', 'd']);
+      assert.deepEqual((await storage.categories.list()).at(-1), { id: 7, name: 'Horses' });
+      assert.equal((await storage.categories.create('Donkeys', { now: new Date() })).id, 8, 'the id sequence continues');
+      await assert.rejects(storage.categories.create('HORSES', { now: new Date() }), rejectsWith('category_exists'));
+      await assert.rejects(storage.categories.remove(7, { now: new Date() }), rejectsWith('category_in_use'));
+      assert.equal((await storage.orders.get(1))?.petId, 4);
+      // The triggers keep counting from there.
+      await storage.pets.create({ name: 'f', categoryId: 8, status: 'pending' }, { now: new Date() });
+      await storage.pets.withdraw(1, { now: new Date() });
+      assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 2, sold: 2 });
+    });
+  });
+}
+
+describe('sqlite: migration 5 rebuilds categories', () => {
+  test('leaves foreign keys enforced, and the pets still pointing at their categories', async (t) => {
+    const { db } = await sqliteAtVersion4(t);
+    assert.deepEqual(migrateSqlite(db, SQLITE_MIGRATIONS), [5]);
+    assert.equal((db.prepare('PRAGMA foreign_keys').get() as { foreign_keys: number }).foreign_keys, 1);
+    assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
+    assert.throws(() => db.exec("INSERT INTO pets (name, category_id, status) VALUES ('x', 99, 'available')"), /FOREIGN KEY constraint failed/);
+    assert.match(String((db.prepare("SELECT sql FROM sqlite_master WHERE name = 'pets'").get() as { sql: string }).sql), /REFERENCES categories \(id\)/);
+    db.close();
+  });
+});
