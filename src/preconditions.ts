@@ -52,7 +52,8 @@ export function parseCondition(value: string | undefined, field: 'If-Match' | 'I
     if (m[2] !== undefined) list.push({ opaque: m[2], weak: m[1] !== undefined });
     i = ELEMENT.lastIndex;
   }
-  return list.length > 0 ? list : invalid(field);
+  // An empty list (`If-Match: ,`) is valid syntax; it names no tag, so no tag matches it.
+  return list;
 }
 
 function invalid(field: string): never {

@@ -7,7 +7,7 @@ import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkAgainst } from '../http/validation.ts';
-import { NewApiKey } from '../keys/key.schemas.ts';
+import { NewApiKey, type ApiKey } from '../keys/key.schemas.ts';
 import { KeyService, parseScopes } from '../keys/key.service.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';
 import { CursorCodec } from '../paging.ts';
@@ -123,7 +123,7 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     let keys = await storage.apiKeys.list({ limit: 100, afterId: 0 });
     if (keys.length === 0) io.out('no keys');
     for (; keys.length > 0; keys = await storage.apiKeys.list({ limit: 100, afterId: keys[keys.length - 1].id }))
-      for (const k of keys) io.out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes.join(',')}\tcreated ${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+      for (const k of keys) io.out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes.join(',')}\tcreated ${k.createdAt}\t${keyState(k, new Date())}`);
     return 0;
   }
   if (command === 'keys' && sub === 'revoke') {
@@ -160,4 +160,11 @@ async function refusal<T>(io: CliIo, work: () => Promise<T>): Promise<T | undefi
     io.err(`petstore: ${err.message} (${err.code})`);
     return undefined;
   }
+}
+
+/** revoked …, expired …, active (until …) or active. */
+function keyState(k: ApiKey, now: Date): string {
+  if (k.revokedAt) return `revoked ${k.revokedAt}`;
+  if (k.expiresAt === null) return 'active';
+  return Date.parse(k.expiresAt) <= now.getTime() ? `expired ${k.expiresAt}` : `active until ${k.expiresAt}`;
 }

@@ -69,6 +69,47 @@ describe('petstore CLI', () => {
     assert.equal(pet.categoryId, 7);
   });
 
+  test('categories add follows the API\'s rules: the same name checks, a duplicate is category_exists', async (t) => {
+    const { cli } = setup(t);
+    const duplicate = await cli('categories', 'add', 'dogs');
+    assert.equal(duplicate.code, 1);
+    assert.match(duplicate.err, /a category named "dogs" already exists .*\(category_exists\)/);
+    for (const [name, message] of [
+      [' ', /category "name" must not be blank/],
+      ['x'.repeat(101), /category "name" must be at most 100 characters long/],
+    ] as const) {
+      const r = await cli('categories', 'add', name);
+      assert.equal(r.code, 2);
+      assert.match(r.err, message);
+    }
+    assert.equal((await cli('categories', 'add')).code, 2);
+    assert.match((await cli('categories', 'add', '  Guinea pigs ')).out, /created category 7 " {2}Guinea pigs "/, 'stored as given, like the API stores it');
+  });
+
+  test('keys create: the default set leaves keys:admin out; --scopes can name it; --expires-at takes an RFC 3339 instant in the future', async (t) => {
+    const { cli, env } = setup(t);
+    const plain = await cli('keys', 'create', '--name', 'staff');
+    assert.match(plain.out, /\(pets:read,pets:write,orders:read,orders:write,categories:write\)/);
+    const admin = await cli('keys', 'create', '--name', 'admin', '--scopes', 'keys:admin,pets:read');
+    assert.match(admin.out, /\(keys:admin,pets:read\)/);
+    const expiring = await cli('keys', 'create', '--name', 'temp', '--expires-at', '2099-01-01T01:00:00+01:00');
+    assert.equal(expiring.code, 0, expiring.err);
+    assert.match(expiring.out, /expires 2099-01-01T00:00:00\.000Z/);
+    assert.match((await cli('keys', 'list')).out, /temp\t.*\tactive until 2099-01-01T00:00:00\.000Z$/m);
+    const past = await cli('keys', 'create', '--name', 'late', '--expires-at', '2001-01-01T00:00:00Z');
+    assert.equal(past.code, 1);
+    assert.match(past.err, /"expiresAt" must be in the future/);
+    const malformed = await cli('keys', 'create', '--name', 'bad', '--expires-at', 'tomorrow');
+    assert.equal(malformed.code, 2);
+    assert.match(malformed.err, /key "expiresAt" must be a valid date-time/);
+    assert.equal((await cli('keys', 'create', '--name', ' ')).code, 2, 'a blank name');
+    // A key whose expiry has passed (made directly: the CLI refuses a past expiry) is listed as expired.
+    const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
+    await storage.apiKeys.create({ name: 'old', prefix: 'pst_oldk', hash: 'f'.repeat(64), scopes: ['pets:read'], expiresAt: new Date('2020-01-01T00:00:00Z') }, { now: new Date('2019-01-01T00:00:00Z') });
+    await storage.close();
+    assert.match((await cli('keys', 'list')).out, /\told\t.*\texpired 2020-01-01T00:00:00\.000Z$/m);
+  });
+
   test('usage errors exit 2 with usage; keys create needs a name; scopes are checked', async (t) => {
     const { cli } = setup(t);
     assert.equal((await cli('keys', 'create')).code, 2);

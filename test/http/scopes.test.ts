@@ -12,7 +12,7 @@ import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
 
 interface Operation {
   readonly name: string;
-  readonly method: 'GET' | 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   readonly url: string;
   readonly scope: Scope;
   readonly payload?: object;
@@ -27,6 +27,17 @@ const OPERATIONS: readonly Operation[] = [
   { name: 'placeOrder', method: 'POST', url: '/v1/store/orders', scope: 'orders:write', payload: { petId: 1 } },
   { name: 'getOrder', method: 'GET', url: '/v1/store/orders/1', scope: 'orders:read' },
   { name: 'updateOrder', method: 'PATCH', url: '/v1/store/orders/1', scope: 'orders:write', payload: { status: 'approved' } },
+  { name: 'updatePet', method: 'PATCH', url: '/v1/pets/1', scope: 'pets:write', payload: { name: 'Rex II' } },
+  { name: 'deletePet', method: 'DELETE', url: '/v1/pets/1', scope: 'pets:write' },
+  { name: 'getInventory', method: 'GET', url: '/v1/store/inventory', scope: 'pets:read' },
+  { name: 'createCategory', method: 'POST', url: '/v1/categories', scope: 'categories:write', payload: { name: 'Horses' } },
+  { name: 'getCategory', method: 'GET', url: '/v1/categories/1', scope: 'pets:read' },
+  { name: 'updateCategory', method: 'PATCH', url: '/v1/categories/2', scope: 'categories:write', payload: { name: 'Kittens' } },
+  { name: 'deleteCategory', method: 'DELETE', url: '/v1/categories/6', scope: 'categories:write' },
+  { name: 'createKey', method: 'POST', url: '/v1/keys', scope: 'keys:admin', payload: { name: 'helper', scopes: ['keys:admin'] } },
+  { name: 'listKeys', method: 'GET', url: '/v1/keys', scope: 'keys:admin' },
+  { name: 'getKey', method: 'GET', url: '/v1/keys/1', scope: 'keys:admin' },
+  { name: 'revokeKey', method: 'DELETE', url: '/v1/keys/1', scope: 'keys:admin' },
 ];
 
 describe('key scopes', () => {
@@ -47,7 +58,7 @@ describe('key scopes', () => {
       if (op.name === 'getOrder' || op.name === 'updateOrder') await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: 1 } });
       const headers = await keyWithScopes(storage, [op.scope]);
       const res = await app.inject({ method: op.method, url: op.url, headers, payload: op.payload });
-      assert.ok(res.statusCode === 200 || res.statusCode === 201, `${op.name}: ${res.statusCode} ${res.body}`);
+      assert.ok([200, 201, 204].includes(res.statusCode), `${op.name}: ${res.statusCode} ${res.body}`);
     });
   }
 
@@ -84,7 +95,8 @@ describe('key scopes', () => {
     const { app } = await buildTestApp(t);
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     for (const op of OPERATIONS) {
-      const path = op.url.replace(/\/1$/, op.url.includes('orders') ? '/{orderId}' : '/{petId}').replace('/v1', '');
+      const param: Record<string, string> = { pets: 'petId', orders: 'orderId', categories: 'categoryId', keys: 'keyId' };
+      const path = op.url.replace('/v1', '').replace(/\/(\w+)\/\d+$/, (_, collection: string) => `/${collection}/{${param[collection]}}`);
       const operation = doc.paths[path][op.method.toLowerCase()];
       assert.deepEqual(operation.security, [{ bearerAuth: [op.scope] }], op.name);
       assert.match(operation.description, new RegExp(`Requires scope \`${op.scope}\``), op.name);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { SCOPES } from '../../src/keys/key.types.ts';
 import { run, startService } from '../helpers/process.ts';
 
 function tempDb(t: { after(fn: () => void): void }): string {
@@ -32,6 +33,10 @@ describe('the service started as `npm start` starts it', () => {
     assert.equal(unauth.headers.get('www-authenticate'), 'Bearer realm="petstore"');
     assert.deepEqual(Object.keys(await unauth.json()).sort(), ['code', 'message', 'status']);
     assert.ok(!svc.stdout().includes('"authorization"') && !svc.stderr().includes(key.slice(4)), 'the key never reaches the logs');
+    // The first-run key is the store owner's: every scope, keys:admin included.
+    const keys = await fetch(`${svc.base}/v1/keys`, { headers: auth });
+    assert.equal(keys.status, 200);
+    assert.deepEqual((await keys.json()).map((k: { scopes: string[] }) => k.scopes), [[...SCOPES]]);
 
     assert.equal(await svc.stop('SIGTERM'), 0);
 
