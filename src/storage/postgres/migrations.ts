@@ -103,7 +103,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pets_live_category_id ON pets (category_id, id) WHERE deleted_at IS NULL;
       CREATE INDEX pets_live_category_status_id ON pets (category_id, status, id) WHERE deleted_at IS NULL;
 
-      -- GET /store/inventory: live pets per status, kept by a trigger in the transaction of every
+      -- GET /store/inventory: live pets per status, kept by triggers in the transaction of every
       -- change of a pet's status or withdrawal, whoever makes it. One row with three columns: a
       -- change moving a pet between two statuses updates (and locks) one row, so two opposite
       -- moves cannot deadlock on two rows taken in opposite orders.
@@ -116,34 +116,43 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       INSERT INTO pet_inventory (id, available, pending, sold)
         SELECT 1, count(*) FILTER (WHERE status = 'available'), count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'sold')
         FROM pets;
-      CREATE FUNCTION pet_inventory_apply() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        a BIGINT := 0;
-        p BIGINT := 0;
-        s BIGINT := 0;
+      -- Statement-level triggers over the transition tables: one UPDATE of the row per statement,
+      -- however many pets it touched (a row-level trigger would update the one row once per pet,
+      -- and a bulk INSERT of 100,000 pets would then walk an ever longer chain of row versions).
+      CREATE FUNCTION pet_inventory_add(a BIGINT, p BIGINT, s BIGINT) RETURNS void LANGUAGE sql AS $$
+        UPDATE pet_inventory SET available = available + a, pending = pending + p, sold = sold + s
+        WHERE id = 1 AND (a <> 0 OR p <> 0 OR s <> 0)
+      $$;
+      CREATE FUNCTION pets_inventory_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP <> 'INSERT' THEN
-          IF OLD.deleted_at IS NULL THEN
-            a := a - (OLD.status = 'available')::int;
-            p := p - (OLD.status = 'pending')::int;
-            s := s - (OLD.status = 'sold')::int;
-          END IF;
-        END IF;
-        IF TG_OP <> 'DELETE' THEN
-          IF NEW.deleted_at IS NULL THEN
-            a := a + (NEW.status = 'available')::int;
-            p := p + (NEW.status = 'pending')::int;
-            s := s + (NEW.status = 'sold')::int;
-          END IF;
-        END IF;
-        IF a <> 0 OR p <> 0 OR s <> 0 THEN
-          UPDATE pet_inventory SET available = available + a, pending = pending + p, sold = sold + s WHERE id = 1;
-        END IF;
+        PERFORM pet_inventory_add(count(*) FILTER (WHERE status = 'available'), count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'sold'))
+        FROM came WHERE deleted_at IS NULL;
         RETURN NULL;
       END
       $$;
-      CREATE TRIGGER pets_inventory AFTER INSERT OR DELETE OR UPDATE OF status, deleted_at ON pets
-        FOR EACH ROW EXECUTE FUNCTION pet_inventory_apply();
+      CREATE FUNCTION pets_inventory_on_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pet_inventory_add(n.a - o.a, n.p - o.p, n.s - o.s)
+        FROM (SELECT count(*) FILTER (WHERE status = 'available') AS a, count(*) FILTER (WHERE status = 'pending') AS p, count(*) FILTER (WHERE status = 'sold') AS s
+              FROM came WHERE deleted_at IS NULL) AS n,
+             (SELECT count(*) FILTER (WHERE status = 'available') AS a, count(*) FILTER (WHERE status = 'pending') AS p, count(*) FILTER (WHERE status = 'sold') AS s
+              FROM gone WHERE deleted_at IS NULL) AS o;
+        RETURN NULL;
+      END
+      $$;
+      CREATE FUNCTION pets_inventory_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pet_inventory_add(-count(*) FILTER (WHERE status = 'available'), -count(*) FILTER (WHERE status = 'pending'), -count(*) FILTER (WHERE status = 'sold'))
+        FROM gone WHERE deleted_at IS NULL;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER pets_inventory_insert AFTER INSERT ON pets REFERENCING NEW TABLE AS came
+        FOR EACH STATEMENT EXECUTE FUNCTION pets_inventory_on_insert();
+      CREATE TRIGGER pets_inventory_update AFTER UPDATE ON pets REFERENCING OLD TABLE AS gone NEW TABLE AS came
+        FOR EACH STATEMENT EXECUTE FUNCTION pets_inventory_on_update();
+      CREATE TRIGGER pets_inventory_delete AFTER DELETE ON pets REFERENCING OLD TABLE AS gone
+        FOR EACH STATEMENT EXECUTE FUNCTION pets_inventory_on_delete();
 
       -- A deleted category keeps its row too (withdrawn pets still name it) and frees its name:
       -- names are unique among live categories only.
