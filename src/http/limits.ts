@@ -108,6 +108,11 @@ function addJsonParser(app: FastifyInstance, contentType: string): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser(contentType, { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
+    // A DELETE takes no body; clients that label every request JSON send an empty one with it.
+    if (bytes.length === 0 && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     if (bytes.length >= 3 && bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2]) {
       done(new AppError('invalid_json', 'request body starts with a byte-order mark; send UTF-8 JSON without one'), undefined);
       return;
