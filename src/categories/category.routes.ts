@@ -136,9 +136,10 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         params: CategoryIdParams,
         response: {
           204: { type: 'null', description: 'Deleted; no body' },
-          400: errorResponse(`${badId} (\`validation_failed\`); ${MALFORMED}`),
+          400: errorResponse(`${badId} (\`validation_failed\`); a body (none is expected) that is not JSON (\`invalid_json\`); ${MALFORMED}`),
           404: errorResponse('No category with this id, or it was already deleted (`not_found`)'),
           409: errorResponse('Animals still belong to the category (`category_in_use`)'),
+          ...bodyErrors,
           ...commonErrors,
         },
       },

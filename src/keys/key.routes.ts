@@ -115,8 +115,9 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         params: KeyIdParams,
         response: {
           204: { type: 'null', description: 'Revoked; no body' },
-          400: errorResponse(`${badId} (\`validation_failed\`); ${MALFORMED}`),
+          400: errorResponse(`${badId} (\`validation_failed\`); a body (none is expected) that is not JSON (\`invalid_json\`); ${MALFORMED}`),
           404: errorResponse('No key with this id (`not_found`)'),
+          ...bodyErrors,
           ...commonErrors,
         },
       },

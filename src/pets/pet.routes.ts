@@ -167,11 +167,12 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         response: {
           204: { type: 'null', description: 'Withdrawn; no body' },
           400: errorResponse(
-            `\`petId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-Match\` (\`validation_failed\`); ${MALFORMED}`,
+            `\`petId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-Match\` (\`validation_failed\`); a body (none is expected) that is not JSON (\`invalid_json\`); ${MALFORMED}`,
           ),
           404: errorResponse('No animal with this id, or it was already withdrawn (`not_found`)'),
           409: errorResponse('An order for the animal is open (`pet_has_open_order`)'),
           ...preconditionErrors,
+          ...bodyErrors,
           ...commonErrors,
         },
       },

@@ -132,6 +132,12 @@ for (const engine of ENGINES) {
       // Clients that label every request JSON send an empty body with a DELETE: that is no body.
       const labelled = await app.inject({ method: 'DELETE', url: `/v1/pets/${kept.id}`, headers: { ...auth, 'content-type': 'application/json' }, payload: '' });
       assert.equal(labelled.statusCode, 204, labelled.body);
+      // A body sent anyway must be JSON, as documented (400, 415), and is ignored.
+      const other = await newPet(app, auth, { name: 'Other' });
+      const url = `/v1/pets/${other.id}`;
+      assert.equal((await app.inject({ method: 'DELETE', url, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 415);
+      assert.equal((await app.inject({ method: 'DELETE', url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{bad' })).json().code, 'invalid_json');
+      assert.equal((await app.inject({ method: 'DELETE', url, headers: auth, payload: { reason: 'adopted' } })).statusCode, 204);
       assert.ok((await newPet(app, auth)).id > kept.id, 'ids are never reused');
     });
 

@@ -2757,7 +2757,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2842,6 +2842,34 @@ export interface operations {
             };
             /** @description `If-Match` names none of the current entity tags (`precondition_failed`); nothing changed — GET the resource for its current `ETag` */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -3778,7 +3806,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3849,6 +3877,34 @@ export interface operations {
             };
             /** @description Animals still belong to the category (`category_in_use`) */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -7498,7 +7554,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7561,6 +7617,34 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
