@@ -11,10 +11,14 @@ const ROUTABLE = METHODS.filter((m) => m !== 'CONNECT');
 
 const PATHS: [url: string, allow: string][] = [
   ['/v1/pets', 'GET, HEAD, POST'],
-  ['/v1/pets/1', 'GET, HEAD'],
-  ['/v1/categories', 'GET, HEAD'],
+  ['/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
+  ['/v1/categories', 'GET, HEAD, POST'],
+  ['/v1/categories/1', 'GET, HEAD, PATCH, DELETE'],
   ['/v1/store/orders', 'GET, HEAD, POST'],
   ['/v1/store/orders/1', 'GET, HEAD, PATCH'],
+  ['/v1/store/inventory', 'GET, HEAD'],
+  ['/v1/keys', 'GET, HEAD, POST'],
+  ['/v1/keys/1', 'GET, HEAD, DELETE'],
 ];
 
 

@@ -576,6 +576,7 @@ describe('the OpenAPI document', () => {
     const { app: service, auth } = await buildTestApp(t);
     const created = await service.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
     const order = await service.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: created.json().id } });
+    const spare = await service.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Spare', categoryId: 1 } });
     const requests: [operationId: string, method: string, url: string, headers: Record<string, string>, payload?: object][] = [
       ['listPets', 'GET', '/v1/pets', auth],
       ['listPets', 'GET', '/v1/pets?limit=0', auth],
@@ -594,6 +595,31 @@ describe('the OpenAPI document', () => {
       ['getOrder', 'GET', '/v1/store/orders/0x1', auth],
       ['updateOrder', 'PATCH', `/v1/store/orders/${order.json().id}`, auth, { status: 'delivered' }],
       ['updateOrder', 'PATCH', '/v1/store/orders/999', auth, { status: 'approved' }],
+      // The catalogue: every status of its own, conditional requests included.
+      ['getPet', 'GET', `/v1/pets/${created.json().id}`, { ...auth, 'if-none-match': '*' }],
+      ['getOrder', 'GET', `/v1/store/orders/${order.json().id}`, { ...auth, 'if-none-match': '*' }],
+      ['updatePet', 'PATCH', `/v1/pets/${created.json().id}`, auth, { name: 'Rex II' }],
+      ['updatePet', 'PATCH', `/v1/pets/${created.json().id}`, { ...auth, 'if-match': '"stale"' }, { name: 'Rex III' }],
+      ['updatePet', 'PATCH', `/v1/pets/${spare.json().id}`, auth, { categoryId: 999 }],
+      ['updatePet', 'PATCH', '/v1/pets/999', auth, { name: 'x' }],
+      ['deletePet', 'DELETE', `/v1/pets/${spare.json().id}`, { ...auth, 'if-match': '"stale"' }],
+      ['deletePet', 'DELETE', `/v1/pets/${spare.json().id}`, auth],
+      ['deletePet', 'DELETE', `/v1/pets/${spare.json().id}`, auth],
+      ['getInventory', 'GET', '/v1/store/inventory', auth],
+      ['getInventory', 'GET', '/v1/store/inventory?x=1', auth],
+      ['createCategory', 'POST', '/v1/categories', auth, { name: 'Horses' }],
+      ['createCategory', 'POST', '/v1/categories', auth, { name: 'horses' }],
+      ['getCategory', 'GET', '/v1/categories/1', auth],
+      ['getCategory', 'GET', '/v1/categories/99', auth],
+      ['updateCategory', 'PATCH', '/v1/categories/2', auth, { name: 'Kittens' }],
+      ['deleteCategory', 'DELETE', '/v1/categories/1', auth],
+      ['deleteCategory', 'DELETE', '/v1/categories/6', auth],
+      ['createKey', 'POST', '/v1/keys', auth, { name: 'reader', scopes: ['pets:read'] }],
+      ['createKey', 'POST', '/v1/keys', auth, { name: 'late', expiresAt: '2001-01-01T00:00:00Z' }],
+      ['listKeys', 'GET', '/v1/keys', auth],
+      ['getKey', 'GET', '/v1/keys/1', auth],
+      ['revokeKey', 'DELETE', '/v1/keys/999', auth],
+      ['revokeKey', 'DELETE', '/v1/keys/2', auth],
     ];
     for (const [id, method, url, headers, payload] of requests) {
       const res = await service.inject({ method: method as 'GET', url, headers, payload });
