@@ -84,3 +84,20 @@ describe('sqlite: migration 5 rebuilds categories', () => {
     db.close();
   });
 });
+
+describe('sqlite: a migration that rebuilds tables', () => {
+  test('is refused, and rolled back, when it leaves a foreign key broken; foreign keys are enforced again after it', async (t) => {
+    const { db } = await sqliteAtVersion4(t);
+    const breaking = {
+      version: 99,
+      name: 'drops the categories the pets name',
+      rebuildsTables: true,
+      sql: 'CREATE TABLE categories_new (id INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT; DROP TABLE categories; ALTER TABLE categories_new RENAME TO categories;',
+    };
+    assert.throws(() => migrateSqlite(db, [breaking]), /migration 99 breaks foreign keys/);
+    assert.equal(db.prepare('SELECT count(*) AS n FROM categories').get()?.n, 7, 'rolled back: the categories are all there');
+    assert.equal(db.prepare('SELECT 1 FROM schema_migrations WHERE version = 99').get(), undefined);
+    assert.equal((db.prepare('PRAGMA foreign_keys').get() as { foreign_keys: number }).foreign_keys, 1);
+    db.close();
+  });
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
+import { canonicalJson } from '../../src/json.ts';
 import { entityTag, ifMatchPasses, ifNoneMatchPasses, parseCondition } from '../../src/preconditions.ts';
 
 describe('entity tags', () => {
@@ -63,5 +64,13 @@ describe('If-Match / If-None-Match', () => {
     assert.equal(ifNoneMatchPasses('*', tag), false);
     assert.equal(ifNoneMatchPasses(parseCondition('"x"', 'If-None-Match')!, tag), true);
     assert.equal(ifNoneMatchPasses(parseCondition(',', 'If-None-Match')!, tag), true);
+  });
+});
+
+describe('canonical JSON', () => {
+  test('sorts the keys of every object, nested ones and those inside arrays, and writes undefined as null', () => {
+    assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }, null, 'x'], e: { g: true, f: false } }), '{"a":[{"c":3,"d":2},null,"x"],"b":1,"e":{"f":false,"g":true}}');
+    assert.equal(canonicalJson(undefined), 'null');
+    assert.equal(canonicalJson('text'), '"text"');
   });
 });
