@@ -89,7 +89,7 @@ describe('petstore CLI', () => {
   test('keys create: the default set leaves keys:admin out; --scopes can name it; --expires-at takes an RFC 3339 instant in the future', async (t) => {
     const { cli, env } = setup(t);
     const plain = await cli('keys', 'create', '--name', 'staff');
-    assert.match(plain.out, /\(pets:read,pets:write,orders:read,orders:write,categories:write\)/);
+    assert.match(plain.out, /\(pets:read,pets:write,orders:read,orders:write,categories:write,events:read\)/);
     const admin = await cli('keys', 'create', '--name', 'admin', '--scopes', 'keys:admin,pets:read');
     assert.match(admin.out, /\(keys:admin,pets:read\)/);
     const expiring = await cli('keys', 'create', '--name', 'temp', '--expires-at', '2099-01-01T01:00:00+01:00');
