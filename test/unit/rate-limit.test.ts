@@ -67,7 +67,7 @@ describe('MemoryCounterStore: bounded, and eviction does not free a counted addr
 
   test('1,000,000 distinct addresses leave memory bounded', async () => {
     // The failure limiter's store as buildLimits makes it (AUTH_FAILURE_LIMIT_PER_MINUTE=60).
-    const store = new MemoryCounterStore({ ceiling: 61 });
+    const store = new MemoryCounterStore({ ceiling: 61, capacity: MEMORY_COUNTER_CAPACITY });
     const before = liveHeap();
     const held: number[] = [];
     const started = performance.now();
@@ -87,7 +87,21 @@ describe('MemoryCounterStore: bounded, and eviction does not free a counted addr
     assert.ok(seconds < 20, `${seconds.toFixed(1)} s`);
   });
 
-  test('buildLimits gives each limiter a bounded in-memory store', async () => {
+  test('one key counted a million times holds one entry: no bookkeeping per count', async () => {
+    // The per-key limiter at RATE_LIMIT_PER_MINUTE=1000000 (how the bench runs the service).
+    const store = new MemoryCounterStore({ ceiling: 1_000_001 });
+    let atFirst = 0;
+    for (let i = 1; i <= 1_000_000; i++) {
+      assert.equal(await store.increment('key:1', 0), i);
+      if (i === 1000) atFirst = liveHeap();
+    }
+    const grown = (liveHeap() - atFirst) / 1024 / 1024;
+    // A structure kept per count value would hold close to a million objects by now (≈ 150 MiB).
+    assert.ok(grown < 16, `${grown.toFixed(1)} MiB more after 1,000,000 counts than after 1,000`);
+    assert.deepEqual(store.stats, { size: 1, evicted: 0 });
+  });
+
+  test('buildLimits bounds the failure limiter (keyed by client address); the per-key limiter counts API keys', async () => {
     const { perKey, authFailures } = await buildLimits({ rateLimitPerMinute: 600, authFailureLimitPerMinute: 60, redisUrl: '' }, clock, noWarn);
     assert.deepEqual(authFailures?.stats, { size: 0, evicted: 0 });
     assert.deepEqual(perKey?.stats, { size: 0, evicted: 0 });
