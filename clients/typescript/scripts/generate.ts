@@ -1,6 +1,6 @@
 // Generates the client's two files that come from the OpenAPI document (the repository's committed
 // openapi.json): src/schema.ts, the types (openapi-typescript), and src/routes.ts, each operation's
-// HTTP method, path, input and paging. Run by `npm run sdk:generate` (and `npm run openapi`);
+// HTTP method, path, input, paging, request headers and whether its answers carry an ETag. Run by `npm run sdk:generate` (and `npm run openapi`);
 // test/generated.test.ts calls `generate()` in memory and fails when the committed files differ.
 import { readFile, writeFile } from 'node:fs/promises';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
@@ -27,8 +27,10 @@ interface Route {
   readonly input: 'body' | 'query' | null;
   /** A listing paged with `cursor` and `Link: rel="next"`. */
   readonly paged: boolean;
-  /** The operation takes `Idempotency-Key` (a header parameter of that name): a repeat is replayed, not repeated. */
-  readonly idempotent: boolean;
+  /** The request header parameters the operation documents (lower case): `idempotency-key`, `if-match`, `if-none-match`. */
+  readonly headers: readonly string[];
+  /** Every answer it succeeds with (2xx, and 304 to a conditional read) documents an `ETag`. */
+  readonly etag: boolean;
 }
 
 function resolve(doc: Json, node: Json): Json {
@@ -50,8 +52,12 @@ export function routesOf(doc: Json): Record<string, Route> {
       const query = params.filter((p) => p.in === 'query').map((p) => p.name as string);
       const input = op.requestBody !== undefined ? 'body' : query.length > 0 ? 'query' : null;
       if (input === 'body' && query.length > 0) throw new Error(`${op.operationId} takes both a body and query parameters; the client passes one input object`);
-      const idempotent = params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
-      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), idempotent };
+      const headers = params.filter((p) => p.in === 'header').map((p) => String(p.name).toLowerCase());
+      const answers = Object.entries(op.responses as Json)
+        .filter(([status]) => /^2\d\d$/.test(status) || status === '304')
+        .map(([, response]) => resolve(doc, response as Json));
+      const etag = answers.length > 0 && answers.every((r) => Object.keys(r.headers ?? {}).some((h) => h.toLowerCase() === 'etag'));
+      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), headers, etag };
     }
   }
   return routes;
@@ -60,7 +66,7 @@ export function routesOf(doc: Json): Record<string, Route> {
 function routesSource(doc: Json): string {
   const q = JSON.stringify;
   const entries = Object.entries(routesOf(doc)).map(
-    ([id, r]) => `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, idempotent: ${r.idempotent} },`,
+    ([id, r]) => `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, headers: ${q(r.headers)}, etag: ${r.etag} },`,
   );
   return `${ROUTES_HEADER}export const ROUTES = {\n${entries.join('\n')}\n} as const;\n`;
 }

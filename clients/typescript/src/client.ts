@@ -1,7 +1,8 @@
+import { PetstoreError } from './errors.ts';
 import { linkTarget, type RateLimit } from './headers.ts';
-import { iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
+import { type HeaderOptions, iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
 import { ROUTES } from './routes.ts';
-import { Transport, type TransportOptions } from './transport.ts';
+import { type Answer, Transport, type TransportOptions } from './transport.ts';
 import { signWebhook, verifyWebhook } from './webhooks.ts';
 
 export type PetstoreOptions = TransportOptions;
@@ -11,8 +12,10 @@ type Query = Readonly<Record<string, unknown>> | undefined;
 
 const PATH_PARAM = /\{([^}]+)\}/g;
 
+type CallOptions = RequestOptions & HeaderOptions;
+
 /** Splits a call's arguments: path parameters, the input object (body or query), the options. */
-function split(route: Route, args: readonly unknown[]): { path: string; input: unknown; options: RequestOptions | undefined } {
+function split(route: Route, args: readonly unknown[]): { path: string; input: unknown; options: CallOptions | undefined } {
   let i = 0;
   const path = route.path.replace(PATH_PARAM, (_, name: string) => {
     const value = args[i++];
@@ -20,7 +23,7 @@ function split(route: Route, args: readonly unknown[]): { path: string; input: u
     return encodeURIComponent(String(value));
   });
   const input = route.input === null ? undefined : args[i++];
-  return { path, input, options: args[i] as RequestOptions | undefined };
+  return { path, input, options: args[i] as CallOptions | undefined };
 }
 
 function bind(transport: Transport, operation: OperationId, route: Route) {
@@ -28,35 +31,56 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
     const { path, input, options } = split(route, args);
     return transport.request({
       operation,
-      method: route.method,
-      idempotent: route.idempotent,
+      route,
       path,
-      template: route.path,
       query: query ?? (route.input === 'query' ? (input as Query) : undefined),
       body: route.input === 'body' ? input : undefined,
       options,
     });
   };
-  if (!route.paged) return { method: async (...args: unknown[]) => (await call(args)).body };
+  // `withResponse()` beside each method: the same call, with the status, the headers and, where the
+  // document promises one, the ETag. Only here is a missing ETag an error: a plain call does not need
+  // it, and should not fail because a proxy in between dropped a header nobody asked for.
+  const withResponse = (answer: Answer, data: unknown) => {
+    const out = { status: answer.status, data, headers: answer.headers };
+    if (!route.etag) return out;
+    const etag = answer.headers.get('etag');
+    if (etag === null) throw PetstoreError.unexpected(operation, answer, 'without the ETag its OpenAPI entry promises', answer.body);
+    return { ...out, etag };
+  };
+  if (!route.paged) {
+    const method = async (...args: unknown[]) => (await call(args)).body;
+    return {
+      method: Object.assign(method, {
+        withResponse: async (...args: unknown[]) => {
+          const answer = await call(args);
+          return withResponse(answer, answer.body);
+        },
+      }),
+    };
+  }
 
   // One page, and the query of the next one: the `Link: rel="next"` target's parameters (its cursor
   // and every filter), replayed on this client's own base URL so the key never goes elsewhere.
-  const page = async (args: readonly unknown[], query?: Query): Promise<Page<unknown> & { next: Query }> => {
-    const { body, headers } = await call(args, query);
-    const href = linkTarget(headers.get('link'), 'next');
+  const page = async (args: readonly unknown[], query?: Query): Promise<{ answer: Answer; page: Page<unknown>; next: Query }> => {
+    const answer = await call(args, query);
+    const href = linkTarget(answer.headers.get('link'), 'next');
     const next = href === undefined ? undefined : Object.fromEntries(new URL(href, transport.baseUrl).searchParams);
-    return { data: body as unknown[], nextCursor: next?.cursor ?? null, next };
+    return { answer, page: { data: answer.body as unknown[], nextCursor: next?.cursor ?? null }, next };
   };
+  const method = async (...args: unknown[]): Promise<Page<unknown>> => (await page(args)).page;
   return {
-    method: async (...args: unknown[]): Promise<Page<unknown>> => {
-      const { data, nextCursor } = await page(args);
-      return { data, nextCursor };
-    },
+    method: Object.assign(method, {
+      withResponse: async (...args: unknown[]) => {
+        const { answer, page: data } = await page(args);
+        return withResponse(answer, data);
+      },
+    }),
     iterate: async function* (...args: unknown[]): AsyncGenerator<unknown, void, undefined> {
       let query: Query;
       do {
-        const { data, next } = await page(args, query);
-        yield* data;
+        const { page: current, next } = await page(args, query);
+        yield* current.data;
         query = next;
       } while (query !== undefined);
     },

@@ -35,6 +35,12 @@ export class PetstoreError extends Error {
     this.body = init.body;
   }
 
+  /** A response that is not what the document promises (e.g. a 2xx whose body is not JSON). */
+  static unexpected(operation: string, response: { status: number; headers: Headers }, what: string, body: unknown): PetstoreError {
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    return new PetstoreError({ status: response.status, code: 'unexpected_response', message: `HTTP ${response.status} ${what}`, requestId, operation, body });
+  }
+
   /** Builds the error from a response's status and body text (the body is read by the caller). */
   static fromResponse(operation: string, status: number, text: string, headers: { requestId?: string; retryAfter?: number }): PetstoreError {
     let body: unknown = text;

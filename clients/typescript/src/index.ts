@@ -4,7 +4,7 @@ import type { components } from './schema.ts';
 export { Petstore, type PetstoreOptions } from './client.ts';
 export { PetstoreConnectionError, PetstoreError, type ErrorCode, type PetstoreErrorCode } from './errors.ts';
 export type { RateLimit } from './headers.ts';
-export type { Args, OperationId, Page, RequestOptions, Resource, Resources, Result } from './operations.ts';
+export type { Args, HeaderOptions, OperationId, Options, Page, RequestOptions, Resource, Resources, ResponseOf, Result } from './operations.ts';
 export { signWebhook, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 export type { components, operations, paths } from './schema.ts';
 

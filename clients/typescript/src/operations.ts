@@ -45,18 +45,44 @@ export function iterateName(listMethod: string): string {
   return `iterate${listMethod.slice('list'.length)}`;
 }
 
-/** Per-call options, last argument of every method. */
+/** Per-call options every method takes (its last argument). */
 export interface RequestOptions {
-  /** POSTs only: the `Idempotency-Key` to send (default: a random UUID), the same on every retry. */
-  readonly idempotencyKey?: string;
   /** Cancels the call, retries and waits included; the call then rejects with the signal's reason. */
   readonly signal?: AbortSignal;
-  /** Extra request headers (e.g. a precondition). */
+  /** Extra request headers (e.g. tracing). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Overrides the client's `timeoutMs` for this call. */
   readonly timeoutMs?: number;
   /** Overrides the client's `maxRetries` for this call. */
   readonly maxRetries?: number;
+}
+
+/**
+ * The request headers operations document, and the option each is passed as. An operation takes
+ * exactly the options of the headers its entry lists (routes.ts `headers`); a header added to the
+ * document and not named here fails to compile (the `satisfies`), like an operation missing in METHODS.
+ */
+export const HEADER_OPTIONS = {
+  'idempotency-key': 'idempotencyKey',
+  'if-match': 'ifMatch',
+  'if-none-match': 'ifNoneMatch',
+} as const satisfies { readonly [H in DocumentedHeader]: keyof HeaderOptions };
+type HeaderOption = (typeof HEADER_OPTIONS)[keyof typeof HEADER_OPTIONS];
+
+/** What each header option means; an operation's options pick those its document entry lists. */
+export interface HeaderOptions {
+  /** `Idempotency-Key` (POSTs that take one): default a random UUID; the same on every retry of the call. */
+  readonly idempotencyKey?: string;
+  /**
+   * `If-Match`: an `ETag` from `withResponse()` (or `*`). The write happens only if the resource still
+   * has that tag; otherwise nothing changes and the call throws PetstoreError `precondition_failed` (412).
+   */
+  readonly ifMatch?: string;
+  /**
+   * `If-None-Match`: an `ETag` from `withResponse()`. While it is still current the service answers
+   * 304 and the call resolves to `undefined` (`withResponse()`: `status: 304`).
+   */
+  readonly ifNoneMatch?: string;
 }
 
 /** One page of a listing and the cursor of the next one (null on the last page). */
@@ -82,17 +108,60 @@ type Input<K extends OperationId> = Route<K>['input'] extends 'body' ? Body<K> :
 /** The input object: required when it has a required field, optional otherwise, absent when there is none. */
 type InputArgs<K extends OperationId> = [Input<K>] extends [never] ? [] : Record<never, never> extends Input<K> ? [input?: Input<K>] : [input: Input<K>];
 
-export type Args<K extends OperationId> = [...PathArgs<K>, ...InputArgs<K>, options?: RequestOptions];
+// The header parameters of an operation's entry (none: `header?: never`, which must not become `keyof never`).
+type HeaderParams<K extends OperationId> = Exclude<Op<K>['parameters']['header'], undefined>;
+type HeaderNames<K extends OperationId> = [HeaderParams<K>] extends [never] ? never : Lowercase<keyof HeaderParams<K> & string>;
+type OptionOf<H> = H extends keyof typeof HEADER_OPTIONS ? (typeof HEADER_OPTIONS)[H] : never;
+type DocumentedHeader = { [K in OperationId]: HeaderNames<K> }[OperationId];
+/** Operation K's per-call options: the common ones and those of the headers its entry documents. */
+export type Options<K extends OperationId> = RequestOptions & Pick<HeaderOptions, OptionOf<HeaderNames<K>> & HeaderOption>;
+
+type Before<K extends OperationId> = [...PathArgs<K>, ...InputArgs<K>];
+export type Args<K extends OperationId> = [...Before<K>, options?: Options<K>];
 
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<K extends OperationId> = Op<K>['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : undefined;
+/** Operation K's answers with status S (a union of them); their JSON bodies. */
+type Answer<K extends OperationId, S> = Responses<K>[Extract<keyof Responses<K>, S>];
 /** What a call resolves to: the 2xx response's JSON body (nothing for a 204). */
-export type Result<K extends OperationId> = JsonOf<Responses<K>[Extract<keyof Responses<K>, SuccessStatus>]>;
+export type Result<K extends OperationId> = JsonOf<Answer<K, SuccessStatus>>;
 type Item<K extends OperationId> = Result<K> extends readonly (infer T)[] ? T : never;
+type Data<K extends OperationId, S> = Route<K>['paged'] extends true ? Page<Item<K>> : JsonOf<Answer<K, S>>;
+
+/**
+ * What `withResponse()` resolves to: the status, the data the plain call resolves to, the headers, and
+ * `etag` where the document says that answer carries an `ETag`. A union over the statuses, so a
+ * conditional read narrows on `status` (304: `data` is undefined).
+ */
+export type ResponseOf<K extends OperationId, S = SuccessStatus> = {
+  [St in Extract<keyof Responses<K>, S>]: { readonly status: St; readonly data: Data<K, St>; readonly headers: Headers } & (Responses<K>[St] extends {
+    headers: { ETag: string };
+  }
+    ? { readonly etag: string }
+    : unknown);
+}[Extract<keyof Responses<K>, S>];
+
+/** Options that make no conditional read: what the plain overload of a conditional read takes. */
+type Unconditional<K extends OperationId> = Options<K> & { readonly ifNoneMatch?: undefined };
+
+interface Plain<K extends OperationId> {
+  (...args: Args<K>): Promise<Data<K, SuccessStatus>>;
+  /** The same call, resolving to `{ status, data, headers }` and, where documented, `etag`. */
+  withResponse(...args: Args<K>): Promise<ResponseOf<K>>;
+}
+
+/** A read that takes `ifNoneMatch`: only a call that passes it can resolve to `undefined` (304 Not Modified). */
+interface ConditionalRead<K extends OperationId> {
+  (...args: [...Before<K>, options?: Unconditional<K>]): Promise<Data<K, SuccessStatus>>;
+  (...args: Args<K>): Promise<Data<K, SuccessStatus | 304>>;
+  /** The same call, resolving to `{ status, data, headers, etag }`; `status: 304` (no data) when `ifNoneMatch` is current. */
+  withResponse(...args: [...Before<K>, options?: Unconditional<K>]): Promise<ResponseOf<K>>;
+  withResponse(...args: Args<K>): Promise<ResponseOf<K, SuccessStatus | 304>>;
+}
 
 type Paged<K extends OperationId> = K extends OperationId ? (Route<K>['paged'] extends true ? K : never) : never;
-type Method<K extends OperationId> = (...args: Args<K>) => Promise<Route<K>['paged'] extends true ? Page<Item<K>> : Result<K>>;
+type Method<K extends OperationId> = 'if-none-match' extends HeaderNames<K> ? ConditionalRead<K> : Plain<K>;
 type Iterate<K extends OperationId> = (...args: Args<K>) => AsyncGenerator<Item<K>, void, undefined>;
 
 type Table = typeof METHODS;

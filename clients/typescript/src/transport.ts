@@ -2,7 +2,7 @@
 // typed errors, rate-limit and deprecation headers. Runs on any fetch (browsers, Node ≥ 20).
 import { PetstoreConnectionError, PetstoreError } from './errors.ts';
 import { parseDeprecation, parseRateLimit, parseRetryAfter, type Deprecation, type RateLimit } from './headers.ts';
-import type { RequestOptions } from './operations.ts';
+import { HEADER_OPTIONS, type HeaderOptions, type OperationId, type RequestOptions } from './operations.ts';
 import { isRetryable, retryDelay } from './retry.ts';
 
 export interface TransportOptions {
@@ -20,20 +20,20 @@ export interface TransportOptions {
 
 export interface Call {
   /** The operationId, for errors and warnings. */
-  readonly operation: string;
-  readonly method: string;
-  /** The operation takes `Idempotency-Key` (createPet, placeOrder): it gets one, and may be repeated after a connection failure. */
-  readonly idempotent: boolean;
+  readonly operation: OperationId;
+  /** What the document says of it (routes.ts): method, path template (for warnings), documented headers. */
+  readonly route: { readonly method: string; readonly path: string; readonly headers: readonly string[] };
   /** The path below the base URL, parameters filled in. */
   readonly path: string;
-  /** The path as the document names it (`/pets/{petId}`), for warnings. */
-  readonly template: string;
   readonly query?: Readonly<Record<string, unknown>>;
   readonly body?: unknown;
-  readonly options?: RequestOptions | undefined;
+  readonly options?: (RequestOptions & HeaderOptions) | undefined;
 }
 
 export interface Answer {
+  /** A 2xx, or 304 to a call that passed `ifNoneMatch`. */
+  readonly status: number;
+  /** The JSON body; undefined for 204 and 304. */
   readonly body: unknown;
   readonly headers: Headers;
 }
@@ -67,6 +67,31 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', abort, { once: true });
   });
+}
+
+/**
+ * The request headers a call's options ask for. Only the headers the operation's entry documents
+ * are taken (a JavaScript caller gets a TypeError, a TypeScript one a compile error, for any other);
+ * an `Idempotency-Key` is made up where the operation takes one and the caller gave none.
+ */
+function headerOptions(call: Call): [name: string, value: string][] {
+  const options = call.options ?? {};
+  const out: [string, string][] = [];
+  for (const [header, option] of Object.entries(HEADER_OPTIONS) as [keyof typeof HEADER_OPTIONS, keyof HeaderOptions][]) {
+    const given = Object.hasOwn(options, option);
+    if (!call.route.headers.includes(header)) {
+      if (given) throw new TypeError(`Petstore: ${call.operation} takes no ${option} (its OpenAPI entry documents no ${header} header)`);
+      continue;
+    }
+    const value = options[option];
+    if (value !== undefined && typeof value !== 'string') throw new TypeError(`Petstore: ${option} must be a string`);
+    // A tag that is missing by mistake would make the write unconditional: the lost update If-Match prevents.
+    if (value === undefined && given && option === 'ifMatch') throw new TypeError('Petstore: ifMatch is undefined; pass an ETag (or "*"), or leave the option out to write unconditionally');
+    // One key per call, not per attempt: the service then replays instead of creating twice.
+    const sent = value ?? (option === 'idempotencyKey' ? randomUUID() : undefined);
+    if (sent !== undefined) out.push([header, sent]);
+  }
+  return out;
 }
 
 /** Node's process.emitWarning where it exists (found without importing anything from Node), else console.warn. */
@@ -116,12 +141,13 @@ export class Transport {
       for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined && v !== null) url.searchParams.append(name, String(v));
     }
     const headers = new Headers(options?.headers);
+    for (const [name, value] of headerOptions(call)) headers.set(name, value);
     headers.set('authorization', this.#authorization);
     headers.set('accept', 'application/json');
     if (call.body !== undefined) headers.set('content-type', 'application/json');
-    // One key per call, not per attempt: the service then replays instead of creating twice.
-    if (call.idempotent) headers.set('idempotency-key', options?.idempotencyKey ?? randomUUID());
-    const init: RequestInit = { method: call.method, headers, body: call.body === undefined ? null : JSON.stringify(call.body) };
+    const { method } = call.route;
+    const idempotent = call.route.headers.includes('idempotency-key');
+    const init: RequestInit = { method, headers, body: call.body === undefined ? null : JSON.stringify(call.body) };
     const timeoutMs = options?.timeoutMs === undefined ? this.#timeoutMs : positiveInteger('timeoutMs', options.timeoutMs, 1);
     const maxRetries = options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
 
@@ -132,13 +158,14 @@ export class Transport {
       else {
         const { response, text } = attempt;
         this.#observe(call, response.headers);
-        if (response.ok) return { body: this.#json(call, response, text), headers: response.headers };
+        // 304 answers a conditional read; to any other call it is as unexpected as any other status.
+        if (response.ok || (response.status === 304 && options?.ifNoneMatch !== undefined)) return this.#answer(call, response, text);
         failure = PetstoreError.fromResponse(call.operation, response.status, text, {
           requestId: response.headers.get('x-request-id') ?? undefined,
           retryAfter: parseRetryAfter(response.headers.get('retry-after')),
         });
       }
-      const delay = retry < maxRetries && isRetryable(failure, call.method, call.idempotent) ? retryDelay(retry, 'status' in failure ? failure.retryAfter : undefined) : undefined;
+      const delay = retry < maxRetries && isRetryable(failure, method, idempotent) ? retryDelay(retry, 'status' in failure ? failure.retryAfter : undefined) : undefined;
       if (delay === undefined) throw failure;
       await sleep(delay, options?.signal);
     }
@@ -163,26 +190,21 @@ export class Transport {
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
       const message = timedOut ? `no response within ${timeoutMs} ms` : `the request failed: ${cause instanceof Error ? cause.message : String(cause)}`;
-      return { error: new PetstoreConnectionError({ message: `${call.operation} (${call.method} ${url.pathname}): ${message}`, timedOut, operation: call.operation, cause }) };
+      return { error: new PetstoreConnectionError({ message: `${call.operation} (${call.route.method} ${url.pathname}): ${message}`, timedOut, operation: call.operation, cause }) };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abort);
     }
   }
 
-  #json(call: Call, response: Response, text: string): unknown {
-    if (text === '') return undefined;
+  /** A success: its JSON body (none for 204 and 304). */
+  #answer(call: Call, response: Response, text: string): Answer {
+    const { status, headers } = response;
+    if (text === '' || status === 304) return { status, body: undefined, headers };
     try {
-      return JSON.parse(text);
+      return { status, body: JSON.parse(text), headers };
     } catch {
-      throw new PetstoreError({
-        status: response.status,
-        code: 'unexpected_response',
-        message: `HTTP ${response.status} with a body that is not JSON`,
-        requestId: response.headers.get('x-request-id') ?? undefined,
-        operation: call.operation,
-        body: text,
-      });
+      throw PetstoreError.unexpected(call.operation, response, 'with a body that is not JSON', text);
     }
   }
 
@@ -192,6 +214,6 @@ export class Transport {
     const deprecation = parseDeprecation(headers, this.baseUrl);
     if (deprecation === undefined) return;
     this.#warned.add(call.operation);
-    warn(deprecationMessage(call.operation, `${call.method} ${call.template}`, deprecation));
+    warn(deprecationMessage(call.operation, `${call.route.method} ${call.route.path}`, deprecation));
   }
 }

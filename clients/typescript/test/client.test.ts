@@ -228,6 +228,93 @@ describe('errors', () => {
   });
 });
 
+describe('conditional requests and withResponse', () => {
+  const TAG = '"kP3v0bLQ7m2mX1Y9Zr4aQw"';
+
+  test('ifMatch and ifNoneMatch are sent as If-Match and If-None-Match', async () => {
+    const { petstore, sent } = client([json(200, PET, { etag: TAG }), new Response(null, { status: 204 }), json(200, ORDER, { etag: TAG })]);
+    await petstore.pets.update(1, { name: 'Rex' }, { ifMatch: TAG });
+    await petstore.pets.delete(1, { ifMatch: '*' });
+    await petstore.orders.get(3, { ifNoneMatch: TAG });
+    assert.deepEqual(sent.map((s) => [s.headers.get('if-match'), s.headers.get('if-none-match')]), [[TAG, null], ['*', null], [null, TAG]]);
+  });
+
+  test('an option for a header the operation does not document is refused before anything is sent', async () => {
+    const { petstore, sent } = client([]);
+    // What TypeScript refuses at compile time (test/types/usage.ts), a JavaScript caller gets at run time.
+    const untyped = petstore as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>;
+    await assert.rejects(untyped.categories!.get!(1, { ifNoneMatch: TAG }), /getCategory takes no ifNoneMatch \(its OpenAPI entry documents no if-none-match header\)/);
+    await assert.rejects(untyped.pets!.get!(1, { ifMatch: TAG }), /getPet takes no ifMatch/);
+    await assert.rejects(untyped.pets!.update!(1, { name: 'Rex' }, { idempotencyKey: 'k' }), /updatePet takes no idempotencyKey/);
+    await assert.rejects(untyped.webhooks!.create!({ url: 'https://shop.example.com/hooks' }, { idempotencyKey: 'k' }), /createWebhook takes no idempotencyKey/);
+    await assert.rejects(untyped.pets!.update!(1, { name: 'Rex' }, { ifMatch: 42 }), /ifMatch must be a string/);
+    assert.equal(sent.length, 0);
+  });
+
+  test('ifMatch: undefined is refused (a tag lost by mistake must not make the write unconditional); ifNoneMatch: undefined is a plain read', async () => {
+    const { petstore, sent } = client([json(200, PET, { etag: TAG })]);
+    await assert.rejects(petstore.pets.update(1, { name: 'Rex' }, { ifMatch: undefined }), /ifMatch is undefined/);
+    await assert.rejects(petstore.orders.update(3, { status: 'approved' }, { ifMatch: undefined }), TypeError);
+    assert.equal(sent.length, 0);
+    assert.deepEqual(await petstore.pets.get(1, { ifNoneMatch: undefined }), PET);
+    assert.equal(sent[0]!.headers.get('if-none-match'), null);
+  });
+
+  test('304 to a call with ifNoneMatch: undefined, or withResponse status 304 with the ETag and no data', async () => {
+    const notModified = () => new Response(null, { status: 304, headers: { etag: TAG, 'x-request-id': 'r-304' } });
+    const { petstore, sent } = client([notModified(), notModified(), json(200, PET, { etag: '"other"' })]);
+    assert.equal(await petstore.pets.get(1, { ifNoneMatch: TAG }), undefined);
+    const answer = await petstore.orders.get.withResponse(3, { ifNoneMatch: TAG });
+    assert.deepEqual([answer.status, answer.data, answer.etag, answer.headers.get('x-request-id')], [304, undefined, TAG, 'r-304']);
+    const changed = await petstore.pets.get.withResponse(1, { ifNoneMatch: TAG });
+    assert.deepEqual([changed.status, changed.data, changed.etag], [200, PET, '"other"']);
+    assert.equal(sent.length, 3);
+  });
+
+  test('304 to a call without ifNoneMatch is an unexpected_response, not retried', async () => {
+    const { petstore, sent } = client([new Response(null, { status: 304 })]);
+    const err = await petstore.pets.get(1, { headers: { 'if-none-match': TAG } }).catch((e: unknown) => e);
+    assert.ok(err instanceof PetstoreError);
+    assert.deepEqual([err.status, err.code], [304, 'unexpected_response']);
+    assert.equal(sent.length, 1);
+  });
+
+  test('412 is a PetstoreError precondition_failed, thrown at once', async () => {
+    const { petstore, sent } = client([error(412, 'precondition_failed')]);
+    const err = await petstore.pets.update(1, { name: 'Rex' }, { ifMatch: TAG }).catch((e: unknown) => e);
+    assert.ok(err instanceof PetstoreError);
+    assert.deepEqual([err.status, err.code, err.operation], [412, 'precondition_failed', 'updatePet']);
+    assert.equal(sent.length, 1);
+  });
+
+  test('withResponse: status, data, headers; etag where the document promises one; a page under data', async () => {
+    const { petstore } = client([
+      json(201, PET, { etag: TAG, location: '/v1/pets/1' }),
+      json(200, [{ id: 1, name: 'Dogs' }]),
+      json(200, [PET], { link: '</v1/pets?cursor=c1>; rel="next"' }),
+      new Response(null, { status: 204 }),
+    ]);
+    const created = await petstore.pets.create.withResponse({ name: 'Rex', categoryId: 1 });
+    assert.deepEqual([created.status, created.data, created.etag, created.headers.get('location')], [201, PET, TAG, '/v1/pets/1']);
+    const categories = await petstore.categories.list.withResponse();
+    assert.deepEqual(categories.data, [{ id: 1, name: 'Dogs' }]);
+    assert.ok(!('etag' in categories), 'listCategories documents no ETag');
+    const page = await petstore.pets.list.withResponse();
+    assert.deepEqual([page.status, page.data, page.headers.get('link')], [200, { data: [PET], nextCursor: 'c1' }, '</v1/pets?cursor=c1>; rel="next"']);
+    const deleted = await petstore.pets.delete.withResponse(1);
+    assert.deepEqual([deleted.status, deleted.data, 'etag' in deleted], [204, undefined, false]);
+  });
+
+  test('a documented ETag missing: withResponse throws unexpected_response; the plain call does not need it', async () => {
+    const { petstore } = client([json(200, PET), json(200, PET, { 'x-request-id': 'r-1' })]);
+    assert.deepEqual(await petstore.pets.get(1), PET);
+    const err = await petstore.pets.get.withResponse(1).catch((e: unknown) => e);
+    assert.ok(err instanceof PetstoreError);
+    assert.deepEqual([err.status, err.code, err.requestId, err.operation, err.body], [200, 'unexpected_response', 'r-1', 'getPet', PET]);
+    assert.match(err.message, /without the ETag its OpenAPI entry promises/);
+  });
+});
+
 describe('paging', () => {
   test('list() returns one page and the next cursor; iterate() follows rel="next" with its filters to the end', async () => {
     const page = (ids: number[], next?: string) => json(200, ids.map((id) => ({ ...PET, id })), next ? { link: `<${next}>; rel="next"` } : {});

@@ -24,15 +24,22 @@ test('a changed document changes the generated files (the check above can fail)'
   assert.ok(!changed.routes.includes('createPet'));
 });
 
-test('routes: method, path, where the input goes, and paging come from the document', async () => {
+test('routes: method, path, where the input goes, paging, request headers and ETag come from the document', async () => {
   const doc = JSON.parse(await readFile(OPENAPI_JSON, 'utf8'));
   const routes = routesOf(doc);
-  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true, idempotent: false });
-  assert.deepEqual(routes.createPet, { method: 'POST', path: '/pets', input: 'body', paged: false, idempotent: true });
-  assert.deepEqual(routes.getPet, { method: 'GET', path: '/pets/{petId}', input: null, paged: false, idempotent: false });
-  assert.deepEqual(routes.listCategories, { method: 'GET', path: '/categories', input: null, paged: false, idempotent: false });
-  assert.deepEqual(routes.updateOrder, { method: 'PATCH', path: '/store/orders/{orderId}', input: 'body', paged: false, idempotent: false });
-  assert.deepEqual(routes.createWebhook, { method: 'POST', path: '/webhooks', input: 'body', paged: false, idempotent: false });
+  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true, headers: [], etag: false });
+  assert.deepEqual(routes.createPet, { method: 'POST', path: '/pets', input: 'body', paged: false, headers: ['idempotency-key'], etag: true });
+  assert.deepEqual(routes.getPet, { method: 'GET', path: '/pets/{petId}', input: null, paged: false, headers: ['if-none-match'], etag: true });
+  assert.deepEqual(routes.deletePet, { method: 'DELETE', path: '/pets/{petId}', input: null, paged: false, headers: ['if-match'], etag: false });
+  assert.deepEqual(routes.listCategories, { method: 'GET', path: '/categories', input: null, paged: false, headers: [], etag: false });
+  assert.deepEqual(routes.updateOrder, { method: 'PATCH', path: '/store/orders/{orderId}', input: 'body', paged: false, headers: ['if-match'], etag: true });
+  assert.deepEqual(routes.createWebhook, { method: 'POST', path: '/webhooks', input: 'body', paged: false, headers: [], etag: false });
+  // A header is named in lower case whatever the document's spelling; an ETag only where every success documents one.
+  const changed = structuredClone(doc);
+  changed.paths['/categories/{categoryId}'].get.parameters.push({ in: 'header', name: 'If-None-Match', schema: { type: 'string' } });
+  changed.paths['/categories/{categoryId}'].get.responses['200'].headers.ETag = { $ref: '#/components/headers/ETag' };
+  delete changed.paths['/pets/{petId}'].get.responses['304'].headers.ETag;
+  assert.deepEqual([routesOf(changed).getCategory!.headers, routesOf(changed).getCategory!.etag, routesOf(changed).getPet!.etag], [['if-none-match'], true, false]);
   const both = structuredClone(doc);
   both.paths['/pets'].post.parameters.push({ in: 'query', name: 'dryRun', schema: { type: 'boolean' } });
   assert.throws(() => routesOf(both), /createPet takes both a body and query parameters/);

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { OPENAPI_JSON } from '../scripts/generate.ts';
 import { Petstore } from '../src/index.ts';
-import { iterateName, METHODS } from '../src/operations.ts';
+import { HEADER_OPTIONS, iterateName, METHODS } from '../src/operations.ts';
 import { ROUTES } from '../src/routes.ts';
 import { fakeFetch, json } from './helpers/fake-fetch.ts';
 
@@ -26,6 +26,16 @@ function successOf(op: Json): Response {
   return status === 204 ? new Response(null, { status }) : json(status, op.parameters?.some((p: Json) => p.name === 'cursor') ? [] : {});
 }
 
+type Client = Record<string, Record<string, ((...args: unknown[]) => Promise<unknown>) & { withResponse?: unknown }>>;
+
+/** Arguments for a call of `op`: 7, 8, … for its path parameters, `{}` for its input, then `options`. */
+function argsFor(path: string, op: Json, options?: object): unknown[] {
+  const args: unknown[] = [...path.matchAll(/\{([^}]+)\}/g)].map((_, i) => 7 + i);
+  if (op.requestBody !== undefined || op.parameters?.some((p: Json) => p.in === 'query')) args.push({});
+  if (options) args.push(options);
+  return args;
+}
+
 test('every operation in openapi.json is a client method that sends its method and path', async () => {
   const ops = await documentOperations();
   assert.ok(ops.length >= 8);
@@ -34,15 +44,34 @@ test('every operation in openapi.json is a client method that sends its method a
     assert.ok(name, `operation ${id} (${method} ${path}) has no client method: add it to METHODS in src/operations.ts`);
     const [resource, fn] = name.split('.') as [string, string];
     const { fetch, sent } = fakeFetch([successOf(op)]);
-    const client = new Petstore({ baseUrl: 'http://petstore.test/v1', apiKey: 'k', fetch }) as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>;
+    const client = new Petstore({ baseUrl: 'http://petstore.test/v1', apiKey: 'k', fetch }) as unknown as Client;
     assert.equal(typeof client[resource]?.[fn], 'function', `petstore.${name} exists for ${id}`);
-    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const args: unknown[] = names.map((_, i) => 7 + i);
-    if (op.requestBody !== undefined || op.parameters?.some((p: Json) => p.in === 'query')) args.push({});
+    assert.equal(typeof client[resource]![fn]!.withResponse, 'function', `petstore.${name}.withResponse exists`);
+    const args = argsFor(path, op);
     await client[resource]![fn]!(...args);
     assert.equal(sent.length, 1, `${id}: one request`);
     assert.equal(sent[0]!.method, method, `${id}: HTTP method`);
     assert.equal(sent[0]!.url.pathname, `/v1${path.replace(/\{[^}]+\}/g, () => String(args.shift()))}`, `${id}: path`);
+  }
+});
+
+test('every request header an operation documents is an option, sent as that header; the options of other headers are refused', async () => {
+  for (const { id, path, op } of await documentOperations()) {
+    const documented: string[] = (op.parameters ?? []).filter((p: Json) => p.in === 'header').map((p: Json) => String(p.name).toLowerCase());
+    for (const header of documented) assert.ok(header in HEADER_OPTIONS, `${id} documents ${header}: add its option to HEADER_OPTIONS in src/operations.ts`);
+    const [resource, fn] = (METHODS as Record<string, string>)[id]!.split('.') as [string, string];
+    for (const [header, option] of Object.entries(HEADER_OPTIONS)) {
+      const { fetch, sent } = fakeFetch([successOf(op)]);
+      const client = new Petstore({ baseUrl: 'http://petstore.test/v1', apiKey: 'k', fetch }) as unknown as Client;
+      const call = client[resource]![fn]!(...argsFor(path, op, { [option]: '"v-1"' }));
+      if (documented.includes(header)) {
+        await call;
+        assert.equal(sent[0]!.headers.get(header), '"v-1"', `${id}: ${option} is sent as ${header}`);
+      } else {
+        await assert.rejects(call, TypeError, `${id}: ${option} is refused`);
+        assert.equal(sent.length, 0);
+      }
+    }
   }
 });
 

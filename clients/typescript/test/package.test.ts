@@ -95,6 +95,16 @@ describe('the packed package', () => {
         "petstore.pets.create({ name: 'Rex' });",
         '// @ts-expect-error not a PetStatus',
         "petstore.pets.list({ status: 'bogus' });",
+        'export async function rename(id: number): Promise<Pet | undefined> {',
+        '  const { data, etag } = await petstore.pets.get.withResponse(id);',
+        "  await petstore.pets.update(data.id, { name: 'Rex II' }, { ifMatch: etag });",
+        '  const maybe = await petstore.pets.get(id, { ifNoneMatch: etag });',
+        '  // @ts-expect-error undefined when not modified',
+        '  maybe.name;',
+        '  return maybe;',
+        '}',
+        '// @ts-expect-error getCategory documents no If-None-Match',
+        "petstore.categories.get(1, { ifNoneMatch: 'x' });",
       ].join('\n'),
     );
     for (const tsc of [TSC, TSC_5]) {

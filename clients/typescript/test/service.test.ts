@@ -102,6 +102,55 @@ for (const engine of ENGINES) {
       assert.equal((await petstore.orders.get(order.id)).status, 'approved', 'the service did act on it');
     });
 
+    test('optimistic concurrency: an update with the ETag from get succeeds; after a concurrent change that tag gets 412 precondition_failed', async () => {
+      const pet = await petstore.pets.create({ name: 'Tagged', categoryId: 1 });
+      const colleague = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
+      const mine = await petstore.pets.get.withResponse(pet.id);
+      const theirs = await colleague.pets.get.withResponse(pet.id);
+      assert.equal(theirs.etag, mine.etag, 'the same representation, the same strong tag');
+      const first = await colleague.pets.update.withResponse(pet.id, { name: 'Tagged by them' }, { ifMatch: theirs.etag });
+      assert.equal(first.data.name, 'Tagged by them');
+      assert.notEqual(first.etag, mine.etag, 'a change, a new tag');
+      const lost = await failure(petstore.pets.update(pet.id, { name: 'Tagged by me' }, { ifMatch: mine.etag }));
+      assert.deepEqual([lost.status, lost.code, lost.operation], [412, 'precondition_failed', 'updatePet']);
+      assert.equal((await petstore.pets.get(pet.id)).name, 'Tagged by them', 'nothing changed');
+      const retried = await petstore.pets.update(pet.id, { name: 'Tagged by me' }, { ifMatch: first.etag });
+      assert.equal(retried.name, 'Tagged by me', 'with the current tag the write goes through');
+    });
+
+    test('a conditional read: the current tag answers not modified (undefined, or 304 with the tag), an old one the pet', async () => {
+      const created = await petstore.pets.create.withResponse({ name: 'Cached', categoryId: 2 });
+      const id = created.data.id;
+      assert.equal(await petstore.pets.get(id, { ifNoneMatch: created.etag }), undefined);
+      const notModified = await petstore.pets.get.withResponse(id, { ifNoneMatch: created.etag });
+      assert.deepEqual([notModified.status, notModified.data, notModified.etag], [304, undefined, created.etag]);
+      const changed = await petstore.pets.update.withResponse(id, { status: 'pending' }, { ifMatch: created.etag });
+      assert.deepEqual(await petstore.pets.get(id, { ifNoneMatch: created.etag }), changed.data);
+      const fresh = await petstore.pets.get.withResponse(id, { ifNoneMatch: created.etag });
+      assert.deepEqual([fresh.status, fresh.data, fresh.etag], [200, changed.data, changed.etag]);
+    });
+
+    test('orders: conditional reads and a conditional updateOrder; deletePet with a stale tag changes nothing', async () => {
+      const pet = await petstore.pets.create.withResponse({ name: 'Ordered', categoryId: 3 });
+      const placed = await petstore.orders.place.withResponse({ petId: pet.data.id });
+      assert.equal(await petstore.orders.get(placed.data.id, { ifNoneMatch: placed.etag }), undefined);
+      const approved = await petstore.orders.update.withResponse(placed.data.id, { status: 'approved' }, { ifMatch: placed.etag });
+      assert.equal(approved.data.status, 'approved');
+      const stale = await failure(petstore.orders.update(placed.data.id, { status: 'cancelled' }, { ifMatch: placed.etag }));
+      assert.deepEqual([stale.status, stale.code], [412, 'precondition_failed']);
+      assert.deepEqual(await petstore.orders.get(placed.data.id, { ifNoneMatch: placed.etag }), approved.data);
+      await petstore.orders.update(placed.data.id, { status: 'cancelled' }, { ifMatch: approved.etag });
+      // The order moved the pet to pending and back: its tag is its first one again (same representation).
+      const now = await petstore.pets.get.withResponse(pet.data.id);
+      assert.equal(now.etag, pet.etag);
+      await petstore.pets.update(pet.data.id, { name: 'Renamed' });
+      const refused = await failure(petstore.pets.delete(pet.data.id, { ifMatch: now.etag }));
+      assert.deepEqual([refused.status, refused.code, refused.operation], [412, 'precondition_failed', 'deletePet']);
+      assert.equal((await petstore.pets.get(pet.data.id)).name, 'Renamed', 'not withdrawn');
+      assert.equal(await petstore.pets.delete(pet.data.id, { ifMatch: (await petstore.pets.get.withResponse(pet.data.id)).etag }), undefined);
+      assert.equal((await failure(petstore.pets.get(pet.data.id))).code, 'not_found');
+    });
+
     test('orders: place, approve, deliver; the pet is sold; listing by petId', async () => {
       const pet = await petstore.pets.create({ name: 'Buddy', categoryId: 1 });
       const placed = await petstore.orders.place({ petId: pet.id });

@@ -34,6 +34,41 @@ export async function rightUse(): Promise<void> {
   event.type.toUpperCase();
 }
 
+export async function concurrency(id: number, cachedTag: string | undefined): Promise<void> {
+  // Read with the ETag, write on condition of it.
+  const { data: pet, etag, status, headers } = await petstore.pets.get.withResponse(id);
+  const code: 200 = status;
+  void [code, headers.get('x-request-id')];
+  const renamed: Pet = await petstore.pets.update(pet.id, { name: 'Rex II' }, { ifMatch: etag });
+  const next: string = (await petstore.pets.update.withResponse(renamed.id, { status: 'sold' }, { ifMatch: etag })).etag;
+  await petstore.pets.delete(id, { ifMatch: next });
+  await petstore.pets.delete(id, { ifMatch: '*' });
+  await petstore.pets.delete(id);
+  const placed = await petstore.orders.place.withResponse({ petId: id });
+  const created: 201 = placed.status;
+  void created;
+  await petstore.orders.update(placed.data.id, { status: 'approved' }, { ifMatch: placed.etag });
+  // A conditional read may answer "not modified": undefined, or status 304 with no data.
+  const maybe: Pet | undefined = await petstore.pets.get(id, { ifNoneMatch: etag });
+  if (maybe !== undefined) maybe.name.toUpperCase();
+  const fresh = (await petstore.pets.get(id, { ifNoneMatch: cachedTag })) ?? pet;
+  fresh.name.toUpperCase();
+  const polled = await petstore.orders.get.withResponse(placed.data.id, { ifNoneMatch: placed.etag });
+  if (polled.status === 304) {
+    const none: undefined = polled.data;
+    void [none, polled.etag.length];
+  } else polled.data.status.toUpperCase();
+  // Without ifNoneMatch, reads resolve to the resource itself.
+  const plain: Pet = await petstore.pets.get(id, { ifNoneMatch: undefined, timeoutMs: 500 });
+  const order: Order = (await petstore.orders.get.withResponse(placed.data.id)).data;
+  void [plain, order];
+  // Every method has withResponse; a page keeps its shape under `data`.
+  const page = await petstore.pets.list.withResponse({ limit: 5 });
+  void [page.data.nextCursor, page.data.data[0]?.name, page.headers.get('link')];
+  const category = await petstore.categories.get.withResponse(1);
+  category.data.name.toUpperCase();
+}
+
 export async function misuse(): Promise<void> {
   // @ts-expect-error 'bogus' is not a PetStatus
   await petstore.pets.list({ status: 'bogus' });
@@ -79,4 +114,30 @@ export async function misuse(): Promise<void> {
   // @ts-expect-error not a documented code
   const code: ErrorCode = 'unexpected_response';
   void code;
+}
+
+export async function conditionalMisuse(etag: string): Promise<void> {
+  // @ts-expect-error getCategory documents no If-None-Match
+  await petstore.categories.get(1, { ifNoneMatch: etag });
+  // @ts-expect-error listPets documents no If-None-Match
+  await petstore.pets.list({}, { ifNoneMatch: etag });
+  // @ts-expect-error a read takes no If-Match
+  await petstore.pets.get(1, { ifMatch: etag });
+  // @ts-expect-error updateCategory documents no If-Match
+  await petstore.categories.update(1, { name: 'Cats' }, { ifMatch: etag });
+  // @ts-expect-error only the POSTs that document it take an Idempotency-Key
+  await petstore.pets.update(1, { name: 'Rex' }, { idempotencyKey: 'k-1' });
+  // @ts-expect-error an ETag is a string
+  await petstore.pets.update(1, { name: 'Rex' }, { ifMatch: 1 });
+  const conditional = await petstore.pets.get(1, { ifNoneMatch: etag });
+  // @ts-expect-error possibly undefined (not modified): narrow first
+  conditional.name;
+  const polled = await petstore.orders.get.withResponse(1, { ifNoneMatch: etag });
+  // @ts-expect-error no data on a 304: narrow on status first
+  polled.data.status;
+  // @ts-expect-error getCategory's answer documents no ETag
+  (await petstore.categories.get.withResponse(1)).etag;
+  // @ts-expect-error an unconditional read answers 200 only
+  const notModified: 304 = (await petstore.pets.get.withResponse(1)).status;
+  void notModified;
 }
