@@ -6,11 +6,16 @@ export const MAX_DELAY_MS = 8_000;
 /** A `Retry-After` longer than this is not waited out: the error is thrown for the caller to decide. */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
-// A connection failure or timeout leaves unknown whether the service acted on the request. Repeating
-// it is safe for methods whose repetition changes nothing (RFC 9110 §9.2.2) and for operations that
-// take an Idempotency-Key (the repeat is replayed). Other POSTs (createWebhook: its response holds a
-// secret, which the service does not store for replays) and PATCH are not repeated after one.
-const REPEATABLE_AFTER_CONNECTION_FAILURE = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+// A connection failure or timeout leaves unknown whether the service acted on the request. The client
+// repeats it only when the repeat both changes nothing and answers what the first attempt would have:
+// safe methods (RFC 9110 §9.2.1), and operations that take an Idempotency-Key (the repeat is replayed).
+// Not DELETE: if the first attempt withdrew the pet, the repeat answers 404 not_found, a wrong answer
+// to a delete that worked. Not PATCH, conditional or not: with If-Match, a first attempt that applied
+// makes the repeat answer 412 precondition_failed, blaming a concurrent writer for the caller's own
+// change. (No PUT exists; it would have the same problem with If-Match.) Other POSTs (createWebhook:
+// its response holds a secret, which the service does not store for replays) are not repeated either.
+// Those calls fail with PetstoreConnectionError and the caller, who knows what it meant, reads and decides.
+const REPEATABLE_AFTER_CONNECTION_FAILURE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Whether an attempt that failed this way may be repeated: network failures and timeouts (see above),

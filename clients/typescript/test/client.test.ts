@@ -148,7 +148,7 @@ describe('retries', () => {
     }
   });
 
-  test('a network failure is retried for GET and idempotent POST (with backoff), never for other POSTs nor PATCH', async () => {
+  test('a network failure is retried for GET and idempotent POST (with backoff), never for other POSTs, PATCH or DELETE', async () => {
     const get = client([networkError(), json(200, [PET])]);
     assert.deepEqual((await get.petstore.pets.list()).data, [PET]);
     assert.equal(get.sent.length, 2);
@@ -169,6 +169,19 @@ describe('retries', () => {
     assert.match(err.message, /updateOrder \(PATCH \/v1\/store\/orders\/3\): the request failed: fetch failed/);
     assert.ok(err.cause instanceof TypeError);
     assert.equal(patch.sent.length, 1);
+    const conditional = client([networkError()]);
+    await assert.rejects(conditional.petstore.pets.update(1, { name: 'Rex' }, { ifMatch: '"t"' }), PetstoreConnectionError);
+    assert.equal(conditional.sent.length, 1, 'If-Match does not make a PATCH repeatable');
+    const del = client([networkError()]);
+    await assert.rejects(del.petstore.pets.delete(1), PetstoreConnectionError);
+    assert.equal(del.sent.length, 1);
+  });
+
+  test('PATCH and DELETE are retried after 429 and 503 (the service did not act), If-Match sent again', async () => {
+    const { petstore, sent } = client([error(503, 'service_unavailable', { 'retry-after': '0' }), new Response(null, { status: 204 }), error(429, 'rate_limited', { 'retry-after': '0' }), json(200, PET)]);
+    await petstore.pets.delete(1, { ifMatch: '"t"' });
+    await petstore.pets.update(1, { name: 'Rex' }, { ifMatch: '"t"' });
+    assert.deepEqual(sent.map((s) => [s.method, s.headers.get('if-match')]), [['DELETE', '"t"'], ['DELETE', '"t"'], ['PATCH', '"t"'], ['PATCH', '"t"']]);
   });
 
   test('a timeout is a PetstoreConnectionError (timedOut), retried like a network failure', async () => {

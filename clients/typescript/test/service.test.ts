@@ -151,6 +151,29 @@ for (const engine of ENGINES) {
       assert.equal((await failure(petstore.pets.get(pet.data.id))).code, 'not_found');
     });
 
+    test('a dropped DELETE is not repeated (a repeat would answer 404 to a delete that worked): PetstoreConnectionError', async (t) => {
+      const pet = await petstore.pets.create({ name: 'Withdrawn', categoryId: 1 });
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(svc.baseUrl).port) });
+      t.after(() => proxy.close());
+      const viaProxy = new Petstore({ baseUrl: `http://127.0.0.1:${proxy.port}/v1`, apiKey: API_KEY });
+      proxy.dropNextResponse();
+      await assert.rejects(viaProxy.pets.delete(pet.id), PetstoreConnectionError);
+      assert.equal((await failure(petstore.pets.get(pet.id))).code, 'not_found', 'the service did withdraw it');
+      assert.equal((await failure(petstore.pets.delete(pet.id))).status, 404, 'what a repeat would have answered');
+    });
+
+    test('a dropped conditional PATCH is not repeated (a repeat would answer 412 to a change that worked)', async (t) => {
+      const created = await petstore.pets.create.withResponse({ name: 'Conditional', categoryId: 1 });
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(svc.baseUrl).port) });
+      t.after(() => proxy.close());
+      const viaProxy = new Petstore({ baseUrl: `http://127.0.0.1:${proxy.port}/v1`, apiKey: API_KEY });
+      proxy.dropNextResponse();
+      await assert.rejects(viaProxy.pets.update(created.data.id, { name: 'Changed' }, { ifMatch: created.etag }), PetstoreConnectionError);
+      assert.equal((await petstore.pets.get(created.data.id)).name, 'Changed', 'the service did act on it');
+      const repeat = await failure(petstore.pets.update(created.data.id, { name: 'Changed' }, { ifMatch: created.etag }));
+      assert.equal(repeat.code, 'precondition_failed', 'what a repeat would have answered');
+    });
+
     test('orders: place, approve, deliver; the pet is sold; listing by petId', async () => {
       const pet = await petstore.pets.create({ name: 'Buddy', categoryId: 1 });
       const placed = await petstore.orders.place({ petId: pet.id });
