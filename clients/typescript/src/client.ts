@@ -114,6 +114,11 @@ export interface Petstore extends Resources {}
 export class Petstore {
   /** Verify (and, for tests, sign) webhook deliveries: Standard Webhooks 1.0. */
   static readonly webhooks = { verify: verifyWebhook, sign: signWebhook } as const;
+  /**
+   * The same as `Petstore.webhooks`, so that `petstore.webhooks.verify` works too. The endpoints that
+   * receive deliveries are an API resource of their own: `webhookEndpoints` (Stripe's split).
+   */
+  readonly webhooks = Petstore.webhooks;
 
   readonly #transport: Transport;
 

@@ -29,14 +29,14 @@ export const METHODS = {
   getKey: 'keys.get',
   revokeKey: 'keys.revoke',
   listEvents: 'events.list',
-  createWebhook: 'webhooks.create',
-  listWebhooks: 'webhooks.list',
-  getWebhook: 'webhooks.get',
-  updateWebhook: 'webhooks.update',
-  deleteWebhook: 'webhooks.delete',
-  rotateWebhookSecret: 'webhooks.rotateSecret',
-  listWebhookDeliveries: 'webhooks.listDeliveries',
-  retryWebhookDelivery: 'webhooks.retryDelivery',
+  createWebhook: 'webhookEndpoints.create',
+  listWebhooks: 'webhookEndpoints.list',
+  getWebhook: 'webhookEndpoints.get',
+  updateWebhook: 'webhookEndpoints.update',
+  deleteWebhook: 'webhookEndpoints.delete',
+  rotateWebhookSecret: 'webhookEndpoints.rotateSecret',
+  listWebhookDeliveries: 'webhookEndpoints.listDeliveries',
+  retryWebhookDelivery: 'webhookEndpoints.retryDelivery',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

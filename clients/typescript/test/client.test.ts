@@ -157,7 +157,7 @@ describe('retries', () => {
     assert.equal(post.sent[1]!.headers.get('idempotency-key'), post.sent[0]!.headers.get('idempotency-key'));
     // createWebhook takes no Idempotency-Key (its response holds a secret the service keeps for no replay).
     const hook = client([networkError(), json(201, {})], { maxRetries: 1 });
-    const refused = await hook.petstore.webhooks.create({ url: 'https://shop.example.com/hooks' }).catch((e: unknown) => e);
+    const refused = await hook.petstore.webhookEndpoints.create({ url: 'https://shop.example.com/hooks' }).catch((e: unknown) => e);
     assert.ok(refused instanceof PetstoreConnectionError, 'not repeated');
     assert.equal(hook.sent.length, 1);
     assert.equal(hook.sent[0]!.headers.get('idempotency-key'), null);
@@ -259,7 +259,7 @@ describe('conditional requests and withResponse', () => {
     await assert.rejects(untyped.categories!.get!(1, { ifNoneMatch: TAG }), /getCategory takes no ifNoneMatch \(its OpenAPI entry documents no if-none-match header\)/);
     await assert.rejects(untyped.pets!.get!(1, { ifMatch: TAG }), /getPet takes no ifMatch/);
     await assert.rejects(untyped.pets!.update!(1, { name: 'Rex' }, { idempotencyKey: 'k' }), /updatePet takes no idempotencyKey/);
-    await assert.rejects(untyped.webhooks!.create!({ url: 'https://shop.example.com/hooks' }, { idempotencyKey: 'k' }), /createWebhook takes no idempotencyKey/);
+    await assert.rejects(untyped.webhookEndpoints!.create!({ url: 'https://shop.example.com/hooks' }, { idempotencyKey: 'k' }), /createWebhook takes no idempotencyKey/);
     await assert.rejects(untyped.pets!.update!(1, { name: 'Rex' }, { ifMatch: 42 }), /ifMatch must be a string/);
     assert.equal(sent.length, 0);
   });

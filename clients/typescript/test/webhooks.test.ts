@@ -84,8 +84,12 @@ describe('verification', () => {
     }
   });
 
-  test('Petstore.webhooks is the exported verify and sign', () => {
+  test('Petstore.webhooks is the exported verify and sign, and so is petstore.webhooks; endpoints are petstore.webhookEndpoints', () => {
     assert.equal(Petstore.webhooks.verify, verifyWebhook);
     assert.equal(Petstore.webhooks.sign, signWebhook);
+    const petstore = new Petstore({ baseUrl: 'http://petstore.test/v1', apiKey: 'k' });
+    assert.equal(petstore.webhooks, Petstore.webhooks, 'one name, one meaning: on the class and on an instance');
+    assert.equal(typeof petstore.webhookEndpoints.create, 'function');
+    assert.ok(!('create' in petstore.webhooks));
   });
 });

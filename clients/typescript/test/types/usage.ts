@@ -32,6 +32,9 @@ export async function rightUse(): Promise<void> {
   }
   const event = await Petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
   event.type.toUpperCase();
+  await petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
+  const endpoint = await petstore.webhookEndpoints.create({ url: 'https://shop.example.com/hooks' });
+  for await (const delivery of petstore.webhookEndpoints.iterateDeliveries(endpoint.id)) delivery.id.toFixed();
 }
 
 export async function concurrency(id: number, cachedTag: string | undefined): Promise<void> {
@@ -98,6 +101,10 @@ export async function misuse(): Promise<void> {
   petstore.users.list();
   // @ts-expect-error no such method
   petstore.pets.purge(1);
+  // @ts-expect-error webhook endpoints are petstore.webhookEndpoints; petstore.webhooks verifies deliveries
+  await petstore.webhooks.create({ url: 'https://shop.example.com/hooks' });
+  // @ts-expect-error verify and sign are not API operations
+  petstore.webhookEndpoints.verify;
   const pet = await petstore.pets.get(1);
   // @ts-expect-error Pet has no such field
   pet.colour;
