@@ -122,7 +122,7 @@ export type Args<K extends OperationId> = [...Before<K>, options?: Options<K>];
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<K extends OperationId> = Op<K>['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : undefined;
-/** Operation K's answers with status S (a union of them); their JSON bodies. */
+/** Operation K's documented responses whose status is in S (a union of them). */
 type Answer<K extends OperationId, S> = Responses<K>[Extract<keyof Responses<K>, S>];
 /** What a call resolves to: the 2xx response's JSON body (nothing for a 204). */
 export type Result<K extends OperationId> = JsonOf<Answer<K, SuccessStatus>>;
