@@ -43,16 +43,10 @@ export class AppError extends Error {
   #body: string | undefined;
 
   constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    const status = ERROR_STATUS[code];
-    // A 4xx is an answer, not a failure: nobody reads its stack, so none is captured
-    // (docs/performance.md). 5xx keep theirs for the logs.
-    const limit = Error.stackTraceLimit;
-    if (status < 500) Error.stackTraceLimit = 0;
     super(message);
-    Error.stackTraceLimit = limit;
     this.name = 'AppError';
     this.code = code;
-    this.status = status;
+    this.status = ERROR_STATUS[code];
     this.headers = headers;
   }
 
