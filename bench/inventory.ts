@@ -10,11 +10,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { DatabaseConfig } from '../src/config.ts';
 import { openBenchPostgres } from './postgres.ts';
-import { freePort, startServer } from './processes.ts';
+import { freePort, npmStart, startServer } from './processes.ts';
 import { seed } from './seed.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const { values } = parseArgs({ options: { engine: { type: 'string', default: 'sqlite' }, requests: { type: 'string', default: '3000' } } });
 const engine = values.engine === 'postgres' ? 'postgres' : 'sqlite';
@@ -40,8 +43,9 @@ for (const size of SIZES) {
     const seeded = await seed(db, size);
     const port = await freePort();
     const url = db.engine === 'sqlite' ? `sqlite:${db.path}` : db.url;
-    const env = { PATH: process.env.PATH, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', MALLOC_ARENA_MAX: '2' };
-    const server = await startServer('service', [process.execPath, '--max-semi-space-size=4', 'src/main.ts'], env, port);
+    const start = npmStart(ROOT);
+    const env = { PATH: process.env.PATH, ...start.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
+    const server = await startServer('service', [process.execPath, ...start.flags, 'src/main.ts'], env, port);
     const headers = { authorization: `Bearer ${seeded.key}` };
     const get = async () => {
       const res = await fetch(`http://127.0.0.1:${port}/v1/store/inventory`, { headers });

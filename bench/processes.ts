@@ -2,6 +2,7 @@
 // readiness and memory, and stopping them. Every child is ended by its PID when the run ends.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 
 export const HAS_TASKSET = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -88,6 +89,12 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   } catch {
     return { rss: 0, hwm: 0 };
   }
+}
+
+/** The environment and node flags `npm start` runs the checkout at `root` with (see startCommand). */
+export function npmStart(root: string): { env: Record<string, string>; flags: string[] } {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  return startCommand(pkg.scripts?.start);
 }
 
 /**

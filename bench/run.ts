@@ -4,7 +4,7 @@
 // so the report gives CPU per request — what a request costs, whoever set the pace — beside
 // throughput. Everything listens on 127.0.0.1 and stops by itself. See docs/performance.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import type { DatabaseConfig } from '../src/config.ts';
 import { SIZES, type SizeName } from './fixture.ts';
 import { HAS_WRK, runLoad } from './load.ts';
 import { openBenchPostgres, type BenchPostgres } from './postgres.ts';
-import { CPUS, HAS_TASKSET, freePort, pinned, startCommand, startServer, type Server } from './processes.ts';
+import { CPUS, HAS_TASKSET, freePort, npmStart, pinned, startServer, type Server } from './processes.ts';
 import { CLOCK_TICKS_PER_SECOND, busyShare, isNodeProcess, readCoreTimes, readProcessCpu } from './proc.ts';
 import { legend, markdownTable, memoryLine, scenarioTable, summarise, type Measured, type ScenarioReport } from './report.ts';
 import { SCENARIO_NAMES, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
@@ -39,7 +39,7 @@ const USAGE = `usage: npm run bench -- [options]
                      every request and refuse none. With --compare . an A/B of the limiters' cost
                      (--limits, the default, is still accepted)
   --node-flags F     extra node flags for the service under test only (not the --compare ones),
-                     e.g. --node-flags=--max-semi-space-size=4 (with "="); with --compare . an A/B
+                     e.g. --node-flags=--max-semi-space-size=8 (with "="); with --compare . an A/B
   --paired           load the baseline and each other server at the same time (both on the server
                      CPU, each with its own generator) instead of one after the other: both share
                      whatever the machine does meanwhile, so the ratio is their relative cost per
@@ -138,11 +138,6 @@ function options(argv: string[]): Options {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function startScript(root: string): Promise<string | undefined> {
-  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
-  return pkg.scripts?.start;
-}
-
 async function main(): Promise<void> {
   const opts = options(process.argv.slice(2));
   const size = SIZES[opts.size];
@@ -192,7 +187,7 @@ async function main(): Promise<void> {
     });
     const startService = async (name: string, root: string, nodeFlags: readonly string[] = [], limits = true) => {
       const port = await freePort();
-      const start = startCommand(await startScript(root));
+      const start = npmStart(root);
       const argv = [process.execPath, ...start.flags, ...nodeFlags, join(root, 'src/main.ts')];
       const server = await startServer(name, pinned(SERVER_CPU, argv), { ...start.env, ...serviceEnv(port, limits) }, port);
       cleanups.push(() => server.stop());

@@ -16,10 +16,11 @@ export interface Page<T> {
  */
 export class CursorCodec {
   readonly #secret: string;
-  // Busy listings hand out the same few next-page cursors over and over, and an HMAC is a
-  // measurable share of a page's cost (docs/performance.md): encode is deterministic, so a
-  // bounded memo of its results is exact.
+  // Busy listings hand out, and are asked for, the same few next-page cursors over and over, and
+  // an HMAC is a measurable share of a page's cost (docs/performance.md): both directions are
+  // deterministic, so bounded memos of their results are exact.
   readonly #encoded = new Map<string, string>();
+  readonly #decoded = new Map<string, { scope: string; lastId: number }>();
 
   constructor(secret: string) {
     this.#secret = secret;
@@ -39,6 +40,15 @@ export class CursorCodec {
 
   /** Returns the id to continue after; throws AppError('invalid_cursor'). */
   decode(scope: string, cursor: string): number {
+    const known = this.#decoded.get(cursor);
+    if (known !== undefined && known.scope === scope) return known.lastId;
+    const lastId = this.#verify(scope, cursor);
+    if (this.#decoded.size >= 10_000) this.#decoded.clear();
+    this.#decoded.set(cursor, { scope, lastId });
+    return lastId;
+  }
+
+  #verify(scope: string, cursor: string): number {
     const dot = cursor.indexOf('.');
     const payload = cursor.slice(0, dot);
     const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');

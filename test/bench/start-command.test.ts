@@ -17,5 +17,5 @@ test("this checkout's own start script is understood (the bench runs the service
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const start = startCommand(pkg.scripts.start);
   assert.equal(start.env.MALLOC_ARENA_MAX, '2');
-  assert.ok(start.flags.includes('--max-semi-space-size=4'), pkg.scripts.start);
+  assert.ok(start.flags.includes('--max-semi-space-size=16'), pkg.scripts.start);
 });
