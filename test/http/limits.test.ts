@@ -146,8 +146,9 @@ describe('timeouts', () => {
     assert.equal(app.server.headersTimeout, 4000);
     assert.equal(app.server.requestTimeout, 9000);
     assert.equal(app.server.keepAliveTimeout, 3000);
-    // Socket inactivity (Fastify's connectionTimeout), set on the server the hot lane's factory makes.
-    assert.equal(app.server.timeout, 9000);
+    // Socket inactivity (Fastify's connectionTimeout): the request deadline plus two 1 s sweeps,
+    // so a stalled request meets its 408 before its socket is dropped for silence.
+    assert.equal(app.server.timeout, 11_000);
   });
 
   test('rejects HEADERS_TIMEOUT_MS above REQUEST_TIMEOUT_MS', async (t) => {
