@@ -19,8 +19,6 @@ function assertDeprecationHeaders(res: { headers: Record<string, unknown> }, wha
   assert.equal(res.headers.deprecation, '@1767225600', what);
 }
 
-/** Sends raw bytes to a listening app; resolves with what it answered once it closes. */
-
 describe('getPet: every response carries the deprecation headers, the router\'s refusals included', () => {
   test('bad percent-encoding (%zz, %ff) → 400 bad_request after authentication, with the deprecation headers', async (t) => {
     const { app, auth } = await buildTestApp(t);
