@@ -29,7 +29,7 @@ export interface WebhookSettings {
   readonly secretKeys: readonly Buffer[];
 }
 
-export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 export interface Config {
   readonly port: number;

@@ -84,7 +84,7 @@ function sealingKey(token: string, id: IdempotencyId): Buffer {
   return Buffer.from(hkdfSync('sha256', token, `${id.subject}\n${id.operation}\n${id.key}`, 'petstore idempotent response', 32));
 }
 
-export function seal(body: string, token: string, id: IdempotencyId): string {
+function seal(body: string, token: string, id: IdempotencyId): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', sealingKey(token, id), iv);
   const encrypted = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
@@ -92,7 +92,7 @@ export function seal(body: string, token: string, id: IdempotencyId): string {
 }
 
 /** The stored body as sent: opened when it was sealed (throws if `token` is not the one that sealed it). */
-export function unseal(stored: string, token: string, id: IdempotencyId): string {
+function unseal(stored: string, token: string, id: IdempotencyId): string {
   if (!stored.startsWith(SEALED)) return stored;
   const bytes = Buffer.from(stored.slice(SEALED.length), 'base64url');
   const decipher = createDecipheriv('aes-256-gcm', sealingKey(token, id), bytes.subarray(0, 12));
