@@ -141,7 +141,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
   await registerCors(app, config.corsOrigins);
   auth.guardUnmatched();
   const notAllowed = methodNotAllowed(app);
-  registerIdempotency(app, storage.idempotency, clock);
+  const idempotencyPurge = registerIdempotency(app, storage.idempotency, clock);
 
   await registerOpenApi(app, config);
   await registerDocs(app, config, DOCS_PATH);
@@ -168,6 +168,7 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
+    idempotencyPurge,
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
       webhooks: storage.webhooks,

@@ -29,7 +29,7 @@ export interface WebhookSettings {
   readonly secretKeys: readonly Buffer[];
 }
 
-export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 export interface Config {
   readonly port: number;
@@ -84,6 +84,11 @@ function value(env: Env, name: string): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** The entries of a comma-separated value, trimmed, empty ones dropped; none when it is unset. */
+function list(raw: string | undefined): string[] {
+  return raw === undefined ? [] : raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = value(env, name);
   if (raw === undefined) return fallback;
@@ -94,10 +99,8 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 function origins(env: Env, name: string): string[] {
-  const raw = value(env, name);
-  if (raw === undefined) return [];
-  const list = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
-  for (const o of list) {
+  const entries = list(value(env, name));
+  for (const o of entries) {
     if (o === '*') continue;
     let url: URL | undefined;
     try {
@@ -107,7 +110,7 @@ function origins(env: Env, name: string): string[] {
       throw new ConfigError(name, `each entry must be an origin such as https://app.example.com (scheme, host, optional port, nothing else) or *, got "${o}"`);
     }
   }
-  return list;
+  return entries;
 }
 
 function redisUrl(env: Env, name: string): string {
@@ -132,7 +135,7 @@ function trustProxy(env: Env, name: string): false | number | readonly string[] 
     if (hops < 1 || hops > 16) throw new ConfigError(name, `a hop count must be between 1 and 16 (leave it empty to trust no proxy), got ${hops}`);
     return hops;
   }
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = list(raw);
   for (const entry of entries) {
     if (PROXY_RANGES.includes(entry)) continue;
     const [address, prefix, ...rest] = entry.split('/');
@@ -184,23 +187,18 @@ function retrySchedule(env: Env, name: string): readonly number[] {
 }
 
 function hostList(env: Env, name: string): string[] {
-  const raw = value(env, name);
-  if (raw === undefined) return [];
-  return raw
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter((h) => h !== '')
-    .map((h) => {
-      const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-      if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
-      let host = '';
-      try {
-        const url = new URL(`http://${bare}/`);
-        if (url.port === '' && url.pathname === '/' && url.username === '') host = url.hostname;
-      } catch {}
-      if (host === '' || host !== bare) throw new ConfigError(name, `each entry must be a host name or an IP address (no scheme, port or path), got "${h}"`);
-      return host;
-    });
+  return list(value(env, name)).map((entry) => {
+    const h = entry.toLowerCase();
+    const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+    if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+    let host = '';
+    try {
+      const url = new URL(`http://${bare}/`);
+      if (url.port === '' && url.pathname === '/' && url.username === '') host = url.hostname;
+    } catch {}
+    if (host === '' || host !== bare) throw new ConfigError(name, `each entry must be a host name or an IP address (no scheme, port or path), got "${h}"`);
+    return host;
+  });
 }
 
 function secretKeys(env: Env, name: string): Buffer[] {
@@ -243,10 +241,7 @@ export function loadConfig(env: Env): Config {
   }
   const host = value(env, 'HOST') ?? '127.0.0.1';
   const poolSize = integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
-  const keys = (value(env, 'PETSTORE_API_KEYS') ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter((k) => k !== '');
+  const keys = list(value(env, 'PETSTORE_API_KEYS'));
   for (const key of keys) {
     if (key.length < 16 || /\s/.test(key)) {
       throw new ConfigError('PETSTORE_API_KEYS', 'each key must be at least 16 characters with no spaces (use `petstore keys create` for strong keys)');

@@ -61,7 +61,7 @@ function failedRequestLine(err: ParseError): { method?: string; version?: string
 }
 
 /** The answer to a message node:http could not parse (no route, hook or request object exists). */
-export function parseErrorAnswer(err: ParseError): AppError {
+function parseErrorAnswer(err: ParseError): AppError {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new AppError('request_timeout', 'the request was not received completely in time');
@@ -87,7 +87,7 @@ export function unsupportedVersion(version: string): AppError {
 }
 
 /** The whole response, as bytes: Error body (none for HEAD), `Connection: close`. */
-export function rawAnswer(answer: AppError, head: boolean): string {
+function rawAnswer(answer: AppError, head: boolean): string {
   const body = answer.body;
   const lines = [
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`,

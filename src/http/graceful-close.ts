@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 /** After the service closes its side, how long it keeps reading what the client still sends. */
 export const LINGER_MS = 2000;
 /** …and how much of it at most; then it stops reading and only waits out the rest of LINGER_MS. */
-export const LINGER_BYTES = 1024 * 1024;
+const LINGER_BYTES = 1024 * 1024;
 
 const LINGERING = Symbol('lingering');
 

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
-import { periodic } from '../jobs.ts';
+import { periodic, type Job } from '../jobs.ts';
 import { AppError } from '../errors.ts';
 import { canonicalJson } from '../json.ts';
 import { entityTag } from '../preconditions.ts';
@@ -84,7 +84,7 @@ function sealingKey(token: string, id: IdempotencyId): Buffer {
   return Buffer.from(hkdfSync('sha256', token, `${id.subject}\n${id.operation}\n${id.key}`, 'petstore idempotent response', 32));
 }
 
-export function seal(body: string, token: string, id: IdempotencyId): string {
+function seal(body: string, token: string, id: IdempotencyId): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', sealingKey(token, id), iv);
   const encrypted = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
@@ -92,7 +92,7 @@ export function seal(body: string, token: string, id: IdempotencyId): string {
 }
 
 /** The stored body as sent: opened when it was sealed (throws if `token` is not the one that sealed it). */
-export function unseal(stored: string, token: string, id: IdempotencyId): string {
+function unseal(stored: string, token: string, id: IdempotencyId): string {
   if (!stored.startsWith(SEALED)) return stored;
   const bytes = Buffer.from(stored.slice(SEALED.length), 'base64url');
   const decipher = createDecipheriv('aes-256-gcm', sealingKey(token, id), bytes.subarray(0, 12));
@@ -107,9 +107,9 @@ export function unseal(stored: string, token: string, id: IdempotencyId): string
  *   (idempotentResponse), anything else releases the claim;
  * - same body, answered → the stored response is replayed with `Idempotent-Replayed: true`;
  * - same body, still in flight → 409 idempotency_key_in_use; different body → 422 idempotency_key_reused.
- * Records are kept 24 h (older ones are ignored, and purged hourly).
+ * Records are kept 24 h (older ones are ignored); the returned job purges them hourly.
  */
-export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): void {
+export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): Job {
   app.decorateRequest('idempotency', null);
 
   const claimFor = (operation: string, etag: boolean): preHandlerHookHandler => async function claim(request: FastifyRequest, reply: FastifyReply) {
@@ -158,11 +158,9 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     addRouteHook(route, 'onSend', settle);
   });
 
-  const purge = periodic(
+  return periodic(
     PURGE_EVERY_MS,
     () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)),
     (err) => app.log.warn({ err }, 'purging idempotency keys failed'),
   );
-  app.addHook('onReady', async () => purge.start());
-  app.addHook('onClose', () => purge.stop());
 }

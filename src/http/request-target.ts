@@ -66,7 +66,7 @@ export function headerFieldCount(raw: IncomingMessage, name: string): number {
 }
 
 /** Why the Host header fields of a request are not acceptable, if they are not. */
-export function hostProblem(raw: IncomingMessage): string | undefined {
+function hostProblem(raw: IncomingMessage): string | undefined {
   const count = headerFieldCount(raw, 'host');
   if (count > 1) return 'a request must have exactly one Host header field; this one has several';
   if (count === 0) return raw.httpVersion === '1.0' ? undefined : 'a request must have a Host header field';

@@ -12,7 +12,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
  * `Infinity`, ``) stays a string and fails the schema's `type: integer`: no input is accepted
  * under another spelling, and nothing reaches a handler as a number it did not write.
  */
-export const INTEGER_TEXT = /^(?:0|[1-9][0-9]*)$/;
+const INTEGER_TEXT = /^(?:0|[1-9][0-9]*)$/;
 // Longer than any safe integer (2^53 − 1 has 16 digits): refused by the range, not converted.
 const MAX_INTEGER_DIGITS = 16;
 
@@ -74,7 +74,7 @@ function withTextRules(validate: ValidateFunction, schema: ObjectSchema): Valida
 // "+01" or a space for the "T". Leap seconds (":60") are refused: no JavaScript Date holds one.
 const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)[Tt]([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
-export function isDateTime(text: string): boolean {
+function isDateTime(text: string): boolean {
   const m = DATE_TIME.exec(text);
   if (m === null) return false;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
