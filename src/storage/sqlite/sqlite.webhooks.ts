@@ -227,25 +227,21 @@ export class SqliteWebhooks implements WebhookRepository {
     return this.#writes.run(() => {
       const { attempt: a } = r;
       const at = r.attemptedAt.toISOString();
-      const record = (next: Date | null) =>
-        Number(
-          this.#record.run({
-            id: a.deliveryId,
-            token: r.token,
-            status: r.succeeded ? 'succeeded' : 'failed',
-            http: r.httpStatus,
-            ms: r.durationMs,
-            error: r.error,
-            at,
-            next: next?.toISOString() ?? null,
-          }).changes,
-        ) === 1;
+      const recorded = this.#record.run({
+        id: a.deliveryId,
+        token: r.token,
+        status: r.succeeded ? 'succeeded' : 'failed',
+        http: r.httpStatus,
+        ms: r.durationMs,
+        error: r.error,
+        at,
+        next: r.retryAt?.toISOString() ?? null,
+      }).changes;
+      if (Number(recorded) !== 1) return { recorded: false, disabled: false };
       if (r.succeeded) {
-        if (!record(null)) return { recorded: false, disabled: false };
         this.#succeeded.run(a.webhookId);
         return { recorded: true, disabled: false };
       }
-      if (!record(r.retryAt)) return { recorded: false, disabled: false };
       const endpoint = this.#failing.get(at, a.webhookId) as { failing_since: string; enabled: number };
       const disable = endpoint.enabled === 1 && endpoint.failing_since <= r.disableIfFailingSince.toISOString();
       if (disable) {
