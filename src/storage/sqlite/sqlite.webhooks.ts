@@ -85,7 +85,7 @@ export class SqliteWebhooks implements WebhookRepository {
     );
     this.#log = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?`);
     this.#entry = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`);
-    this.#lock = db.prepare('SELECT enabled, failing_since FROM webhooks WHERE id = ?');
+    this.#lock = db.prepare('SELECT enabled FROM webhooks WHERE id = ?');
     this.#pendingOf = db.prepare(`SELECT ${DELIVERY_COLUMNS}, lease_until FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'pending'`);
     this.#dueNow = db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? RETURNING ${DELIVERY_COLUMNS}`);
     this.#lastAttempt = db.prepare('SELECT max(attempt) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?');
