@@ -23,7 +23,7 @@ export class PostgresOrders implements OrderRepository {
     return this.#db.transaction(async (query) => {
       const [pet] = await query<{ status: PetStatus }>('SELECT status FROM pets WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [petId]);
       assertPetOrderable(petId, pet?.status);
-      const petEvents = await setPet(query, petId, 'pending');
+      const petEvents = await setPet(query, petId, petStatusFor('placed'));
       const [row] = await query<OrderRow>(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES ($1, 'placed', $2, $2) RETURNING ${COLUMNS}`, [
         petId,
         ctx.now.toISOString(),

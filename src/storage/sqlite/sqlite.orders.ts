@@ -41,7 +41,7 @@ export class SqliteOrders implements OrderRepository {
       assertPetOrderable(petId, pet?.status);
       const at = ctx.now.toISOString();
       const order = toOrder(this.#insert.get(petId, at, at) as unknown as OrderRow);
-      return this.#outbox.record(ctx, order, [{ type: 'order.placed', data: order }, ...this.#setPet(petId, 'pending')]);
+      return this.#outbox.record(ctx, order, [{ type: 'order.placed', data: order }, ...this.#setPet(petId, petStatusFor('placed'))]);
     });
   }
 
