@@ -26,9 +26,8 @@ export function assertPetOrderable(petId: number, status: PetStatus | undefined)
   if (status !== 'available') throw new AppError('pet_not_available', `pet ${petId} is ${status}, not available`);
 }
 
-/** The order must exist and the lifecycle must allow moving it from `current` to `to`. */
-export function assertTransition<T extends { readonly status: OrderStatus }>(id: number, order: T | undefined, to: OrderStatus): asserts order is T {
-  if (order === undefined) throw new AppError('not_found', `order ${id} does not exist`);
+/** The lifecycle must allow moving order `id` from its current status to `to`. */
+export function assertTransition(id: number, order: { readonly status: OrderStatus }, to: OrderStatus): void {
   const from = order.status;
   if (canTransition(from, to)) return;
   const allowed = allowedFrom(from);

@@ -1,7 +1,7 @@
 import type { PetStatus } from '../../pets/pet.schemas.ts';
 import type { NewEvent } from '../outbox.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
+import { assertFound, assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
 import type { ConditionalWrite, OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
 import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
 import type { PgDb, Query } from './postgres.db.ts';
@@ -23,7 +23,7 @@ export class PostgresOrders implements OrderRepository {
     return this.#db.transaction(async (query) => {
       const [pet] = await query<{ status: PetStatus }>('SELECT status FROM pets WHERE id = $1 AND deleted_at IS NULL FOR UPDATE', [petId]);
       assertPetOrderable(petId, pet?.status);
-      const petEvents = await setPet(query, petId, 'pending');
+      const petEvents = await setPet(query, petId, petStatusFor('placed'));
       const [row] = await query<OrderRow>(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES ($1, 'placed', $2, $2) RETURNING ${COLUMNS}`, [
         petId,
         ctx.now.toISOString(),
@@ -55,7 +55,8 @@ export class PostgresOrders implements OrderRepository {
     // taken order → pet here and pet-only in place(), so the two cannot deadlock.
     return this.#db.transaction(async (query) => {
       const [current] = await query<OrderRow>(`SELECT ${COLUMNS} FROM orders WHERE id = $1 FOR UPDATE`, [id]);
-      if (current) assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
+      assertFound(`order ${id}`, current);
+      assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
       assertTransition(id, current, to);
       const petEvents = await setPet(query, current.pet_id, petStatusFor(to));
       const [row] = await query<OrderRow>(`UPDATE orders SET status = $1, updated_at = $2 WHERE id = $3 RETURNING ${COLUMNS}`, [to, ctx.now.toISOString(), id]);

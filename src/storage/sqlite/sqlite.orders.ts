@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
+import { assertFound, assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
 import type { NewEvent } from '../outbox.ts';
 import type { ConditionalWrite, OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
 import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
@@ -41,7 +41,7 @@ export class SqliteOrders implements OrderRepository {
       assertPetOrderable(petId, pet?.status);
       const at = ctx.now.toISOString();
       const order = toOrder(this.#insert.get(petId, at, at) as unknown as OrderRow);
-      return this.#outbox.record(ctx, order, [{ type: 'order.placed', data: order }, ...this.#setPet(petId, 'pending')]);
+      return this.#outbox.record(ctx, order, [{ type: 'order.placed', data: order }, ...this.#setPet(petId, petStatusFor('placed'))]);
     });
   }
 
@@ -65,7 +65,8 @@ export class SqliteOrders implements OrderRepository {
   async transition(id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
     return this.#writes.run(() => {
       const current = this.#get.get(id) as OrderRow | undefined;
-      if (current) assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
+      assertFound(`order ${id}`, current);
+      assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
       assertTransition(id, current, to);
       const order = toOrder(this.#update.get(to, ctx.now.toISOString(), id) as unknown as OrderRow);
       return this.#outbox.record(ctx, order, [{ type: `order.${to}`, data: order }, ...this.#setPet(current.pet_id, petStatusFor(to))]);

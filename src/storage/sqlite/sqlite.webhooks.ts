@@ -85,7 +85,7 @@ export class SqliteWebhooks implements WebhookRepository {
     );
     this.#log = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?`);
     this.#entry = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`);
-    this.#lock = db.prepare('SELECT enabled, failing_since FROM webhooks WHERE id = ?');
+    this.#lock = db.prepare('SELECT enabled FROM webhooks WHERE id = ?');
     this.#pendingOf = db.prepare(`SELECT ${DELIVERY_COLUMNS}, lease_until FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'pending'`);
     this.#dueNow = db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? RETURNING ${DELIVERY_COLUMNS}`);
     this.#lastAttempt = db.prepare('SELECT max(attempt) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?');
@@ -227,25 +227,21 @@ export class SqliteWebhooks implements WebhookRepository {
     return this.#writes.run(() => {
       const { attempt: a } = r;
       const at = r.attemptedAt.toISOString();
-      const record = (next: Date | null) =>
-        Number(
-          this.#record.run({
-            id: a.deliveryId,
-            token: r.token,
-            status: r.succeeded ? 'succeeded' : 'failed',
-            http: r.httpStatus,
-            ms: r.durationMs,
-            error: r.error,
-            at,
-            next: next?.toISOString() ?? null,
-          }).changes,
-        ) === 1;
+      const recorded = this.#record.run({
+        id: a.deliveryId,
+        token: r.token,
+        status: r.succeeded ? 'succeeded' : 'failed',
+        http: r.httpStatus,
+        ms: r.durationMs,
+        error: r.error,
+        at,
+        next: r.retryAt?.toISOString() ?? null,
+      }).changes;
+      if (Number(recorded) !== 1) return { recorded: false, disabled: false };
       if (r.succeeded) {
-        if (!record(null)) return { recorded: false, disabled: false };
         this.#succeeded.run(a.webhookId);
         return { recorded: true, disabled: false };
       }
-      if (!record(r.retryAt)) return { recorded: false, disabled: false };
       const endpoint = this.#failing.get(at, a.webhookId) as { failing_since: string; enabled: number };
       const disable = endpoint.enabled === 1 && endpoint.failing_since <= r.disableIfFailingSince.toISOString();
       if (disable) {
