@@ -1,12 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
-import { Cursor, Id, Limit, TEXT_PATTERN } from '../schemas.ts';
+import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
 
 export const WEBHOOK_URL_MAX = 2048;
 export const DESCRIPTION_MAX = 500;
 
 const AT = '2026-11-22T12:00:00.000Z';
-const timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: [AT] });
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description });
 
