@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 
 /** Resolves a host name to every address it has (the system resolver, or a test's own). */
 export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
-export const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
 // Special-purpose ranges (IANA IPv4 and IPv6 special-purpose address registries) that a webhook
 // must never reach: the service's own host and network, its cloud's metadata service
@@ -192,7 +192,7 @@ export class AddressPolicy {
   }
 }
 
-export class AddressNotAllowedError extends Error {
+class AddressNotAllowedError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_NOT_ALLOWED';
   constructor(host: string, why: string) {
     super(`refused to connect to ${host}: ${why} is not a public address`);
