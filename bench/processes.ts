@@ -5,15 +5,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 
-export const HAS_TASKSET = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+const HAS_TASKSET = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
 export const CPUS = (() => {
   const affinity = spawnSync('nproc', [], { encoding: 'utf8' }).stdout?.trim();
   return Number(affinity) || 1;
 })();
 
+/** Whether pinned() pins (taskset exists, two cores or more): only then does a core's load say whose it is. */
+export const PINNED = HAS_TASKSET && CPUS >= 2;
+
 /** The command line with `taskset -c <cpu>` in front when pinning is possible and worth it. */
 export function pinned(cpu: number, argv: readonly string[]): string[] {
-  return HAS_TASKSET && CPUS >= 2 ? ['taskset', '-c', String(cpu), ...argv] : [...argv];
+  return PINNED ? ['taskset', '-c', String(cpu), ...argv] : [...argv];
 }
 
 export async function freePort(): Promise<number> {

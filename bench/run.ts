@@ -13,7 +13,7 @@ import type { DatabaseConfig } from '../src/config.ts';
 import { SIZES, type SizeName } from './fixture.ts';
 import { HAS_WRK, runLoad } from './load.ts';
 import { openBenchPostgres, type BenchPostgres } from './postgres.ts';
-import { CPUS, HAS_TASKSET, freePort, npmStart, pinned, startServer, type Server } from './processes.ts';
+import { CPUS, PINNED, freePort, npmStart, pinned, startServer, type Server } from './processes.ts';
 import { CLOCK_TICKS_PER_SECOND, busyShare, isNodeProcess, readCoreTimes, readProcessCpu } from './proc.ts';
 import { legend, markdownTable, memoryLine, scenarioTable, summarise, type Measured, type ScenarioReport } from './report.ts';
 import { SCENARIO_NAMES, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
@@ -54,8 +54,6 @@ const USAGE = `usage: npm run bench -- [options]
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
-/** Servers on SERVER_CPU and the generator on LOAD_CPU (see pinned()): only then does a core's load say whose it is. */
-const PINNED = HAS_TASKSET && CPUS >= 2;
 
 interface Options {
   scenarios: ScenarioName[];

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { JSON_TYPE } from '../http/error-handler.ts';
 import { nextLink } from '../paging.ts';
-import { commonErrors, errorResponse } from '../schemas.ts';
+import { commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
 import { Events, ListEventsQuery, serializeEvent } from './event.schemas.ts';
 import type { EventService } from './event.service.ts';
 
@@ -26,7 +26,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         response: {
           200: { ...Events, description: 'A page of events' },
           400: errorResponse(
-            'Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `Invalid \`limit\`, \`type\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
           ),
           ...commonErrors,
         },

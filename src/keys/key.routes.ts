@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../errors.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { nextLink } from '../paging.ts';
 import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, MALFORMED } from '../schemas.ts';
@@ -94,11 +93,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         },
       },
     },
-    async (request) => {
-      const key = await keys.get(request.params.keyId);
-      if (!key) throw new AppError('not_found', `key ${request.params.keyId} does not exist`);
-      return key;
-    },
+    async (request) => keys.get(request.params.keyId),
   );
 
   app.delete(

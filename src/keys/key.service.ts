@@ -87,8 +87,11 @@ export class KeyService {
     return { ...info, key };
   }
 
-  get(id: number): Promise<ApiKey | undefined> {
-    return this.#repo.get(id);
+  /** The key; an unknown one → 404 not_found. */
+  async get(id: number): Promise<ApiKey> {
+    const key = await this.#repo.get(id);
+    if (key === undefined) throw new AppError('not_found', `key ${id} does not exist`);
+    return key;
   }
 
   async list(q: ListKeysQuery): Promise<Page<ApiKey>> {
@@ -104,7 +107,7 @@ export class KeyService {
    */
   async revoke(id: number): Promise<void> {
     if (await this.#repo.revoke(id, this.#clock.now())) return;
-    if ((await this.#repo.get(id)) === undefined) throw new AppError('not_found', `key ${id} does not exist`);
+    await this.get(id);
   }
 }
 

@@ -1,4 +1,4 @@
-// Scopes, one per line in each list so that adding one is a one-line change.
+// Scopes, one per line so that adding one is a one-line change.
 
 /** Every scope a key can hold. */
 export const SCOPES = [
@@ -14,17 +14,10 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 /**
  * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey
- * without `scopes`): every scope but the admin ones (`keys:admin`, `webhooks:admin`), which a key
- * holds only when they were asked for by name.
+ * without `scopes`): every scope but the admin ones (`…:admin`), which a key holds only when they
+ * were asked for by name.
  */
-export const DEFAULT_SCOPES: readonly Scope[] = [
-  'pets:read',
-  'pets:write',
-  'orders:read',
-  'orders:write',
-  'categories:write',
-  'events:read',
-];
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin'));
 
 /** The identity a request runs as once its bearer token is accepted. */
 export interface Principal {

@@ -31,7 +31,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         response: {
           200: { ...Orders, description: 'A page of orders' },
           400: errorResponse(
-            'Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `Invalid \`limit\`, \`status\`, \`petId\` or \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
           ),
           ...commonErrors,
         },
@@ -125,7 +125,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         response: {
           200: { ...Order, description: 'The order after the transition; `ETag` is its new entity tag' },
           400: errorResponse(
-            'Invalid `orderId`, body field or `If-Match`, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `Invalid \`orderId\`, body field or \`If-Match\`, an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); a body nested deeper than 32 levels or ${MALFORMED}`,
           ),
           404: errorResponse('No order with this id (`not_found`)'),
           409: errorResponse('The transition is not allowed from the current state (`invalid_transition`)'),

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 
 /** Resolves a host name to every address it has (the system resolver, or a test's own). */
 export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
-export const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
 // Special-purpose ranges (IANA IPv4 and IPv6 special-purpose address registries) that a webhook
 // must never reach: the service's own host and network, its cloud's metadata service
@@ -43,6 +43,7 @@ const V6: readonly [string, number, string][] = [
   ['ff00::', 8, 'multicast'],
 ];
 const RANGES = [...V4, ...V6].map(([prefix, length, name]) => ({ bytes: toBytes(prefix), length, name }));
+const NAT64 = { bytes: toBytes('64:ff9b::'), length: 96 };
 
 /** The 4 or 16 bytes of an IP address (an IPv6 zone is ignored). */
 function toBytes(address: string): Uint8Array {
@@ -85,7 +86,7 @@ export function nonPublic(address: string): string | undefined {
     };
     const zeros = (n: number) => bytes.subarray(0, n).every((b) => b === 0);
     if (zeros(10) && bytes[10] === 0xff && bytes[11] === 0xff) return embedded(12);
-    if (inRange(bytes, { bytes: toBytes('64:ff9b::'), length: 96 })) return embedded(12);
+    if (inRange(bytes, NAT64)) return embedded(12);
     if (bytes[0] === 0x20 && bytes[1] === 0x02) return embedded(2);
   }
   const range = RANGES.find((r) => inRange(bytes, r));
@@ -191,7 +192,7 @@ export class AddressPolicy {
   }
 }
 
-export class AddressNotAllowedError extends Error {
+class AddressNotAllowedError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_NOT_ALLOWED';
   constructor(host: string, why: string) {
     super(`refused to connect to ${host}: ${why} is not a public address`);

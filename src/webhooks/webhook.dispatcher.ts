@@ -36,7 +36,7 @@ export interface DispatcherOptions {
 }
 
 /** Beyond WEBHOOK_TIMEOUT_MS, what a lease leaves for recording the result before another instance may take the attempt over. */
-export const LEASE_MARGIN_MS = 5_000;
+const LEASE_MARGIN_MS = 5_000;
 const JITTER = 0.1;
 
 /**

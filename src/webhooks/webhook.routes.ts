@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { nextLink } from '../paging.ts';
-import { commonErrors, errorResponse } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
 import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, PageQuery, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
@@ -10,11 +10,6 @@ export interface WebhookRoutesOptions {
   readonly base: string;
 }
 
-const bodyErrors = {
-  413: errorResponse('Request body larger than the limit (`payload_too_large`)'),
-  415: errorResponse('Body not sent as application/json (`unsupported_media_type`)'),
-};
-const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
 const BAD_BODY = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
 const BAD_URL = 'a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`)';
 const notFound = errorResponse('No webhook endpoint with this id (`not_found`)');

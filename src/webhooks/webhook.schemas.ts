@@ -1,12 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
-import { Cursor, Id, Limit, TEXT_PATTERN } from '../schemas.ts';
+import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
 
-export const WEBHOOK_URL_MAX = 2048;
-export const DESCRIPTION_MAX = 500;
+const WEBHOOK_URL_MAX = 2048;
+const DESCRIPTION_MAX = 500;
 
 const AT = '2026-11-22T12:00:00.000Z';
-const timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: [AT] });
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description });
 
@@ -64,7 +63,7 @@ export const Webhook = Type.Object(webhookFields, { $id: 'Webhook', additionalPr
 export type Webhook = Static<typeof Webhook>;
 export const Webhooks = Type.Array(Type.Unsafe<Webhook>({ $ref: 'Webhook#' }), { $id: 'Webhooks', description: 'A page of webhook endpoints, ascending by id' });
 
-export const SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
+const SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
 export const WebhookWithSecret = Type.Object(
   {
     ...webhookFields,
@@ -78,9 +77,9 @@ export const WebhookWithSecret = Type.Object(
 );
 export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export const DELIVERY_TYPES = ['attempt', 'webhook.disabled'] as const;
+const DELIVERY_TYPES = ['attempt', 'webhook.disabled'] as const;
 export type DeliveryType = (typeof DELIVERY_TYPES)[number];
 
 export const Delivery = Type.Object(

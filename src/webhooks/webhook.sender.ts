@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import type { AddressPolicy } from './webhook.address.ts';
 
 /** At most this much of a response body is read (and then thrown away). */
-export const RESPONSE_READ_LIMIT = 64 * 1024;
+const RESPONSE_READ_LIMIT = 64 * 1024;
 export const USER_AGENT = 'petstore-webhooks/1';
 
 export interface SendResult {

@@ -8,7 +8,7 @@ import type { SecretBox } from './webhook.secret-box.ts';
 import { generateSecret } from './webhook.signature.ts';
 
 /** After a rotation, the previous secret keeps signing (next to the new one) this long. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /** Registering and managing webhook endpoints, and reading and replaying their deliveries. */
 export class WebhookService {
