@@ -57,6 +57,11 @@ export class AppError extends Error {
   }
 }
 
+/** 404 for `what` ("pet 42"): the one wording of `not_found` for a resource that is not there. */
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} does not exist`);
+}
+
 /** Storage engines throw this when the database cannot be reached; the HTTP layer answers 503. */
 export class StorageUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

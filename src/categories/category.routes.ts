@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AppError } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
 import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, mergePatchBodyErrors } from '../schemas.ts';
@@ -15,7 +15,6 @@ const badId = '`categoryId` is not an integer between 1 and 2^53-1 written in de
 
 export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = async (app, { categories, base }) => {
   const location = (category: Category) => `${base}/categories/${category.id}`;
-  const notFound = (id: number) => new AppError('not_found', `category ${id} does not exist`);
 
   app.get(
     '/categories',
@@ -86,7 +85,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
     },
     async (request) => {
       const category = await categories.get(request.params.categoryId);
-      if (!category) throw notFound(request.params.categoryId);
+      if (!category) throw notFound(`category ${request.params.categoryId}`);
       return category;
     },
   );

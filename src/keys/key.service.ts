@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { ApiKeyRepository, IdempotentResponse } from '../storage/storage.ts';
 import type { ApiKey, CreatedApiKey, ListKeysQuery, NewApiKey } from './key.schemas.ts';
@@ -90,7 +90,7 @@ export class KeyService {
   /** The key; an unknown one → 404 not_found. */
   async get(id: number): Promise<ApiKey> {
     const key = await this.#repo.get(id);
-    if (key === undefined) throw new AppError('not_found', `key ${id} does not exist`);
+    if (key === undefined) throw notFound(`key ${id}`);
     return key;
   }
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AppError } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
@@ -22,7 +22,6 @@ export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   const location = (pet: Pet) => `${base}/pets/${pet.id}`;
-  const notFound = (petId: number) => new AppError('not_found', `pet ${petId} does not exist`);
 
   app.get(
     '/pets',
@@ -111,7 +110,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const pet = await pets.get(request.params.petId);
-      if (!pet) throw notFound(request.params.petId);
+      if (!pet) throw notFound(`pet ${request.params.petId}`);
       return tagged(request, reply, pet);
     },
   );

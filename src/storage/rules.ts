@@ -1,7 +1,7 @@
 // Domain checks and their client-facing messages, shared by every engine so that SQLite and
 // PostgreSQL refuse the same requests with the same words. Engines call these inside their
 // transactions, after reading the rows they have locked.
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import { entityTag, ifMatchPasses, type Condition } from '../preconditions.ts';
 import { allowedFrom, canTransition } from '../store/order.lifecycle.ts';
@@ -45,7 +45,7 @@ export function duplicateCategory(name: string): AppError {
 
 /** The resource a write addresses must exist (a withdrawn pet or deleted category does not). */
 export function assertFound<T>(what: string, resource: T | undefined): asserts resource is T {
-  if (resource === undefined) throw new AppError('not_found', `${what} does not exist`);
+  if (resource === undefined) throw notFound(what);
 }
 
 /**
@@ -75,11 +75,11 @@ export function categoryInUse(categoryId: number): AppError {
 }
 
 export function webhookNotFound(id: number): AppError {
-  return new AppError('not_found', `webhook ${id} does not exist`);
+  return notFound(`webhook ${id}`);
 }
 
 export function deliveryNotFound(webhookId: number, deliveryId: number): AppError {
-  return new AppError('not_found', `delivery ${deliveryId} of webhook ${webhookId} does not exist`);
+  return notFound(`delivery ${deliveryId} of webhook ${webhookId}`);
 }
 
 export function notAnAttempt(webhookId: number, deliveryId: number): AppError {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { entityTag } from '../preconditions.ts';
@@ -103,7 +103,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     },
     async (request, reply) => {
       const order = await orders.get(request.params.orderId);
-      if (!order) throw new AppError('not_found', `order ${request.params.orderId} does not exist`);
+      if (!order) throw notFound(`order ${request.params.orderId}`);
       return tagged(request, reply, order);
     },
   );
