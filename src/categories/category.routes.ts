@@ -60,7 +60,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      const category = await categories.create(request.body.name, idempotentResponse(request, reply, 201, { location }));
+      const category = await categories.create(request.body.name, idempotentResponse(request, reply, location));
       return reply.code(201).header('location', location(category)).send(category);
     },
   );

@@ -40,33 +40,25 @@ export function fingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
-export interface ResponseOptions<T> {
-  /** The Location the route answers with. */
-  readonly location?: (result: T) => string;
-  /**
-   * The body holds a secret (createKey's new key): it is stored encrypted under a key derived
-   * from the caller's own API key, which the database does not hold, and decrypted for a replay
-   * (which presents that API key again: the record belongs to it).
-   */
-  readonly sealed?: boolean;
-}
-
 /**
  * What a route hands its write (WriteContext.idempotency) so that the response to an
  * Idempotency-Key request is stored in the same transaction as the change it reports: a
- * committed write is then always replayed, never repeated. `status` and `location` are what the
- * route answers with; the body is the route's own serialization of the result for that status.
+ * committed write is then always replayed, never repeated. Every idempotent route creates: it
+ * answers 201 with `Location: location(result)` and the route's own serialization of the result.
+ * `sealed`: the body holds a secret (createKey's new key); it is stored encrypted under a key
+ * derived from the caller's own API key, which the database does not hold, and decrypted for a
+ * replay (which presents that API key again: the record belongs to it).
  * undefined when the request has no Idempotency-Key.
  */
-export function idempotentResponse<T extends object>(request: FastifyRequest, reply: FastifyReply, status: number, options: ResponseOptions<T> = {}): IdempotentResponse<T> | undefined {
+export function idempotentResponse<T extends object>(request: FastifyRequest, reply: FastifyReply, location: (result: T) => string, { sealed = false }: { readonly sealed?: boolean } = {}): IdempotentResponse<T> | undefined {
   const claim = request.idempotency;
   if (claim === null) return undefined;
   return {
     id: claim.id,
     respond: (result) => {
       claim.stored = true;
-      const body = reply.serializeInput(result as Record<string, unknown>, String(status)) as string;
-      return { status, body: options.sealed ? seal(body, callerToken(request), claim.id) : body, location: options.location ? options.location(result) : null };
+      const body = reply.serializeInput(result as Record<string, unknown>, '201') as string;
+      return { status: 201, body: sealed ? seal(body, callerToken(request), claim.id) : body, location: location(result) };
     },
   };
 }

@@ -42,7 +42,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const created = await keys.create(request.body, request.principal!.scopes, idempotentResponse(request, reply, 201, { location, sealed: true }));
+      const created = await keys.create(request.body, request.principal!.scopes, idempotentResponse(request, reply, location, { sealed: true }));
       return reply.code(201).header('location', location(created)).send(created);
     },
   );

@@ -77,7 +77,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const pet = await pets.create(request.body, idempotentResponse(request, reply, 201, { location }));
+      const pet = await pets.create(request.body, idempotentResponse(request, reply, location));
       return reply.code(201).header('location', location(pet)).header('etag', entityTag(pet)).send(pet);
     },
   );

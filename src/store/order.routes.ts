@@ -73,7 +73,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const order = await orders.place(request.body.petId, idempotentResponse(request, reply, 201, { location }));
+      const order = await orders.place(request.body.petId, idempotentResponse(request, reply, location));
       return reply.code(201).header('location', location(order)).header('etag', entityTag(order)).send(order);
     },
   );
