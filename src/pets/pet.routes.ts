@@ -3,7 +3,6 @@ import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
-import { entityTag } from '../preconditions.ts';
 import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, mergePatchBodyErrors, preconditionErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
@@ -78,7 +77,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const pet = await pets.create(request.body, idempotentResponse(request, reply, location));
-      return reply.code(201).header('location', location(pet)).header('etag', entityTag(pet)).send(pet);
+      reply.code(201).header('location', location(pet));
+      return tagged(request, reply, pet);
     },
   );
 

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { entityTag } from '../preconditions.ts';
 import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, preconditionErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
@@ -74,7 +73,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     },
     async (request, reply) => {
       const order = await orders.place(request.body.petId, idempotentResponse(request, reply, location));
-      return reply.code(201).header('location', location(order)).header('etag', entityTag(order)).send(order);
+      reply.code(201).header('location', location(order));
+      return tagged(request, reply, order);
     },
   );
 
