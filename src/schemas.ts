@@ -56,6 +56,21 @@ export const errorResponse = errorRef;
 /** What any request can be refused for before its operation looks at it (request-target.ts, auth.ts): part of every 400. */
 export const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
 
+/** What the JSON body parser refuses (http/limits.ts): part of the 400 of every operation that takes a body. */
+export const INVALID_JSON = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
+
+/** The same for an operation that takes no body. */
+export const UNEXPECTED_BODY = 'a body (none is expected) that is not JSON (`invalid_json`)';
+
+/** The start of a 400: path `ids` that fail their Id schema, a query parameter, and the operation's conditional `header`, if any. */
+export function invalidIds(ids: readonly string[], header?: string): string {
+  const what = `${ids.map((id) => `\`${id}\``).join(' or ')} is not an integer between 1 and 2^53-1 written in decimal digits`;
+  return header === undefined ? `${what}, or a query parameter was sent` : `${what}, a query parameter was sent, or a malformed \`${header}\``;
+}
+
+/** The 304 of the conditional reads (http/conditional.ts `tagged`). */
+export const notModified = { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' } as const;
+
 /** Error responses of every operation that takes a body. */
 export const bodyErrors = {
   413: errorRef('Request body larger than the limit (`payload_too_large`)'),

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { notFound } from '../errors.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, mergePatchBodyErrors } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, INVALID_JSON, invalidIds, mergePatchBodyErrors, UNEXPECTED_BODY } from '../schemas.ts';
 import { Categories, Category, CategoryIdParams, CategoryPatch, NewCategory } from './category.schemas.ts';
 import type { CategoryService } from './category.service.ts';
 
@@ -11,7 +11,7 @@ export interface CategoryRoutesOptions {
   readonly base: string;
 }
 
-const badId = '`categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent';
+const badId = invalidIds(['categoryId']);
 
 export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = async (app, { categories, base }) => {
   const location = (category: Category) => `${base}/categories/${category.id}`;
@@ -50,7 +50,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         response: {
           201: { ...Category, description: 'Category added; `Location` names it' },
           400: errorResponse(
-            `A missing or invalid name, an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
+            `A missing or invalid name, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
           ),
           409: errorResponse('A category with this name exists (`category_exists`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
@@ -109,7 +109,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
           body: CategoryPatch,
           response: {
             200: { ...Category, description: 'The category after the change' },
-            400: errorResponse(`${badId}, or a missing or invalid name or an unknown field (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); a body nested deeper than 32 levels or ${MALFORMED}`),
+            400: errorResponse(`${badId}, or a missing or invalid name or an unknown field (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`),
             404: errorResponse('No category with this id, or it was deleted (`not_found`)'),
             409: errorResponse('Another category has this name (`category_exists`)'),
             ...mergePatchBodyErrors,
@@ -135,7 +135,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         params: CategoryIdParams,
         response: {
           204: { type: 'null', description: 'Deleted; no body' },
-          400: errorResponse(`${badId} (\`validation_failed\`); a body (none is expected) that is not JSON (\`invalid_json\`); ${MALFORMED}`),
+          400: errorResponse(`${badId} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`),
           404: errorResponse('No category with this id, or it was already deleted (`not_found`)'),
           409: errorResponse('Animals still belong to the category (`category_in_use`)'),
           ...bodyErrors,

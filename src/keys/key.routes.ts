@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { nextLink } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, MALFORMED } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, INVALID_JSON, invalidIds, MALFORMED, UNEXPECTED_BODY } from '../schemas.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, ListKeysQuery, NewApiKey } from './key.schemas.ts';
 import type { KeyService } from './key.service.ts';
 
@@ -10,7 +10,7 @@ export interface KeyRoutesOptions {
   readonly base: string;
 }
 
-const badId = '`keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent';
+const badId = invalidIds(['keyId']);
 
 export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app, { keys, base }) => {
   const location = (key: { id: number }) => `${base}/keys/${key.id}`;
@@ -31,7 +31,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         response: {
           201: { ...CreatedApiKey, description: 'Key issued; `Location` names it. Store `key` now: it is never shown again' },
           400: errorResponse(
-            `Missing or invalid fields (an unknown scope, \`expiresAt\` not RFC 3339 or not in the future), an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
+            `Missing or invalid fields (an unknown scope, \`expiresAt\` not RFC 3339 or not in the future), an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
           ),
           409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
@@ -110,7 +110,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         params: KeyIdParams,
         response: {
           204: { type: 'null', description: 'Revoked; no body' },
-          400: errorResponse(`${badId} (\`validation_failed\`); a body (none is expected) that is not JSON (\`invalid_json\`); ${MALFORMED}`),
+          400: errorResponse(`${badId} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`),
           404: errorResponse('No key with this id (`not_found`)'),
           ...bodyErrors,
           ...commonErrors,

@@ -3,7 +3,7 @@ import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, mergePatchBodyErrors, preconditionErrors } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, INVALID_JSON, invalidIds, mergePatchBodyErrors, notModified, preconditionErrors, UNEXPECTED_BODY } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
@@ -66,7 +66,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         response: {
           201: { ...Pet, description: 'Animal added; `Location` names it, `ETag` is its entity tag' },
           400: errorResponse(
-            'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `Missing or invalid fields, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown category (\`unknown_category\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (\`bad_request\`: \`Host\`, \`Authorization\` twice, percent-encoding)`,
           ),
           409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
@@ -98,9 +98,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         params: PetIdParams,
         response: {
           200: { ...Pet, description: 'The animal; `ETag` is its entity tag' },
-          304: { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' },
+          304: notModified,
           400: errorResponse(
-            `\`petId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-None-Match\` (\`validation_failed\`); ${MALFORMED}`,
+            `${invalidIds(['petId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`,
           ),
           404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
           410: errorResponse('The operation is past its sunset date (`gone`)'),
@@ -137,7 +137,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
           response: {
             200: { ...Pet, description: 'The animal after the change; `ETag` is its new entity tag' },
             400: errorResponse(
-              `Invalid \`petId\`, body field or \`If-Match\`, an empty patch, an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); an unknown or deleted category (\`unknown_category\`); a body nested deeper than 32 levels or ${MALFORMED}`,
+              `Invalid \`petId\`, body field or \`If-Match\`, an empty patch, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown or deleted category (\`unknown_category\`); a body nested deeper than 32 levels or ${MALFORMED}`,
             ),
             404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
             409: errorResponse('The status would change while an order for the animal is open (`pet_has_open_order`)'),
@@ -166,7 +166,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         response: {
           204: { type: 'null', description: 'Withdrawn; no body' },
           400: errorResponse(
-            `\`petId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-Match\` (\`validation_failed\`); a body (none is expected) that is not JSON (\`invalid_json\`); ${MALFORMED}`,
+            `${invalidIds(['petId'], 'If-Match')} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`,
           ),
           404: errorResponse('No animal with this id, or it was already withdrawn (`not_found`)'),
           409: errorResponse('An order for the animal is open (`pet_has_open_order`)'),

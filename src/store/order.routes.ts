@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, preconditionErrors } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, INVALID_JSON, invalidIds, notModified, preconditionErrors } from '../schemas.ts';
 import { nextLink } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import type { OrderService } from './order.service.ts';
@@ -62,7 +62,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         response: {
           201: { ...Order, description: 'Order placed; `Location` names it, `ETag` is its entity tag' },
           400: errorResponse(
-            'Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)',
+            `Missing or invalid fields, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown or withdrawn pet (\`unknown_pet\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (\`bad_request\`: \`Host\`, \`Authorization\` twice, percent-encoding)`,
           ),
           409: errorResponse('The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
           ...idempotencyErrors,
@@ -92,9 +92,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...Order, description: 'The order; `ETag` is its entity tag' },
-          304: { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' },
+          304: notModified,
           400: errorResponse(
-            `\`orderId\` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed \`If-None-Match\` (\`validation_failed\`); ${MALFORMED}`,
+            `${invalidIds(['orderId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`,
           ),
           404: errorResponse('No order with this id (`not_found`)'),
           ...commonErrors,
@@ -125,7 +125,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         response: {
           200: { ...Order, description: 'The order after the transition; `ETag` is its new entity tag' },
           400: errorResponse(
-            `Invalid \`orderId\`, body field or \`If-Match\`, an unknown field or query parameter (\`validation_failed\`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (\`invalid_json\`); a body nested deeper than 32 levels or ${MALFORMED}`,
+            `Invalid \`orderId\`, body field or \`If-Match\`, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
           ),
           404: errorResponse('No order with this id (`not_found`)'),
           409: errorResponse('The transition is not allowed from the current state (`invalid_transition`)'),

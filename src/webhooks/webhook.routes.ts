@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { nextLink } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, INVALID_JSON, invalidIds, MALFORMED } from '../schemas.ts';
 import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, PageQuery, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
@@ -10,10 +10,9 @@ export interface WebhookRoutesOptions {
   readonly base: string;
 }
 
-const BAD_BODY = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
 const BAD_URL = 'a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`)';
 const notFound = errorResponse('No webhook endpoint with this id (`not_found`)');
-const badId = errorResponse(`\`webhookId\` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (\`validation_failed\`); ${MALFORMED}`);
+const badId = errorResponse(`${invalidIds(['webhookId'])} (\`validation_failed\`); ${MALFORMED}`);
 const pageErrors = (what: string) =>
   errorResponse(`Invalid ${what}, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`);
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
@@ -36,7 +35,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: NewWebhook,
         response: {
           201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
-          400: errorResponse(`Missing or invalid fields, an unknown field, event type or query parameter (\`validation_failed\`); ${BAD_BODY}; ${BAD_URL}; ${MALFORMED}`),
+          400: errorResponse(`Missing or invalid fields, an unknown field, event type or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`),
           ...bodyErrors,
           ...commonErrors,
         },
@@ -97,7 +96,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: WebhookUpdate,
         response: {
           200: { ...Webhook, description: 'The endpoint after the change' },
-          400: errorResponse(`Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (\`validation_failed\`); ${BAD_BODY}; ${BAD_URL}; ${MALFORMED}`),
+          400: errorResponse(`Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`),
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
@@ -184,7 +183,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         params: DeliveryIdParams,
         response: {
           202: { ...Delivery, description: 'The attempt that will send it' },
-          400: errorResponse(`\`webhookId\` or \`deliveryId\` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (\`validation_failed\`); ${MALFORMED}`),
+          400: errorResponse(`${invalidIds(['webhookId', 'deliveryId'])} (\`validation_failed\`); ${MALFORMED}`),
           404: errorResponse('No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (`not_found`)'),
           409: errorResponse('The endpoint is disabled (`webhook_disabled`)'),
           ...commonErrors,
