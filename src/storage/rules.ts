@@ -4,7 +4,7 @@
 import { AppError, notFound } from '../errors.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import { entityTag, ifMatchPasses, type Condition } from '../preconditions.ts';
-import { allowedFrom, canTransition } from '../store/order.lifecycle.ts';
+import { allowedFrom, canTransition, OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import type { OrderStatus } from '../store/order.schemas.ts';
 import type { PetPatch } from './storage.ts';
 
@@ -64,10 +64,12 @@ export function patchPet(current: Pet, patch: PetPatch): { next: Pet; changed: b
   return { next, changed };
 }
 
+const OPEN_STATUSES = OPEN_ORDER_STATUSES.join(' or ');
+
 /** While an order for the pet is open (placed or approved) the pet's status is the order's. */
 export function petHasOpenOrder(petId: number, change: 'status' | 'withdraw'): AppError {
   const what = change === 'status' ? 'its status cannot be changed' : 'it cannot be withdrawn';
-  return new AppError('pet_has_open_order', `pet ${petId} has an open order (placed or approved), so ${what}; cancel or deliver the order first`);
+  return new AppError('pet_has_open_order', `pet ${petId} has an open order (${OPEN_STATUSES}), so ${what}; cancel or deliver the order first`);
 }
 
 export function categoryInUse(categoryId: number): AppError {
