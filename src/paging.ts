@@ -64,11 +64,20 @@ export class CursorCodec {
   }
 
   /**
-   * Cuts a keyset page from rows fetched with limit + 1 (one row more than asked tells whether a
-   * next page exists without a second query) and signs the cursor for the next one; `key` is the
-   * keyset position of a row (its numeric id unless told otherwise).
+   * One page of a keyset-paged listing: verifies the request's `cursor` for `scope`, has `fetch`
+   * read limit + 1 rows after that position (`from` is undefined without a cursor: the listing's
+   * start) — one row more than asked tells whether a next page exists without a second query —
+   * and signs the cursor of the next page; `key` is the keyset position of a row (its numeric id
+   * unless told otherwise).
    */
-  page<T>(scope: string, rows: T[], limit: number, key: (row: T) => number = (row) => (row as { id: number }).id): Page<T> {
+  async fetchPage<T>(
+    scope: string,
+    q: { readonly limit?: number; readonly cursor?: string },
+    fetch: (limit: number, from: number | undefined) => Promise<T[]>,
+    key: (row: T) => number = (row) => (row as { id: number }).id,
+  ): Promise<Page<T>> {
+    const limit = q.limit ?? 20;
+    const rows = await fetch(limit + 1, q.cursor === undefined ? undefined : this.decode(scope, q.cursor));
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
     return { items, next: this.encode(scope, key(items[items.length - 1])) };

@@ -94,11 +94,8 @@ export class KeyService {
     return key;
   }
 
-  async list(q: ListKeysQuery): Promise<Page<ApiKey>> {
-    const limit = q.limit ?? 20;
-    const scope = 'keys;';
-    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
-    return this.#cursors.page(scope, await this.#repo.list({ limit: limit + 1, afterId }), limit);
+  list(q: ListKeysQuery): Promise<Page<ApiKey>> {
+    return this.#cursors.fetchPage('keys;', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
   }
 
   /**

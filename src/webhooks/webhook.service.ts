@@ -40,10 +40,8 @@ export class WebhookService {
     return webhook;
   }
 
-  async list(q: PageQuery): Promise<Page<Webhook>> {
-    const limit = q.limit ?? 20;
-    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode('webhooks', q.cursor);
-    return this.#cursors.page('webhooks', await this.#repo.list({ limit: limit + 1, afterId }), limit);
+  list(q: PageQuery): Promise<Page<Webhook>> {
+    return this.#cursors.fetchPage('webhooks', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
   }
 
   async update(id: number, change: WebhookUpdate): Promise<Webhook> {
@@ -68,10 +66,7 @@ export class WebhookService {
   /** The delivery log, newest first. */
   async deliveries(id: number, q: PageQuery): Promise<Page<Delivery>> {
     await this.get(id);
-    const limit = q.limit ?? 20;
-    const scope = `deliveries;${id}`;
-    const beforeId = q.cursor === undefined ? Number.MAX_SAFE_INTEGER : this.#cursors.decode(scope, q.cursor);
-    return this.#cursors.page(scope, await this.#repo.deliveries(id, { limit: limit + 1, beforeId }), limit);
+    return this.#cursors.fetchPage(`deliveries;${id}`, q, (limit, beforeId = Number.MAX_SAFE_INTEGER) => this.#repo.deliveries(id, { limit, beforeId }));
   }
 
   retry(id: number, deliveryId: number): Promise<Delivery> {
