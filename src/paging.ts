@@ -97,3 +97,14 @@ export function nextLink(base: string, path: string, params: Record<string, stri
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, String(v));
   return `<${base}${path}?${query}>; rel="next"`;
 }
+
+/** Sets a listing's `Link: rel="next"` header when its page has a next one: `params` are the request's filters. */
+export function linkNext(
+  reply: { header(name: string, value: string): unknown },
+  page: Page<unknown>,
+  base: string,
+  path: string,
+  params: Record<string, string | number | undefined>,
+): void {
+  if (page.next !== undefined) reply.header('link', nextLink(base, path, { ...params, cursor: page.next }));
+}

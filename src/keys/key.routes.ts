@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { nextLink } from '../paging.ts';
+import { linkNext } from '../paging.ts';
 import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, MALFORMED } from '../schemas.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, ListKeysQuery, NewApiKey } from './key.schemas.ts';
 import type { KeyService } from './key.service.ts';
@@ -69,7 +69,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await keys.list(request.query);
-      if (page.next !== undefined) reply.header('link', nextLink(base, '/keys', { limit: request.query.limit, cursor: page.next }));
+      linkNext(reply, page, base, '/keys', { limit: request.query.limit });
       return page.items;
     },
   );

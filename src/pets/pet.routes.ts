@@ -5,7 +5,7 @@ import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
 import { entityTag } from '../preconditions.ts';
 import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, mergePatchBodyErrors, preconditionErrors } from '../schemas.ts';
-import { nextLink } from '../paging.ts';
+import { linkNext } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
@@ -46,10 +46,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      if (page.next !== undefined) {
-        const { limit, status, categoryId } = request.query;
-        reply.header('link', nextLink(base, '/pets', { limit, status, categoryId, cursor: page.next }));
-      }
+      const { limit, status, categoryId } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId });
       return page.items;
     },
   );
