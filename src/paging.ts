@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
+import type { PageQuery } from './schemas.ts';
 
 /** One page of a keyset-paged listing: its items and, when more may follow, the next cursor. */
 export interface Page<T> {
@@ -72,7 +73,7 @@ export class CursorCodec {
    */
   async fetchPage<T>(
     scope: string,
-    q: { readonly limit?: number; readonly cursor?: string },
+    q: PageQuery,
     fetch: (limit: number, from: number | undefined) => Promise<T[]>,
     key: (row: T) => number = (row) => (row as { id: number }).id,
   ): Promise<Page<T>> {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { linkNext } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, MALFORMED } from '../schemas.ts';
-import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, ListKeysQuery, NewApiKey } from './key.schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, MALFORMED, PageQuery } from '../schemas.ts';
+import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, NewApiKey } from './key.schemas.ts';
 import type { KeyService } from './key.service.ts';
 
 export interface KeyRoutesOptions {
@@ -57,7 +57,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         summary: 'List API keys',
         description: 'A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).',
         'x-stability': 'experimental',
-        querystring: ListKeysQuery,
+        querystring: PageQuery,
         response: {
           200: { ...ApiKeys, description: 'A page of keys' },
           400: errorResponse(

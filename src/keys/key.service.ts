@@ -2,8 +2,9 @@ import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { CursorCodec, Page } from '../paging.ts';
+import type { PageQuery } from '../schemas.ts';
 import type { ApiKeyRepository, IdempotentResponse } from '../storage/storage.ts';
-import type { ApiKey, CreatedApiKey, ListKeysQuery, NewApiKey } from './key.schemas.ts';
+import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
@@ -94,7 +95,7 @@ export class KeyService {
     return key;
   }
 
-  list(q: ListKeysQuery): Promise<Page<ApiKey>> {
+  list(q: PageQuery): Promise<Page<ApiKey>> {
     return this.#cursors.fetchPage('keys;', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
   }
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { linkNext } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
-import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, PageQuery, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, MALFORMED, PageQuery } from '../schemas.ts';
+import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
 export interface WebhookRoutesOptions {

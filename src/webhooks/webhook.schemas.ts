@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
-import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
+import { Id, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
 
 const WEBHOOK_URL_MAX = 2048;
 const DESCRIPTION_MAX = 500;
@@ -134,9 +134,6 @@ export const DeliveryIdParams = Type.Object(
   { additionalProperties: false },
 );
 export type DeliveryIdParams = Static<typeof DeliveryIdParams>;
-
-export const PageQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
-export type PageQuery = Static<typeof PageQuery>;
 
 /** The request headers of every delivery (Standard Webhooks 1.0), documented in the OpenAPI `webhooks` section. */
 export const DeliveryHeaders = Type.Object({

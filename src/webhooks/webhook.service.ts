@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.ts';
 import type { CursorCodec, Page } from '../paging.ts';
+import type { PageQuery } from '../schemas.ts';
 import { webhookNotFound } from '../storage/rules.ts';
 import type { WebhookRepository } from '../storage/storage.ts';
 import type { AddressPolicy } from './webhook.address.ts';
-import type { Delivery, NewWebhook, PageQuery, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
+import type { Delivery, NewWebhook, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { generateSecret } from './webhook.signature.ts';
 
