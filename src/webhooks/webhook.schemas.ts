@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
+import { EVENT_ID_PATTERN, EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
 import { Id, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
 
 const WEBHOOK_URL_MAX = 2048;
@@ -90,7 +90,7 @@ export const Delivery = Type.Object(
       enum: [...DELIVERY_TYPES],
       description: '`attempt`: one attempt to deliver an event. `webhook.disabled`: the service disabled the endpoint here (`error` says why)',
     }),
-    eventId: nullable(Type.String({ pattern: '^evt_[1-9][0-9]*$', examples: ['evt_42'] }), 'The event sent (its `webhook-id`); null for `webhook.disabled`'),
+    eventId: nullable(Type.String({ pattern: EVENT_ID_PATTERN, examples: ['evt_42'] }), 'The event sent (its `webhook-id`); null for `webhook.disabled`'),
     attempt: nullable(Type.Integer({ minimum: 1, examples: [1] }), "1 for the event's first attempt, then 2, 3, …; null for `webhook.disabled`"),
     status: Type.Unsafe<DeliveryStatus>({
       type: 'string',
