@@ -53,7 +53,35 @@ export async function createApiKey(
   return { key, info };
 }
 
-/** The rules of issuing keys, for the API and the CLI alike. */
+/**
+ * The rules of issuing keys, for the API and the CLI alike: issues a key on behalf of a key
+ * holding `granter`: the new key's scopes (the default set when none are named) must all be held
+ * by the granter (else 403 insufficient_scope), and an expiry must lie after `now` (else 400).
+ */
+export async function issueApiKey(
+  repo: ApiKeyRepository,
+  input: NewApiKey,
+  granter: readonly Scope[],
+  now: Date,
+  idempotency?: IdempotentResponse<CreatedApiKey>,
+): Promise<CreatedApiKey> {
+  const scopes = input.scopes ?? DEFAULT_SCOPES;
+  const missing = scopes.filter((s) => !granter.includes(s));
+  if (missing.length > 0) {
+    throw new AppError('insufficient_scope', `this API key cannot grant ${missing.join(', ')}: a key can only grant scopes it holds itself`, {
+      'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"`,
+    });
+  }
+  let expiresAt: Date | null = null;
+  if (input.expiresAt !== undefined) {
+    expiresAt = new Date(input.expiresAt);
+    if (!(expiresAt.getTime() > now.getTime())) throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
+  }
+  const { key, info } = await createApiKey(repo, input.name, scopes, now, expiresAt, idempotency);
+  return { ...info, key };
+}
+
+/** The keys operations of the API. */
 export class KeyService {
   readonly #repo: ApiKeyRepository;
   readonly #cursors: CursorCodec;
@@ -65,27 +93,8 @@ export class KeyService {
     this.#clock = clock;
   }
 
-  /**
-   * Issues a key on behalf of a key holding `granter`: the new key's scopes (the default set when
-   * none are named) must all be held by the granter (else 403 insufficient_scope), and an expiry
-   * must lie in the future (else 400).
-   */
-  async create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
-    const scopes = input.scopes ?? DEFAULT_SCOPES;
-    const missing = scopes.filter((s) => !granter.includes(s));
-    if (missing.length > 0) {
-      throw new AppError('insufficient_scope', `this API key cannot grant ${missing.join(', ')}: a key can only grant scopes it holds itself`, {
-        'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"`,
-      });
-    }
-    const now = this.#clock.now();
-    let expiresAt: Date | null = null;
-    if (input.expiresAt !== undefined) {
-      expiresAt = new Date(input.expiresAt);
-      if (!(expiresAt.getTime() > now.getTime())) throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
-    }
-    const { key, info } = await createApiKey(this.#repo, input.name, scopes, now, expiresAt, idempotency);
-    return { ...info, key };
+  create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
+    return issueApiKey(this.#repo, input, granter, this.#clock.now(), idempotency);
   }
 
   /** The key; an unknown one → 404 not_found. */
