@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
+import type { PageQuery } from './schemas.ts';
 
 /** One page of a keyset-paged listing: its items and, when more may follow, the next cursor. */
 export interface Page<T> {
@@ -64,11 +65,20 @@ export class CursorCodec {
   }
 
   /**
-   * Cuts a keyset page from rows fetched with limit + 1 (one row more than asked tells whether a
-   * next page exists without a second query) and signs the cursor for the next one; `key` is the
-   * keyset position of a row (its numeric id unless told otherwise).
+   * One page of a keyset-paged listing: verifies the request's `cursor` for `scope`, has `fetch`
+   * read limit + 1 rows after that position (`from` is undefined without a cursor: the listing's
+   * start) — one row more than asked tells whether a next page exists without a second query —
+   * and signs the cursor of the next page; `key` is the keyset position of a row (its numeric id
+   * unless told otherwise).
    */
-  page<T>(scope: string, rows: T[], limit: number, key: (row: T) => number = (row) => (row as { id: number }).id): Page<T> {
+  async fetchPage<T>(
+    scope: string,
+    q: PageQuery,
+    fetch: (limit: number, from: number | undefined) => Promise<T[]>,
+    key: (row: T) => number = (row) => (row as { id: number }).id,
+  ): Promise<Page<T>> {
+    const limit = q.limit ?? 20;
+    const rows = await fetch(limit + 1, q.cursor === undefined ? undefined : this.decode(scope, q.cursor));
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
     return { items, next: this.encode(scope, key(items[items.length - 1])) };
@@ -87,4 +97,15 @@ export function nextLink(base: string, path: string, params: Record<string, stri
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, String(v));
   return `<${base}${path}?${query}>; rel="next"`;
+}
+
+/** Sets a listing's `Link: rel="next"` header when its page has a next one: `params` are the request's filters. */
+export function linkNext(
+  reply: { header(name: string, value: string): unknown },
+  page: Page<unknown>,
+  base: string,
+  path: string,
+  params: Record<string, string | number | undefined>,
+): void {
+  if (page.next !== undefined) reply.header('link', nextLink(base, path, { ...params, cursor: page.next }));
 }

@@ -36,6 +36,9 @@ export const Cursor = Type.String({
   maxLength: 512,
   description: 'Opaque position from a previous page\'s `Link: rel="next"`; never build it by hand',
 });
+/** The query of a listing without filters: its page size and position. */
+export const PageQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
+export type PageQuery = Static<typeof PageQuery>;
 
 const errorRef = (description: string) => Type.Unsafe<ErrorBody>({ $ref: 'Error#', description });
 

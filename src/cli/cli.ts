@@ -8,9 +8,8 @@ import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkAgainst } from '../http/validation.ts';
 import { NewApiKey, type ApiKey } from '../keys/key.schemas.ts';
-import { KeyService, parseScopes } from '../keys/key.service.ts';
+import { issueApiKey, parseScopes } from '../keys/key.service.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';
-import { CursorCodec } from '../paging.ts';
 import { openStorage } from '../storage/open.ts';
 import type { Storage } from '../storage/storage.ts';
 
@@ -112,8 +111,7 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     const input = { name: values.name, scopes, ...(values['expires-at'] === undefined ? {} : { expiresAt: values['expires-at'] }) };
     check(NewApiKey, input, 'key');
     // The operator holds every scope; an expiry in the past is refused like the API refuses it.
-    const keys = new KeyService(storage.apiKeys, new CursorCodec(await storage.secret('cursor')), systemClock);
-    const created = await refusal(io, () => keys.create(input, SCOPES));
+    const created = await refusal(io, () => issueApiKey(storage.apiKeys, input, SCOPES, systemClock.now()));
     if (created === undefined) return 1;
     const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
     io.out(`created key ${created.id} "${created.name}" (${created.scopes.join(',')}${expiry}). It is shown only this once:\n${created.key}`);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { JSON_TYPE } from '../http/error-handler.ts';
-import { nextLink } from '../paging.ts';
+import { linkNext } from '../paging.ts';
 import { commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
 import { Events, ListEventsQuery, serializeEvent } from './event.schemas.ts';
 import type { EventService } from './event.service.ts';
@@ -34,10 +34,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     },
     async (request, reply) => {
       const page = await events.list(request.query);
-      if (page.next !== undefined) {
-        const { limit, type } = request.query;
-        reply.header('link', nextLink(base, '/events', { limit, type, cursor: page.next }));
-      }
+      const { limit, type } = request.query;
+      linkNext(reply, page, base, '/events', { limit, type });
       // The items are sent as their one serialization (serializeEvent), which webhook bodies share.
       const body = `[${page.items.map(serializeEvent).join(',')}]`;
       return reply.type(JSON_TYPE).send(body as unknown as typeof page.items);

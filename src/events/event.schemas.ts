@@ -36,11 +36,17 @@ export const eventSchemaId = (type: EventType): string =>
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('')}Event`;
 
+/** An event's id: `evt_` and its position in the feed (42 → `evt_42`). */
+export const eventId = (sequence: number): string => `evt_${sequence}`;
+/** The number in an event's id (`evt_42` → 42): its position in the feed. */
+export const eventSequence = (e: { id: string }): number => Number(e.id.slice('evt_'.length));
+export const EVENT_ID_PATTERN = '^evt_[1-9][0-9]*$';
+
 /** The schema of one event type: its `type`, what its `data` is, a description and an example. */
 function eventSchema<K extends EventType, D extends TSchema>(type: K, data: D, description: string, example: object) {
   return Type.Object(
     {
-      id: Type.String({ pattern: '^evt_[1-9][0-9]*$', description: 'Unique; increases in commit order. The `webhook-id` of its deliveries', examples: ['evt_42'] }),
+      id: Type.String({ pattern: EVENT_ID_PATTERN, description: 'Unique; increases in commit order. The `webhook-id` of its deliveries', examples: ['evt_42'] }),
       type: Type.Literal(type, { description: 'What changed' }),
       createdAt: Type.String({ format: 'date-time', description: 'When the change was committed (RFC 3339, UTC, milliseconds)', examples: [AT] }),
       data,
@@ -87,9 +93,6 @@ export const Event = Type.Unsafe<Event>({
 });
 
 export const Events = Type.Array(ref<Event>('Event'), { $id: 'Events', description: 'A page of events, ascending by id (commit order)' });
-
-/** The number in an event's id (`evt_42` → 42): its position in the feed. */
-export const eventSequence = (e: { id: string }): number => Number(e.id.slice('evt_'.length));
 
 /**
  * The JSON text of an event: the items of the feed and the body of every webhook delivery are this

@@ -18,12 +18,9 @@ export class EventService {
   }
 
   async list(q: ListEventsQuery): Promise<Page<Event>> {
-    const limit = q.limit ?? 20;
-    const scope = `events;${q.type ?? ''}`;
     if (q.cursor !== undefined && q.after !== undefined) throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
-    const afterId = q.cursor !== undefined ? this.#cursors.decode(scope, q.cursor) : q.after !== undefined ? eventSequence({ id: q.after }) : 0;
-    const rows = await this.#events.list({ limit: limit + 1, afterId, type: q.type });
-    return this.#cursors.page(scope, rows, limit, eventSequence);
+    const fetch = (limit: number, afterId = q.after === undefined ? 0 : eventSequence({ id: q.after })) => this.#events.list({ limit, afterId, type: q.type });
+    return this.#cursors.fetchPage(`events;${q.type ?? ''}`, q, fetch, eventSequence);
   }
 }
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { nextLink } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, INVALID_JSON, invalidIds, MALFORMED, UNEXPECTED_BODY } from '../schemas.ts';
-import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, ListKeysQuery, NewApiKey } from './key.schemas.ts';
+import { linkNext } from '../paging.ts';
+import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, INVALID_JSON, invalidIds, MALFORMED, PageQuery, UNEXPECTED_BODY } from '../schemas.ts';
+import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, NewApiKey } from './key.schemas.ts';
 import type { KeyService } from './key.service.ts';
 
 export interface KeyRoutesOptions {
@@ -57,7 +57,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         summary: 'List API keys',
         description: 'A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).',
         'x-stability': 'experimental',
-        querystring: ListKeysQuery,
+        querystring: PageQuery,
         response: {
           200: { ...ApiKeys, description: 'A page of keys' },
           400: errorResponse(
@@ -69,7 +69,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await keys.list(request.query);
-      if (page.next !== undefined) reply.header('link', nextLink(base, '/keys', { limit: request.query.limit, cursor: page.next }));
+      linkNext(reply, page, base, '/keys', { limit: request.query.limit });
       return page.items;
     },
   );

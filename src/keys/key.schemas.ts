@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { Id, TEXT_PATTERN, Timestamp } from '../schemas.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
 
 export const ScopeSchema = Type.Unsafe<Scope>({ $id: 'Scope', type: 'string', enum: [...SCOPES], description: 'A permission a key holds (docs/api.md, "Authentication")' });
@@ -60,8 +60,5 @@ export const NewApiKey = Type.Object(
   { $id: 'NewApiKey', additionalProperties: false, examples: [{ name: 'shop front', scopes: ['pets:read', 'orders:write'], expiresAt: '2027-11-22T00:00:00.000Z' }] },
 );
 export type NewApiKey = Static<typeof NewApiKey>;
-
-export const ListKeysQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
-export type ListKeysQuery = Static<typeof ListKeysQuery>;
 
 export const KeyIdParams = Type.Object({ keyId: Id('The identifier of the key') }, { additionalProperties: false });

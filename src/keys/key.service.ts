@@ -2,8 +2,9 @@ import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { CursorCodec, Page } from '../paging.ts';
+import type { PageQuery } from '../schemas.ts';
 import type { ApiKeyRepository, IdempotentResponse } from '../storage/storage.ts';
-import type { ApiKey, CreatedApiKey, ListKeysQuery, NewApiKey } from './key.schemas.ts';
+import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
@@ -52,7 +53,35 @@ export async function createApiKey(
   return { key, info };
 }
 
-/** The rules of issuing keys, for the API and the CLI alike. */
+/**
+ * The rules of issuing keys, for the API and the CLI alike: issues a key on behalf of a key
+ * holding `granter`: the new key's scopes (the default set when none are named) must all be held
+ * by the granter (else 403 insufficient_scope), and an expiry must lie after `now` (else 400).
+ */
+export async function issueApiKey(
+  repo: ApiKeyRepository,
+  input: NewApiKey,
+  granter: readonly Scope[],
+  now: Date,
+  idempotency?: IdempotentResponse<CreatedApiKey>,
+): Promise<CreatedApiKey> {
+  const scopes = input.scopes ?? DEFAULT_SCOPES;
+  const missing = scopes.filter((s) => !granter.includes(s));
+  if (missing.length > 0) {
+    throw new AppError('insufficient_scope', `this API key cannot grant ${missing.join(', ')}: a key can only grant scopes it holds itself`, {
+      'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"`,
+    });
+  }
+  let expiresAt: Date | null = null;
+  if (input.expiresAt !== undefined) {
+    expiresAt = new Date(input.expiresAt);
+    if (!(expiresAt.getTime() > now.getTime())) throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
+  }
+  const { key, info } = await createApiKey(repo, input.name, scopes, now, expiresAt, idempotency);
+  return { ...info, key };
+}
+
+/** The keys operations of the API. */
 export class KeyService {
   readonly #repo: ApiKeyRepository;
   readonly #cursors: CursorCodec;
@@ -64,27 +93,8 @@ export class KeyService {
     this.#clock = clock;
   }
 
-  /**
-   * Issues a key on behalf of a key holding `granter`: the new key's scopes (the default set when
-   * none are named) must all be held by the granter (else 403 insufficient_scope), and an expiry
-   * must lie in the future (else 400).
-   */
-  async create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
-    const scopes = input.scopes ?? DEFAULT_SCOPES;
-    const missing = scopes.filter((s) => !granter.includes(s));
-    if (missing.length > 0) {
-      throw new AppError('insufficient_scope', `this API key cannot grant ${missing.join(', ')}: a key can only grant scopes it holds itself`, {
-        'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"`,
-      });
-    }
-    const now = this.#clock.now();
-    let expiresAt: Date | null = null;
-    if (input.expiresAt !== undefined) {
-      expiresAt = new Date(input.expiresAt);
-      if (!(expiresAt.getTime() > now.getTime())) throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
-    }
-    const { key, info } = await createApiKey(this.#repo, input.name, scopes, now, expiresAt, idempotency);
-    return { ...info, key };
+  create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
+    return issueApiKey(this.#repo, input, granter, this.#clock.now(), idempotency);
   }
 
   /** The key; an unknown one → 404 not_found. */
@@ -94,11 +104,8 @@ export class KeyService {
     return key;
   }
 
-  async list(q: ListKeysQuery): Promise<Page<ApiKey>> {
-    const limit = q.limit ?? 20;
-    const scope = 'keys;';
-    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
-    return this.#cursors.page(scope, await this.#repo.list({ limit: limit + 1, afterId }), limit);
+  list(q: PageQuery): Promise<Page<ApiKey>> {
+    return this.#cursors.fetchPage('keys;', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
   }
 
   /**

@@ -4,7 +4,7 @@ import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
 import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, INVALID_JSON, invalidIds, mergePatchBodyErrors, notModified, preconditionErrors, UNEXPECTED_BODY } from '../schemas.ts';
-import { nextLink } from '../paging.ts';
+import { linkNext } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
@@ -44,10 +44,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      if (page.next !== undefined) {
-        const { limit, status, categoryId } = request.query;
-        reply.header('link', nextLink(base, '/pets', { limit, status, categoryId, cursor: page.next }));
-      }
+      const { limit, status, categoryId } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId });
       return page.items;
     },
   );

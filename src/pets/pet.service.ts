@@ -23,14 +23,11 @@ export class PetService {
     return this.#pets.get(id);
   }
 
-  async list(q: ListPetsQuery): Promise<Page<Pet>> {
-    const limit = q.limit ?? 20;
+  list(q: ListPetsQuery): Promise<Page<Pet>> {
     // The filters are bound into the cursor. Without categoryId the scope is the one cursors had
     // before that filter existed, so cursors issued then keep working.
     const scope = `pets;${q.status ?? ''}${q.categoryId === undefined ? '' : `;${q.categoryId}`}`;
-    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
-    const rows = await this.#pets.list({ limit: limit + 1, afterId, status: q.status, categoryId: q.categoryId });
-    return this.#cursors.page(scope, rows, limit);
+    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#pets.list({ limit, afterId, status: q.status, categoryId: q.categoryId }));
   }
 
   update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {

@@ -1,6 +1,6 @@
 // Table rows as both engines return them (snake_case columns, ids as numbers, timestamps as
 // RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
-import type { Event, EventType } from '../events/event.schemas.ts';
+import { eventId, type Event, type EventType } from '../events/event.schemas.ts';
 import type { Category } from '../categories/category.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
@@ -39,7 +39,7 @@ export interface EventRow {
 }
 export const EVENT_COLUMNS = 'id, type, data, created_at';
 // The row's type names which event schema `data` follows (written by the outbox from that resource).
-export const toEvent = (r: EventRow): Event => ({ id: `evt_${r.id}`, type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) }) as Event;
+export const toEvent = (r: EventRow): Event => ({ id: eventId(r.id), type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) }) as Event;
 
 export interface CategoryRow {
   id: number;
@@ -130,7 +130,7 @@ export const DELIVERY_COLUMNS = 'id, type, event_id, attempt, status, http_statu
 export const toDelivery = (r: DeliveryRow): Delivery => ({
   id: r.id,
   type: r.type,
-  eventId: r.event_id === null ? null : `evt_${r.event_id}`,
+  eventId: r.event_id === null ? null : eventId(r.event_id),
   attempt: r.attempt,
   status: r.status,
   httpStatus: r.http_status,

@@ -2,6 +2,7 @@
 // PostgreSQL refuse the same requests with the same words. Engines call these inside their
 // transactions, after reading the rows they have locked.
 import { AppError, notFound } from '../errors.ts';
+import { eventId } from '../events/event.schemas.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import { entityTag, ifMatchPasses, type Condition } from '../preconditions.ts';
 import { allowedFrom, canTransition, OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
@@ -88,8 +89,8 @@ export function notAnAttempt(webhookId: number, deliveryId: number): AppError {
   return new AppError('not_found', `delivery ${deliveryId} of webhook ${webhookId} records the endpoint being disabled; it has no event to send`);
 }
 
-export function eventExpired(eventId: number): AppError {
-  return new AppError('not_found', `event evt_${eventId} is no longer kept (events are kept EVENT_RETENTION_DAYS); it cannot be sent again`);
+export function eventExpired(sequence: number): AppError {
+  return new AppError('not_found', `event ${eventId(sequence)} is no longer kept (events are kept EVENT_RETENTION_DAYS); it cannot be sent again`);
 }
 
 export function webhookDisabled(id: number): AppError {

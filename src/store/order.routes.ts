@@ -3,7 +3,7 @@ import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, INVALID_JSON, invalidIds, notModified, preconditionErrors } from '../schemas.ts';
-import { nextLink } from '../paging.ts';
+import { linkNext } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import type { OrderService } from './order.service.ts';
 
@@ -38,10 +38,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     },
     async (request, reply) => {
       const page = await orders.list(request.query);
-      if (page.next !== undefined) {
-        const { limit, status, petId } = request.query;
-        reply.header('link', nextLink(base, '/store/orders', { limit, status, petId, cursor: page.next }));
-      }
+      const { limit, status, petId } = request.query;
+      linkNext(reply, page, base, '/store/orders', { limit, status, petId });
       return page.items;
     },
   );

@@ -27,11 +27,8 @@ export class OrderService {
     return this.#orders.transition(id, status, { now: this.#clock.now(), ifMatch });
   }
 
-  async list(q: ListOrdersQuery): Promise<Page<Order>> {
-    const limit = q.limit ?? 20;
+  list(q: ListOrdersQuery): Promise<Page<Order>> {
     const scope = `orders;${q.status ?? ''};${q.petId ?? ''}`;
-    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode(scope, q.cursor);
-    const rows = await this.#orders.list({ limit: limit + 1, afterId, status: q.status, petId: q.petId });
-    return this.#cursors.page(scope, rows, limit);
+    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#orders.list({ limit, afterId, status: q.status, petId: q.petId }));
   }
 }

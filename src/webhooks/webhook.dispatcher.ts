@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { WebhookSettings } from '../config.ts';
-import { serializeEvent } from '../events/event.schemas.ts';
+import { eventId, serializeEvent } from '../events/event.schemas.ts';
 import { EVENT_PURGED } from '../storage/rules.ts';
 import type { ClaimedAttempt, WebhookRepository } from '../storage/storage.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
@@ -170,7 +170,7 @@ export class WebhookDispatcher {
         {
           webhookId: a.webhookId,
           deliveryId: a.deliveryId,
-          eventId: `evt_${a.eventId}`,
+          eventId: eventId(a.eventId),
           attempt: a.attempt,
           httpStatus: result.status,
           error: result.error,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { nextLink } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, INVALID_JSON, invalidIds, MALFORMED } from '../schemas.ts';
-import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, PageQuery, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
+import { linkNext } from '../paging.ts';
+import { bodyErrors, commonErrors, errorResponse, INVALID_JSON, invalidIds, MALFORMED, PageQuery } from '../schemas.ts';
+import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
 export interface WebhookRoutesOptions {
@@ -62,7 +62,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     },
     async (request, reply) => {
       const page = await webhooks.list(request.query);
-      if (page.next !== undefined) reply.header('link', nextLink(base, '/webhooks', { limit: request.query.limit, cursor: page.next }));
+      linkNext(reply, page, base, '/webhooks', { limit: request.query.limit });
       return page.items;
     },
   );
@@ -165,7 +165,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     async (request, reply) => {
       const { webhookId } = request.params;
       const page = await webhooks.deliveries(webhookId, request.query);
-      if (page.next !== undefined) reply.header('link', nextLink(base, `/webhooks/${webhookId}/deliveries`, { limit: request.query.limit, cursor: page.next }));
+      linkNext(reply, page, base, `/webhooks/${webhookId}/deliveries`, { limit: request.query.limit });
       return page.items;
     },
   );

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
-import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
+import { EVENT_ID_PATTERN, EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
+import { Id, TEXT_PATTERN, Timestamp as timestamp } from '../schemas.ts';
 
 const WEBHOOK_URL_MAX = 2048;
 const DESCRIPTION_MAX = 500;
@@ -90,7 +90,7 @@ export const Delivery = Type.Object(
       enum: [...DELIVERY_TYPES],
       description: '`attempt`: one attempt to deliver an event. `webhook.disabled`: the service disabled the endpoint here (`error` says why)',
     }),
-    eventId: nullable(Type.String({ pattern: '^evt_[1-9][0-9]*$', examples: ['evt_42'] }), 'The event sent (its `webhook-id`); null for `webhook.disabled`'),
+    eventId: nullable(Type.String({ pattern: EVENT_ID_PATTERN, examples: ['evt_42'] }), 'The event sent (its `webhook-id`); null for `webhook.disabled`'),
     attempt: nullable(Type.Integer({ minimum: 1, examples: [1] }), "1 for the event's first attempt, then 2, 3, …; null for `webhook.disabled`"),
     status: Type.Unsafe<DeliveryStatus>({
       type: 'string',
@@ -134,9 +134,6 @@ export const DeliveryIdParams = Type.Object(
   { additionalProperties: false },
 );
 export type DeliveryIdParams = Static<typeof DeliveryIdParams>;
-
-export const PageQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
-export type PageQuery = Static<typeof PageQuery>;
 
 /** The request headers of every delivery (Standard Webhooks 1.0), documented in the OpenAPI `webhooks` section. */
 export const DeliveryHeaders = Type.Object({

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.ts';
 import type { CursorCodec, Page } from '../paging.ts';
+import type { PageQuery } from '../schemas.ts';
 import { webhookNotFound } from '../storage/rules.ts';
 import type { WebhookRepository } from '../storage/storage.ts';
 import type { AddressPolicy } from './webhook.address.ts';
-import type { Delivery, NewWebhook, PageQuery, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
+import type { Delivery, NewWebhook, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { generateSecret } from './webhook.signature.ts';
 
@@ -40,10 +41,8 @@ export class WebhookService {
     return webhook;
   }
 
-  async list(q: PageQuery): Promise<Page<Webhook>> {
-    const limit = q.limit ?? 20;
-    const afterId = q.cursor === undefined ? 0 : this.#cursors.decode('webhooks', q.cursor);
-    return this.#cursors.page('webhooks', await this.#repo.list({ limit: limit + 1, afterId }), limit);
+  list(q: PageQuery): Promise<Page<Webhook>> {
+    return this.#cursors.fetchPage('webhooks', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
   }
 
   async update(id: number, change: WebhookUpdate): Promise<Webhook> {
@@ -68,10 +67,7 @@ export class WebhookService {
   /** The delivery log, newest first. */
   async deliveries(id: number, q: PageQuery): Promise<Page<Delivery>> {
     await this.get(id);
-    const limit = q.limit ?? 20;
-    const scope = `deliveries;${id}`;
-    const beforeId = q.cursor === undefined ? Number.MAX_SAFE_INTEGER : this.#cursors.decode(scope, q.cursor);
-    return this.#cursors.page(scope, await this.#repo.deliveries(id, { limit: limit + 1, beforeId }), limit);
+    return this.#cursors.fetchPage(`deliveries;${id}`, q, (limit, beforeId = Number.MAX_SAFE_INTEGER) => this.#repo.deliveries(id, { limit, beforeId }));
   }
 
   retry(id: number, deliveryId: number): Promise<Delivery> {
