@@ -52,7 +52,12 @@ function create(req: IncomingMessage, res: ServerResponse): void {
       return send(res, 400, BAD_REQUEST);
     }
     if (typeof input.name !== 'string' || !Number.isInteger(input.categoryId)) return send(res, 400, BAD_REQUEST);
-    const pet: FixturePet = { id: nextId++, name: input.name, categoryId: input.categoryId as number, status: (input.status as FixturePet['status']) ?? 'available' };
+    const pet: FixturePet = {
+      id: nextId++,
+      name: input.name,
+      categoryId: input.categoryId as number,
+      status: (input.status as FixturePet['status']) ?? 'available',
+    };
     created.set(pet.id, pet);
     send(res, 201, JSON.stringify(pet), ['location', `/v1/pets/${pet.id}`]);
   });

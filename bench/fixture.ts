@@ -43,5 +43,8 @@ export function fixturePage(size: number, limit: number, status: string | undefi
     if (status === undefined || pet.status === status) items.push(pet);
   }
   const more = items.length > limit;
-  return { body: JSON.stringify(items.slice(0, limit)), link: more ? `</v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${FAKE_CURSOR}>; rel="next"` : undefined };
+  return {
+    body: JSON.stringify(items.slice(0, limit)),
+    link: more ? `</v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&cursor=${FAKE_CURSOR}>; rel="next"` : undefined,
+  };
 }

@@ -44,7 +44,15 @@ for (const size of SIZES) {
     const port = await freePort();
     const url = db.engine === 'sqlite' ? `sqlite:${db.path}` : db.url;
     const start = npmStart(ROOT);
-    const env = { PATH: process.env.PATH, ...start.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' };
+    const env = {
+      PATH: process.env.PATH,
+      ...start.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+    };
     const server = await startServer('service', [process.execPath, ...start.flags, 'src/main.ts'], env, port);
     const headers = { authorization: `Bearer ${seeded.key}` };
     const get = async () => {
@@ -65,7 +73,9 @@ for (const size of SIZES) {
       const seconds = (performance.now() - started) / 1000;
       if (answer.available + answer.pending + answer.sold !== size) throw new Error(`the counts ${JSON.stringify(answer)} do not sum to ${size}`);
       took.sort((a, b) => a - b);
-      console.log(`${size}\t${Math.round(quantile(took, 0.5))}\t${Math.round(quantile(took, 0.99))}\t${Math.round(requests / seconds)}\t${JSON.stringify(answer)}`);
+      console.log(
+        `${size}\t${Math.round(quantile(took, 0.5))}\t${Math.round(quantile(took, 0.99))}\t${Math.round(requests / seconds)}\t${JSON.stringify(answer)}`,
+      );
     } finally {
       await server.stop();
     }

@@ -57,7 +57,10 @@ export function parsePidStat(text: string): PidStat {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) throw new Error(`not a /proc/<pid>/stat line: ${text.slice(0, 80)}`);
-  const rest = text.slice(close + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const utime = Number(rest[14 - 3]);
   const stime = Number(rest[15 - 3]);
   if (!Number.isInteger(utime) || !Number.isInteger(stime)) throw new Error(`no utime/stime in /proc/<pid>/stat line: ${text.slice(0, 80)}`);

@@ -107,6 +107,11 @@ export function npmStart(root: string): { env: Record<string, string>; flags: st
 export function startCommand(script: string | undefined): { env: Record<string, string>; flags: string[] } {
   const m = /^((?:[A-Z_][A-Z0-9_]*=\S+ )*)node((?: -{1,2}[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(script ?? '');
   if (!m) return { env: {}, flags: [] };
-  const env = Object.fromEntries(m[1]!.split(' ').filter(Boolean).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  const env = Object.fromEntries(
+    m[1]!
+      .split(' ')
+      .filter(Boolean)
+      .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+  );
   return { env, flags: m[2]!.split(' ').filter(Boolean) };
 }

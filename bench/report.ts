@@ -201,7 +201,21 @@ function goalCell(value: Spread | undefined, limit: number | undefined): string 
 
 const isBaseline = (t: TargetSummary) => t.target === 'baseline';
 
-export const SCENARIO_COLUMNS = ['target', 'CPU µs/req', 'CPU ratio', 'stat µs/req', 'req/s', 'ratio', 'p50', 'p99', 'p99 ratio', 'errors', 'server core', 'load core', 'peak RSS'] as const;
+export const SCENARIO_COLUMNS = [
+  'target',
+  'CPU µs/req',
+  'CPU ratio',
+  'stat µs/req',
+  'req/s',
+  'ratio',
+  'p50',
+  'p99',
+  'p99 ratio',
+  'errors',
+  'server core',
+  'load core',
+  'peak RSS',
+] as const;
 
 export function scenarioTable(s: Summary): string {
   const rows = [
@@ -232,7 +246,8 @@ export function scenarioTable(s: Summary): string {
         `* ${t.target}: throughput ratio not server-bound in ${t.notServerBound} of ${t.rounds} rounds — per round, the baseline's core was ${t.baselineBusy.map(pct).join(', ')} busy and the baseline process on CPU ${t.baselineOwnShare.map(pct).join(', ')} of the run (each must be ≥ ${pct(SERVER_BOUND_BUSY)}), so something else set the pace; the CPU ratio stays valid`,
       );
     }
-    if (t.ratio.median > 1) notes.push(`! ${t.target} served more requests per second than the bare baseline: that measures the load generator or the machine, not the server`);
+    if (t.ratio.median > 1)
+      notes.push(`! ${t.target} served more requests per second than the bare baseline: that measures the load generator or the machine, not the server`);
   }
   const judged = s.targets.filter((t) => t.goal !== undefined);
   for (const t of judged) {
@@ -254,8 +269,8 @@ export function legend(summaries: readonly Summary[]): string {
   const cpu = sources.has(undefined)
     ? 'CPU µs/req: not measured (no /proc on this machine)'
     : sources.has('utime+stime')
-      ? 'CPU µs/req: the server process\'s CPU time (utime + stime, clock ticks: schedstat was not readable) ÷ requests served'
-      : 'CPU µs/req: the server process\'s time on CPU (schedstat of every thread, ns) ÷ requests served; stat µs/req: the same from utime + stime (clock ticks)';
+      ? "CPU µs/req: the server process's CPU time (utime + stime, clock ticks: schedstat was not readable) ÷ requests served"
+      : "CPU µs/req: the server process's time on CPU (schedstat of every thread, ns) ÷ requests served; stat µs/req: the same from utime + stime (clock ticks)";
   return [
     cpu,
     'CPU ratio, ratio (throughput), p99 ratio: target ÷ baseline in each round, median (min–max); the CPU ratio is the figure of merit',
@@ -270,7 +285,11 @@ export function legend(summaries: readonly Summary[]): string {
 export function memoryLine(target: string, hwm: number, rssAfterRounds: readonly number[], judged: boolean): string {
   const growth = rssGrowth(rssAfterRounds);
   const grew =
-    growth === undefined ? 'growth not judged (one round)' : growth.grew ? `GROWTH: +${mib(growth.bytes)} from the first round to the last` : `no growth (${growth.bytes >= 0 ? '+' : ''}${mib(growth.bytes)})`;
+    growth === undefined
+      ? 'growth not judged (one round)'
+      : growth.grew
+        ? `GROWTH: +${mib(growth.bytes)} from the first round to the last`
+        : `no growth (${growth.bytes >= 0 ? '+' : ''}${mib(growth.bytes)})`;
   const peak = judged ? ` (≤ ${mib(PEAK_RSS_LIMIT)}: ${atMost(hwm > 0 ? hwm : undefined, PEAK_RSS_LIMIT)})` : '';
   return `${target}: peak RSS (VmHWM) over the whole run ${hwm > 0 ? mib(hwm) : 'n/a'}${peak}; RSS after each round ${rssAfterRounds.map(mib).join(', ')}: ${grew}`;
 }
@@ -298,7 +317,9 @@ export function markdownTable(summaries: readonly Summary[]): string {
         String(t.errors),
         t.peakRss > 0 ? mib(t.peakRss) : 'n/a',
         '',
-      ].join(' | ').trim(),
+      ]
+        .join(' | ')
+        .trim(),
     ),
   );
   const marked = summaries.some((s) => s.targets.some((t) => !isBaseline(t) && t.notServerBound > 0));

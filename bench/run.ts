@@ -110,7 +110,10 @@ function options(argv: string[]): Options {
     const n = Number(raw);
     return Number.isInteger(n) && n >= min ? n : fail(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
   };
-  const names = values.scenarios?.split(',').map((s) => s.trim()).filter(Boolean) ?? [...SCENARIO_NAMES];
+  const names = values.scenarios
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) ?? [...SCENARIO_NAMES];
   for (const n of names) if (!(SCENARIO_NAMES as readonly string[]).includes(n)) fail(`unknown scenario "${n}"`);
   if (values.engine !== 'sqlite' && values.engine !== 'postgres') fail(`--engine must be sqlite or postgres, got "${values.engine}"`);
   if (!(values.size in SIZES)) fail(`--size must be one of ${Object.keys(SIZES).join(', ')}, got "${values.size}"`);
@@ -235,7 +238,9 @@ async function main(): Promise<void> {
       for (const [i, s] of chosen.entries()) {
         const runs = reports.get(s.name as ScenarioName)!.runs;
         const report = (m: Omit<Measured, 'round' | 'target'>, name: string, note = '') =>
-          log(`bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}${note}`);
+          log(
+            `bench: round ${round}/${opts.rounds} ${s.name.padEnd(8)} ${name.padEnd(8)} ${Math.round(m.reqPerSec).toLocaleString('en').padStart(8)} req/s  errors ${m.errors}${note}`,
+          );
         if (opts.paired) {
           for (const server of round % 2 === 1 ? services : [...services].reverse()) {
             const [b, m] = await Promise.all([
@@ -265,8 +270,10 @@ async function main(): Promise<void> {
     const out: string[] = [''];
     for (const s of summaries) out.push(scenarioTable(s), '');
     out.push(legend(summaries), '');
-    for (const server of servers) out.push(memoryLine(server.name, server.memory().hwm, rssAfterRounds.get(server.name)!, withGoals && judged.includes(server.name)));
-    if (!withGoals) out.push(`(issue 13's targets are stated for SQLite with 1,000 pets: this run (${opts.engine}, ${opts.size}) reports figures without a verdict)`);
+    for (const server of servers)
+      out.push(memoryLine(server.name, server.memory().hwm, rssAfterRounds.get(server.name)!, withGoals && judged.includes(server.name)));
+    if (!withGoals)
+      out.push(`(issue 13's targets are stated for SQLite with 1,000 pets: this run (${opts.engine}, ${opts.size}) reports figures without a verdict)`);
     out.push('');
     out.push(markdownTable(summaries), '');
     process.stdout.write(out.join('\n'));
@@ -274,7 +281,10 @@ async function main(): Promise<void> {
     if (opts.json) {
       mkdirSync(join(opts.json, '..'), { recursive: true });
       const rss = Object.fromEntries(rssAfterRounds);
-      writeFileSync(opts.json, `${JSON.stringify({ machine: machine(), options: opts, summaries, rssAfterRounds: rss, runs: [...reports.values()] }, null, 2)}\n`);
+      writeFileSync(
+        opts.json,
+        `${JSON.stringify({ machine: machine(), options: opts, summaries, rssAfterRounds: rss, runs: [...reports.values()] }, null, 2)}\n`,
+      );
       log(`bench: wrote ${opts.json}`);
     }
   } finally {
@@ -299,7 +309,8 @@ async function preflight(server: Server, s: Scenario, auth: string): Promise<voi
  * it is — checked here rather than assumed, since a wrapper that forked would read as idle.
  */
 function checkedPid(server: Server): Server {
-  if (isNodeProcess(server.pid, process.execPath) === false) throw new Error(`${server.name}: PID ${server.pid} is not the node process; its CPU time would not be the server's`);
+  if (isNodeProcess(server.pid, process.execPath) === false)
+    throw new Error(`${server.name}: PID ${server.pid} is not the node process; its CPU time would not be the server's`);
   return server;
 }
 
@@ -353,7 +364,14 @@ async function measure(server: Server, s: Scenario, auth: string, seconds: numbe
 }
 
 function machine() {
-  return { cpus: CPUS, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, generator: HAS_WRK ? 'wrk' : 'bench/loadgen.ts', pinned: PINNED, clockTicksPerSecond: CLOCK_TICKS_PER_SECOND };
+  return {
+    cpus: CPUS,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    generator: HAS_WRK ? 'wrk' : 'bench/loadgen.ts',
+    pinned: PINNED,
+    clockTicksPerSecond: CLOCK_TICKS_PER_SECOND,
+  };
 }
 
 function describeMachine(opts: Options): string {

@@ -20,7 +20,14 @@ export function scenarios(size: number, seeded: Seeded): Record<ScenarioName, Sc
   const deepPage = Math.floor(seeded.deepAfterId / 20) + 1;
   return {
     list20: { name: 'list20', title: 'GET /v1/pets?limit=20', method: 'GET', path: '/v1/pets?limit=20', authorized: true, expect: 200 },
-    list100: { name: 'list100', title: 'GET /v1/pets?limit=100&status=available', method: 'GET', path: '/v1/pets?limit=100&status=available', authorized: true, expect: 200 },
+    list100: {
+      name: 'list100',
+      title: 'GET /v1/pets?limit=100&status=available',
+      method: 'GET',
+      path: '/v1/pets?limit=100&status=available',
+      authorized: true,
+      expect: 200,
+    },
     get: { name: 'get', title: `GET /v1/pets/${id}`, method: 'GET', path: `/v1/pets/${id}`, authorized: true, expect: 200 },
     unauth: { name: 'unauth', title: 'GET /v1/pets without a key (401)', method: 'GET', path: '/v1/pets', authorized: false, expect: 401 },
     create: {
@@ -32,6 +39,13 @@ export function scenarios(size: number, seeded: Seeded): Record<ScenarioName, Sc
       authorized: true,
       expect: 201,
     },
-    deep: { name: 'deep', title: `GET /v1/pets?limit=20 page ${deepPage.toLocaleString('en')} (cursor)`, method: 'GET', path: `/v1/pets?limit=20&cursor=${seeded.deepCursor}`, authorized: true, expect: 200 },
+    deep: {
+      name: 'deep',
+      title: `GET /v1/pets?limit=20 page ${deepPage.toLocaleString('en')} (cursor)`,
+      method: 'GET',
+      path: `/v1/pets?limit=20&cursor=${seeded.deepCursor}`,
+      authorized: true,
+      expect: 200,
+    },
   };
 }

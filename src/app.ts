@@ -99,7 +99,14 @@ export const SHARED_SCHEMAS = [
 export const DOCS_PATH = '/docs';
 
 /** The one app factory: main.ts, the CLI and every test build the service through it. */
-export async function buildApp({ config, storage, clock = systemClock, logger = false, metrics = new Metrics(storage), webhooks = {} }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  storage,
+  clock = systemClock,
+  logger = false,
+  metrics = new Metrics(storage),
+  webhooks = {},
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
     ...serverOptions(config),
@@ -193,8 +200,22 @@ export async function buildApp({ config, storage, clock = systemClock, logger = 
 }
 
 /** The app main.ts listens with on METRICS_PORT: health and metrics only, no API, no keys. */
-export async function buildOpsApp({ storage, metrics, logger = false }: { storage: Storage; metrics: Metrics; logger?: FastifyServerOptions['logger'] }): Promise<FastifyInstance> {
-  const app = Fastify({ logger, requestIdHeader: false, genReqId: requestId, logController: new LogController({ disableRequestLogging: true }), ...edgeOptions() });
+export async function buildOpsApp({
+  storage,
+  metrics,
+  logger = false,
+}: {
+  storage: Storage;
+  metrics: Metrics;
+  logger?: FastifyServerOptions['logger'];
+}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    requestIdHeader: false,
+    genReqId: requestId,
+    logController: new LogController({ disableRequestLogging: true }),
+    ...edgeOptions(),
+  });
   registerRequestId(app);
   registerEdge(app);
   registerErrorHandling(app);

@@ -86,7 +86,12 @@ function value(env: Env, name: string): string | undefined {
 
 /** The entries of a comma-separated value, trimmed, empty ones dropped; none when it is unset. */
 function list(raw: string | undefined): string[] {
-  return raw === undefined ? [] : raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  return raw === undefined
+    ? []
+    : raw
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== '');
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -143,7 +148,10 @@ function trustProxy(env: Env, name: string): false | number | readonly string[] 
     const bits = family === 4 ? 32 : 128;
     const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
     if (family === 0 || !validPrefix || rest.length > 0) {
-      throw new ConfigError(name, `each entry must be an IP address, a CIDR range (10.0.0.0/8, fd00::/8), loopback, linklocal or uniquelocal — or the whole value a hop count; got "${entry}"`);
+      throw new ConfigError(
+        name,
+        `each entry must be an IP address, a CIDR range (10.0.0.0/8, fd00::/8), loopback, linklocal or uniquelocal — or the whole value a hop count; got "${entry}"`,
+      );
     }
   }
   return Object.freeze(entries);
@@ -182,7 +190,8 @@ function retrySchedule(env: Env, name: string): readonly number[] {
     throw new ConfigError(name, `expected 1 to 50 comma-separated delays in milliseconds such as 0,5000,300000, got "${raw}"`);
   }
   const delays = parts.map(Number);
-  if (delays[0] !== 0) throw new ConfigError(name, `the first delay is that of the first attempt and must be 0 (first attempts are made at once), got ${delays[0]}`);
+  if (delays[0] !== 0)
+    throw new ConfigError(name, `the first delay is that of the first attempt and must be 0 (first attempts are made at once), got ${delays[0]}`);
   return Object.freeze(delays);
 }
 
@@ -234,7 +243,8 @@ export function loadConfig(env: Env): Config {
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   // Node refuses a header deadline later than the whole-request deadline.
-  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   const logLevel = (value(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);

@@ -95,4 +95,6 @@ class LazyChildLogger {
 /** Fastify's childLoggerFactory: per-request loggers made lazily (see LazyChildLogger). */
 export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
   // A route with its own log level or serializers gets a real child at once, as Fastify would make.
-  options.level !== undefined || options.serializers !== undefined ? logger.child(bindings, options) : (new LazyChildLogger(logger, bindings) as unknown as FastifyBaseLogger);
+  options.level !== undefined || options.serializers !== undefined
+    ? logger.child(bindings, options)
+    : (new LazyChildLogger(logger, bindings) as unknown as FastifyBaseLogger);

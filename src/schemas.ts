@@ -8,8 +8,7 @@ import { ERROR_CODES } from './errors.ts';
 export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
 
 // int64 identifiers, kept inside the range a JSON number carries exactly (2^53 - 1).
-export const Id = (description: string) =>
-  Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
+export const Id = (description: string) => Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
 
 /** An instant as the service writes it: RFC 3339, UTC, milliseconds. */
 export const Timestamp = (description: string) =>
@@ -132,4 +131,3 @@ export const IfNoneMatchHeaders = Type.Object({
 export const preconditionErrors = {
   412: errorRef('`If-Match` names none of the current entity tags (`precondition_failed`); nothing changed — GET the resource for its current `ETag`'),
 } as const;
-

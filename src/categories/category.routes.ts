@@ -2,7 +2,18 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { notFound } from '../errors.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, INVALID_JSON, invalidIds, mergePatchBodyErrors, UNEXPECTED_BODY } from '../schemas.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  errorResponse,
+  MALFORMED,
+  IdempotencyHeaders,
+  idempotencyErrors,
+  INVALID_JSON,
+  invalidIds,
+  mergePatchBodyErrors,
+  UNEXPECTED_BODY,
+} from '../schemas.ts';
 import { Categories, Category, CategoryIdParams, CategoryPatch, NewCategory } from './category.schemas.ts';
 import type { CategoryService } from './category.service.ts';
 
@@ -52,7 +63,9 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
           400: errorResponse(
             `A missing or invalid name, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
           ),
-          409: errorResponse('A category with this name exists (`category_exists`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          409: errorResponse(
+            'A category with this name exists (`category_exists`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)',
+          ),
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
@@ -109,7 +122,9 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
           body: CategoryPatch,
           response: {
             200: { ...Category, description: 'The category after the change' },
-            400: errorResponse(`${badId}, or a missing or invalid name or an unknown field (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`),
+            400: errorResponse(
+              `${badId}, or a missing or invalid name or an unknown field (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
+            ),
             404: errorResponse('No category with this id, or it was deleted (`not_found`)'),
             409: errorResponse('Another category has this name (`category_exists`)'),
             ...mergePatchBodyErrors,

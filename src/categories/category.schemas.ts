@@ -27,7 +27,12 @@ export type NewCategory = Static<typeof NewCategory>;
 
 export const CategoryPatch = Type.Object(
   { name },
-  { $id: 'CategoryPatch', additionalProperties: false, description: 'A JSON merge patch (RFC 7396) of a Category: its new name', examples: [{ name: 'Ponies' }] },
+  {
+    $id: 'CategoryPatch',
+    additionalProperties: false,
+    description: 'A JSON merge patch (RFC 7396) of a Category: its new name',
+    examples: [{ name: 'Ponies' }],
+  },
 );
 export type CategoryPatch = Static<typeof CategoryPatch>;
 

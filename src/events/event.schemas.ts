@@ -46,7 +46,11 @@ export const EVENT_ID_PATTERN = '^evt_[1-9][0-9]*$';
 function eventSchema<K extends EventType, D extends TSchema>(type: K, data: D, description: string, example: object) {
   return Type.Object(
     {
-      id: Type.String({ pattern: EVENT_ID_PATTERN, description: 'Unique; increases in commit order. The `webhook-id` of its deliveries', examples: ['evt_42'] }),
+      id: Type.String({
+        pattern: EVENT_ID_PATTERN,
+        description: 'Unique; increases in commit order. The `webhook-id` of its deliveries',
+        examples: ['evt_42'],
+      }),
       type: Type.Literal(type, { description: 'What changed' }),
       createdAt: Type.String({ format: 'date-time', description: 'When the change was committed (RFC 3339, UTC, milliseconds)', examples: [AT] }),
       data,
@@ -74,7 +78,10 @@ export const EVENT_SCHEMAS = [
   eventSchema('order.placed', order, 'An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.', ORDER),
   eventSchema('order.approved', order, 'An order was approved: `data` is the Order.', { ...ORDER, status: 'approved' }),
   eventSchema('order.delivered', order, 'An order was delivered (its animal becomes `sold`): `data` is the Order.', { ...ORDER, status: 'delivered' }),
-  eventSchema('order.cancelled', order, 'An order was cancelled (its animal becomes `available` again): `data` is the Order.', { ...ORDER, status: 'cancelled' }),
+  eventSchema('order.cancelled', order, 'An order was cancelled (its animal becomes `available` again): `data` is the Order.', {
+    ...ORDER,
+    status: 'cancelled',
+  }),
   eventSchema('category.created', category, 'A category was added: `data` is the Category.', CATEGORY),
   eventSchema('category.updated', category, 'A category was renamed: `data` is the Category.', { ...CATEGORY, name: 'Ponies' }),
   eventSchema('category.deleted', Deleted, 'A category was deleted: `data` is `{id}`.', { id: 7 }),

@@ -18,7 +18,8 @@ export class EventService {
   }
 
   async list(q: ListEventsQuery): Promise<Page<Event>> {
-    if (q.cursor !== undefined && q.after !== undefined) throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
+    if (q.cursor !== undefined && q.after !== undefined)
+      throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
     const fetch = (limit: number, afterId = q.after === undefined ? 0 : eventSequence({ id: q.after })) => this.#events.list({ limit, afterId, type: q.type });
     return this.#cursors.fetchPage(`events;${q.type ?? ''}`, q, fetch, eventSequence);
   }

@@ -103,7 +103,9 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
     }
     if (scope !== undefined && !caller.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` });
+      throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
+        'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+      });
     }
   };
 
@@ -112,7 +114,8 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
   app.addHook('onRoute', (route) => {
     if (route.config?.public === true) return;
     const scope = route.config?.scope;
-    if (route.url.startsWith('/v1/')) return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
+    if (route.url.startsWith('/v1/'))
+      return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
     // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
     addRouteHook(route, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.url.startsWith('/v1/')) await unknownPath(request, reply);

@@ -2,7 +2,18 @@ import type { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Response headers a browser script may read: paging, creation, limits, deprecation, tracing, entity tags. */
-export const EXPOSED_HEADERS = ['Link', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Deprecation', 'Sunset', 'X-Request-Id', 'Idempotent-Replayed', 'ETag'];
+export const EXPOSED_HEADERS = [
+  'Link',
+  'Location',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Deprecation',
+  'Sunset',
+  'X-Request-Id',
+  'Idempotent-Replayed',
+  'ETag',
+];
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match'];
 const OFF: FastifyCorsOptions = { origin: false };
 

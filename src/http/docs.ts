@@ -74,7 +74,10 @@ async function renderWithPlugin(path: `/${string}`): Promise<Map<string, Asset>>
       },
     });
     const assets = new Map<string, Asset>();
-    for (const [name, url] of [['page', `${path}/`], ['script', `${path}/${SCRIPT}`]] as const) {
+    for (const [name, url] of [
+      ['page', `${path}/`],
+      ['script', `${path}/${SCRIPT}`],
+    ] as const) {
       const res = await scratch.inject({ method: 'GET', url });
       if (res.statusCode !== 200) throw new Error(`@scalar/fastify-api-reference answered ${res.statusCode} for ${url}`);
       assets.set(name, { contentType: String(res.headers['content-type']), body: res.body });

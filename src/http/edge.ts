@@ -8,7 +8,9 @@ import { registerRequestTarget, rewriteUrl } from './request-target.ts';
  * The edge of the service: every message that reaches the process is answered in its own terms
  * (docs/api.md, "Requests" and "Malformed requests"). Fastify options first, then the hooks.
  */
-export function edgeOptions(trustProxy: Config['trustProxy'] = false): Pick<FastifyServerOptions, 'clientErrorHandler' | 'rewriteUrl' | 'routerOptions' | 'return503OnClosing' | 'trustProxy'> {
+export function edgeOptions(
+  trustProxy: Config['trustProxy'] = false,
+): Pick<FastifyServerOptions, 'clientErrorHandler' | 'rewriteUrl' | 'routerOptions' | 'return503OnClosing' | 'trustProxy'> {
   return {
     // request.ip is the client: the TCP peer, or the address the trusted proxies name (TRUST_PROXY).
     trustProxy: typeof trustProxy === 'number' ? trustHops(trustProxy) : typeof trustProxy === 'object' ? [...trustProxy] : false,

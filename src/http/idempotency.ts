@@ -50,7 +50,12 @@ export function fingerprint(body: unknown): string {
  * replay (which presents that API key again: the record belongs to it).
  * undefined when the request has no Idempotency-Key.
  */
-export function idempotentResponse<T extends object>(request: FastifyRequest, reply: FastifyReply, location: (result: T) => string, { sealed = false }: { readonly sealed?: boolean } = {}): IdempotentResponse<T> | undefined {
+export function idempotentResponse<T extends object>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  location: (result: T) => string,
+  { sealed = false }: { readonly sealed?: boolean } = {},
+): IdempotentResponse<T> | undefined {
   const claim = request.idempotency;
   if (claim === null) return undefined;
   return {
@@ -104,32 +109,33 @@ function unseal(stored: string, token: string, id: IdempotencyId): string {
 export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): Job {
   app.decorateRequest('idempotency', null);
 
-  const claimFor = (operation: string, etag: boolean): preHandlerHookHandler => async function claim(request: FastifyRequest, reply: FastifyReply) {
-    const raw = request.headers['idempotency-key'];
-    if (raw === undefined) return;
-    const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
-    if (key === undefined) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
-    const id = { subject: request.principal!.subject, operation, key };
-    const print = fingerprint(request.body);
-    const now = clock.now().getTime();
-    const existing = await repo.claim(id, print, new Date(now), new Date(now - IDEMPOTENCY_RETENTION_MS), new Date(now - IDEMPOTENCY_ABANDONED_MS));
-    if (existing === undefined) {
-      request.idempotency = { id, stored: false };
-      return;
-    }
-    if (existing.fingerprint !== print) {
-      throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
-    }
-    if (existing.response === undefined) {
-      throw new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
-    }
-    const { status, location } = existing.response;
-    const body = unseal(existing.response.body, callerToken(request), id);
-    if (location !== null) reply.header('location', location);
-    // The tag of the replayed representation: the same digest the first response carried.
-    if (etag) reply.header('etag', entityTag(JSON.parse(body) as object));
-    return reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(body);
-  };
+  const claimFor = (operation: string, etag: boolean): preHandlerHookHandler =>
+    async function claim(request: FastifyRequest, reply: FastifyReply) {
+      const raw = request.headers['idempotency-key'];
+      if (raw === undefined) return;
+      const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
+      if (key === undefined) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+      const id = { subject: request.principal!.subject, operation, key };
+      const print = fingerprint(request.body);
+      const now = clock.now().getTime();
+      const existing = await repo.claim(id, print, new Date(now), new Date(now - IDEMPOTENCY_RETENTION_MS), new Date(now - IDEMPOTENCY_ABANDONED_MS));
+      if (existing === undefined) {
+        request.idempotency = { id, stored: false };
+        return;
+      }
+      if (existing.fingerprint !== print) {
+        throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
+      }
+      if (existing.response === undefined) {
+        throw new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
+      }
+      const { status, location } = existing.response;
+      const body = unseal(existing.response.body, callerToken(request), id);
+      if (location !== null) reply.header('location', location);
+      // The tag of the replayed representation: the same digest the first response carried.
+      if (etag) reply.header('etag', entityTag(JSON.parse(body) as object));
+      return reply.code(status).header('idempotent-replayed', 'true').type(JSON_TYPE).send(body);
+    };
 
   const settle: onSendHookHandler = async (request, reply, payload) => {
     const claim = request.idempotency;

@@ -69,7 +69,11 @@ export function jsonStructureProblem(text: string, maxDepth: number): AppError |
           return undefined;
         }
       }
-      if (names.has(name)) return new AppError('invalid_json', `request body is not valid JSON for this service: the name ${JSON.stringify(name.slice(0, 64))} occurs twice in one object`);
+      if (names.has(name))
+        return new AppError(
+          'invalid_json',
+          `request body is not valid JSON for this service: the name ${JSON.stringify(name.slice(0, 64))} occurs twice in one object`,
+        );
       names.add(name);
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (open.length >= maxDepth) return new AppError('bad_request', `request body nests objects or arrays deeper than ${maxDepth} levels`);

@@ -31,7 +31,12 @@ export class Metrics implements DeliveryMetrics {
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       },
     );
-    this.rateLimited = new Counter({ name: 'http_rate_limited_total', help: 'Requests refused with 429, by limiter (key: per API key; auth_failure: per client address)', labelNames: ['limiter'], registers });
+    this.rateLimited = new Counter({
+      name: 'http_rate_limited_total',
+      help: 'Requests refused with 429, by limiter (key: per API key; auth_failure: per client address)',
+      labelNames: ['limiter'],
+      registers,
+    });
     new Gauge({
       name: 'db_connections',
       help: 'Database connections held by this instance, by state (total, idle); SQLite holds one',

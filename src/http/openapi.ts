@@ -66,7 +66,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
       const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
-      const { body, response, querystring, headers: requestHeaders } = schema as {
+      const {
+        body,
+        response,
+        querystring,
+        headers: requestHeaders,
+      } = schema as {
         body?: { $id?: string };
         response?: Record<string, unknown>;
         querystring?: { properties?: object };
@@ -112,20 +117,28 @@ function webhooksSection(): Record<string, unknown> {
       // TypeBox types do not declare the options an object schema was made with.
       const event = schema as unknown as { $id: string; description: string; examples: unknown[]; properties: { type: { const: string } } };
       const type = event.properties.type.const;
-      return [type, {
-        post: {
-          summary: type,
-          description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
-          tags: ['Webhooks'],
-          security: [],
-          parameters,
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${event.$id}` }, example: event.examples[0] } } },
-          responses: {
-            '2XX': { description: 'Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored' },
-            default: { description: 'Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule' },
+      return [
+        type,
+        {
+          post: {
+            summary: type,
+            description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
+            tags: ['Webhooks'],
+            security: [],
+            parameters,
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${event.$id}` }, example: event.examples[0] } },
+            },
+            responses: {
+              '2XX': { description: 'Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored' },
+              default: {
+                description: 'Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule',
+              },
+            },
           },
         },
-      }];
+      ];
     }),
   );
 }
@@ -183,7 +196,10 @@ function documentResponses(response: Record<string, unknown>, kind: ResponseKind
         // A response without a body (204, 304) is documented by a null schema, and its headers.
         if (typeof r.$id !== 'string') return [status, { ...r, headers }];
         const example = r.examples?.[0];
-        return [status, { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } }];
+        return [
+          status,
+          { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } },
+        ];
       }
       if (r.$ref !== 'Error#') return [status, value];
       const description = r.description ?? '';
@@ -251,33 +267,55 @@ const BEFORE_AUTH = new Set([408, 410, 431]);
 /** The response headers the service sets (request-id.ts, auth.ts, deprecation.ts, paging.ts, the routes, idempotency.ts, error-handler.ts, connection.ts). */
 function responseHeaders(status: number, kind: ResponseKind): Record<string, unknown> {
   const headers: Record<string, unknown> = {
-    'X-Request-Id': header('X-Request-Id', "Names the request: the client's own `X-Request-Id` when it sent a sane one, else a fresh UUID; quote it when reporting a problem", '4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21', {
-      pattern: REQUEST_ID.source,
-    }),
+    'X-Request-Id': header(
+      'X-Request-Id',
+      "Names the request: the client's own `X-Request-Id` when it sent a sane one, else a fresh UUID; quote it when reporting a problem",
+      '4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21',
+      {
+        pattern: REQUEST_ID.source,
+      },
+    ),
     'X-Content-Type-Options': header('X-Content-Type-Options', 'Browsers must not guess another content type', 'nosniff', { enum: ['nosniff'] }),
   };
-  if (!BEFORE_AUTH.has(status)) headers['Cache-Control'] = header('Cache-Control', 'Responses are per API key: no cache keeps them', 'no-store', { enum: ['no-store'] });
+  if (!BEFORE_AUTH.has(status))
+    headers['Cache-Control'] = header('Cache-Control', 'Responses are per API key: no cache keeps them', 'no-store', { enum: ['no-store'] });
   if (status === 201) headers.Location = header('Location', 'URL of the created resource', '/v1/pets/1');
   if (kind.etag && (status === 200 || status === 201 || status === 304)) {
-    headers.ETag = header('ETag', 'Strong entity tag of the resource (RFC 9110 §8.8.3); changes whenever the resource does. Send it in `If-Match` or `If-None-Match`', '"kP3v0bLQ7m2mX1Y9Zr4aQw"', {
-      pattern: '^"[A-Za-z0-9_-]{22}"$',
-    });
+    headers.ETag = header(
+      'ETag',
+      'Strong entity tag of the resource (RFC 9110 §8.8.3); changes whenever the resource does. Send it in `If-Match` or `If-None-Match`',
+      '"kP3v0bLQ7m2mX1Y9Zr4aQw"',
+      {
+        pattern: '^"[A-Za-z0-9_-]{22}"$',
+      },
+    );
   }
   if (status === 201 && kind.idempotent) {
-    headers['Idempotent-Replayed'] = header(false, 'Present when this is the stored response of an earlier request with the same `Idempotency-Key`', 'true', { enum: ['true'] });
+    headers['Idempotent-Replayed'] = header(false, 'Present when this is the stored response of an earlier request with the same `Idempotency-Key`', 'true', {
+      enum: ['true'],
+    });
   }
   if (status === 200 && kind.paged) {
     headers.Link = header(false, '`rel="next"` (RFC 8288) when more results may follow; absent on the last page', '</v1/pets?limit=20&cursor=…>; rel="next"');
   }
-  if (status === 401 || status === 403) headers['WWW-Authenticate'] = header('WWW-Authenticate', 'Bearer challenge (RFC 6750)', 'Bearer realm="petstore", error="invalid_token"');
+  if (status === 401 || status === 403)
+    headers['WWW-Authenticate'] = header('WWW-Authenticate', 'Bearer challenge (RFC 6750)', 'Bearer realm="petstore", error="invalid_token"');
   if (status === 429 || status === 503) headers['Retry-After'] = header('Retry-After', 'Seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
-  if (status === 409 && kind.idempotent) headers['Retry-After'] = header(false, 'With `idempotency_key_in_use`: seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
+  if (status === 409 && kind.idempotent)
+    headers['Retry-After'] = header(false, 'With `idempotency_key_in_use`: seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
   if (kind.rateLimited && (COUNTED.has(status) || MAYBE_COUNTED.has(status))) {
     const always = COUNTED.has(status);
-    headers['RateLimit-Policy'] = header(always && 'RateLimit-Policy', "The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds", '"default";q=600;w=60', {
-      pattern: '^"default";q=[0-9]+;w=[0-9]+$',
+    headers['RateLimit-Policy'] = header(
+      always && 'RateLimit-Policy',
+      "The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds",
+      '"default";q=600;w=60',
+      {
+        pattern: '^"default";q=[0-9]+;w=[0-9]+$',
+      },
+    );
+    headers.RateLimit = header(always && 'RateLimit', 'What is left of the quota: `r` requests, for `t` more seconds', '"default";r=599;t=42', {
+      pattern: '^"default";r=[0-9]+;t=[0-9]+$',
     });
-    headers.RateLimit = header(always && 'RateLimit', 'What is left of the quota: `r` requests, for `t` more seconds', '"default";r=599;t=42', { pattern: '^"default";r=[0-9]+;t=[0-9]+$' });
   }
   if (kind.deprecation) {
     const example = deprecationHeaders(kind.deprecation, '/v1', '/docs');

@@ -26,7 +26,11 @@ export class RedisCounterStore implements CounterStore {
 
   async increment(key: string, windowStart: number, windowMs: number): Promise<number> {
     const name = `${this.#prefix}${windowStart}:${key}`;
-    const [count] = await this.#client.multi().incr(name).pExpire(name, windowMs * 2).exec();
+    const [count] = await this.#client
+      .multi()
+      .incr(name)
+      .pExpire(name, windowMs * 2)
+      .exec();
     return Number(count);
   }
 

@@ -271,7 +271,9 @@ export async function buildLimits(
   }
   // Only the failure limit is keyed by something a client chooses (its address): only its store is bounded.
   const make = (name: string, limit: number, capacity?: number) =>
-    limit > 0 ? new FixedWindowLimiter({ name, limit, store: shared ?? new MemoryCounterStore({ ceiling: limit + 1, capacity }), clock, onStoreError }) : undefined;
+    limit > 0
+      ? new FixedWindowLimiter({ name, limit, store: shared ?? new MemoryCounterStore({ ceiling: limit + 1, capacity }), clock, onStoreError })
+      : undefined;
   return {
     perKey: make('key', config.rateLimitPerMinute),
     authFailures: make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY),

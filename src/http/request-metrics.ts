@@ -40,7 +40,13 @@ export class RequestMetrics {
       help: counter.help,
       type: 'counter',
       aggregator: 'sum',
-      get: async () => ({ name: counter.name, help: counter.help, type: 'counter', aggregator: 'sum', values: all.map((s): MetricValue => ({ labels: s.labels, value: s.count })) }),
+      get: async () => ({
+        name: counter.name,
+        help: counter.help,
+        type: 'counter',
+        aggregator: 'sum',
+        values: all.map((s): MetricValue => ({ labels: s.labels, value: s.count })),
+      }),
       reset: () => this.#reset(),
     } as never);
     registry.registerMetric({

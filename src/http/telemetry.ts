@@ -42,7 +42,10 @@ export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void 
       if (enabled(level)) {
         const keyId = request.principal?.keyId ?? null;
         // ip: the client (request.ip follows TRUST_PROXY), not a proxy in front.
-        log[level]({ reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId, ip: request.ip }, 'request');
+        log[level](
+          { reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId, ip: request.ip },
+          'request',
+        );
       }
       done();
     };

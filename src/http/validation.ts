@@ -115,7 +115,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
       return part === 'body' ? `${label} "${name}" is not allowed (unknown field)` : `${label} "${name}" is not supported`;
     }
     case 'type':
-      if (p.type === 'integer' && (part === 'querystring' || part === 'params')) return `${subject} must be an integer written in decimal digits, without sign, leading zeros or exponent`;
+      if (p.type === 'integer' && (part === 'querystring' || part === 'params'))
+        return `${subject} must be an integer written in decimal digits, without sign, leading zeros or exponent`;
       return `${subject} must be ${p.type === 'object' && field === '' ? 'a JSON object' : `of type ${p.type}`}`;
     case 'minLength':
       return `${subject} must be at least ${p.limit} character${p.limit === 1 ? '' : 's'} long`;

@@ -1,7 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { linkNext } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, IdempotencyHeaders, idempotencyErrors, INVALID_JSON, invalidIds, MALFORMED, PageQuery, UNEXPECTED_BODY } from '../schemas.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  errorResponse,
+  IdempotencyHeaders,
+  idempotencyErrors,
+  INVALID_JSON,
+  invalidIds,
+  MALFORMED,
+  PageQuery,
+  UNEXPECTED_BODY,
+} from '../schemas.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, NewApiKey } from './key.schemas.ts';
 import type { KeyService } from './key.service.ts';
 
@@ -55,7 +66,8 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         operationId: 'listKeys',
         tags: ['Keys'],
         summary: 'List API keys',
-        description: 'A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).',
+        description:
+          'A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).',
         'x-stability': 'experimental',
         querystring: PageQuery,
         response: {

@@ -2,10 +2,21 @@ import { Type, type Static } from 'typebox';
 import { Id, TEXT_PATTERN, Timestamp } from '../schemas.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
 
-export const ScopeSchema = Type.Unsafe<Scope>({ $id: 'Scope', type: 'string', enum: [...SCOPES], description: 'A permission a key holds (docs/api.md, "Authentication")' });
+export const ScopeSchema = Type.Unsafe<Scope>({
+  $id: 'Scope',
+  type: 'string',
+  enum: [...SCOPES],
+  description: 'A permission a key holds (docs/api.md, "Authentication")',
+});
 const scopeRef = Type.Unsafe<Scope>({ $ref: 'Scope#' });
 
-const name = Type.String({ minLength: 1, maxLength: 100, pattern: TEXT_PATTERN, description: 'What the key is for (1–100 characters, not blank)', examples: ['shop front'] });
+const name = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: TEXT_PATTERN,
+  description: 'What the key is for (1–100 characters, not blank)',
+  examples: ['shop front'],
+});
 const nullableTimestamp = (description: string) => Type.Union([Timestamp(description), Type.Null()], { description: `${description}; null when not set` });
 
 const properties = {
@@ -34,7 +45,13 @@ export const ApiKeys = Type.Array(Type.Unsafe<ApiKey>({ $ref: 'ApiKey#' }), { $i
 
 /** A key as createKey answers it: the only response that shows the secret. */
 export const CreatedApiKey = Type.Object(
-  { ...properties, key: Type.String({ description: 'The secret: send it as `Authorization: Bearer <key>`. Shown in this response only; store it now.', examples: ['pst_Xy3aK9…'] }) },
+  {
+    ...properties,
+    key: Type.String({
+      description: 'The secret: send it as `Authorization: Bearer <key>`. Shown in this response only; store it now.',
+      examples: ['pst_Xy3aK9…'],
+    }),
+  },
   { $id: 'CreatedApiKey', additionalProperties: false, examples: [{ ...example, key: 'pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO' }] },
 );
 export type CreatedApiKey = Static<typeof CreatedApiKey>;
@@ -57,7 +74,11 @@ export const NewApiKey = Type.Object(
       }),
     ),
   },
-  { $id: 'NewApiKey', additionalProperties: false, examples: [{ name: 'shop front', scopes: ['pets:read', 'orders:write'], expiresAt: '2027-11-22T00:00:00.000Z' }] },
+  {
+    $id: 'NewApiKey',
+    additionalProperties: false,
+    examples: [{ name: 'shop front', scopes: ['pets:read', 'orders:write'], expiresAt: '2027-11-22T00:00:00.000Z' }],
+  },
 );
 export type NewApiKey = Static<typeof NewApiKey>;
 

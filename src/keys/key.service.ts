@@ -75,7 +75,8 @@ export async function issueApiKey(
   let expiresAt: Date | null = null;
   if (input.expiresAt !== undefined) {
     expiresAt = new Date(input.expiresAt);
-    if (!(expiresAt.getTime() > now.getTime())) throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
+    if (!(expiresAt.getTime() > now.getTime()))
+      throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
   }
   const { key, info } = await createApiKey(repo, input.name, scopes, now, expiresAt, idempotency);
   return { ...info, key };

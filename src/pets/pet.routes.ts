@@ -3,7 +3,22 @@ import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
 import { registerMergePatchParser } from '../http/limits.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, INVALID_JSON, invalidIds, mergePatchBodyErrors, notModified, preconditionErrors, UNEXPECTED_BODY } from '../schemas.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  errorResponse,
+  MALFORMED,
+  IdempotencyHeaders,
+  idempotencyErrors,
+  IfMatchHeaders,
+  IfNoneMatchHeaders,
+  INVALID_JSON,
+  invalidIds,
+  mergePatchBodyErrors,
+  notModified,
+  preconditionErrors,
+  UNEXPECTED_BODY,
+} from '../schemas.ts';
 import { linkNext } from '../paging.ts';
 import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
@@ -17,7 +32,6 @@ export interface PetRoutesOptions {
 // getPet was marked deprecated on 2026-01-01 (docs/api.md); it is removed on 2030-12-05.
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
-
 
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   const location = (pet: Pet) => `${base}/pets/${pet.id}`;
@@ -97,9 +111,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         response: {
           200: { ...Pet, description: 'The animal; `ETag` is its entity tag' },
           304: notModified,
-          400: errorResponse(
-            `${invalidIds(['petId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`,
-          ),
+          400: errorResponse(`${invalidIds(['petId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`),
           404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
           410: errorResponse('The operation is past its sunset date (`gone`)'),
           ...commonErrors,
@@ -113,7 +125,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
   );
 
-  const conditionalWrite = 'Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).';
+  const conditionalWrite =
+    'Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).';
 
   // The merge-patch media type is parsed in this scope only: elsewhere it stays 415.
   await app.register(async (scope) => {
@@ -163,9 +176,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         params: PetIdParams,
         response: {
           204: { type: 'null', description: 'Withdrawn; no body' },
-          400: errorResponse(
-            `${invalidIds(['petId'], 'If-Match')} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`,
-          ),
+          400: errorResponse(`${invalidIds(['petId'], 'If-Match')} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`),
           404: errorResponse('No animal with this id, or it was already withdrawn (`not_found`)'),
           409: errorResponse('An order for the animal is open (`pet_has_open_order`)'),
           ...preconditionErrors,

@@ -49,7 +49,8 @@ export const PetPatch = Type.Object(
     $id: 'PetPatch',
     additionalProperties: false,
     minProperties: 1,
-    description: 'A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.',
+    description:
+      'A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.',
     examples: [{ name: 'Rex II' }],
   },
 );

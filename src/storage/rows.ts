@@ -164,5 +164,6 @@ export const toClaimed = (r: ClaimRow, now: Date): ClaimedAttempt => ({
   attempt: r.attempt,
   eventId: r.event_id,
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
-  secrets: r.previous_secret !== null && r.previous_secret_until !== null && r.previous_secret_until > now.toISOString() ? [r.secret, r.previous_secret] : [r.secret],
+  secrets:
+    r.previous_secret !== null && r.previous_secret_until !== null && r.previous_secret_until > now.toISOString() ? [r.secret, r.previous_secret] : [r.secret],
 });

@@ -60,7 +60,12 @@ export function assertIfMatch(what: string, ifMatch: Condition | undefined, curr
 
 /** The pet after `patch`; `changed` is false when every field given already had its value. */
 export function patchPet(current: Pet, patch: PetPatch): { next: Pet; changed: boolean } {
-  const next: Pet = { id: current.id, name: patch.name ?? current.name, categoryId: patch.categoryId ?? current.categoryId, status: patch.status ?? current.status };
+  const next: Pet = {
+    id: current.id,
+    name: patch.name ?? current.name,
+    categoryId: patch.categoryId ?? current.categoryId,
+    status: patch.status ?? current.status,
+  };
   const changed = next.name !== current.name || next.categoryId !== current.categoryId || next.status !== current.status;
   return { next, changed };
 }

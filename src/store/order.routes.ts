@@ -2,7 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/conditional.ts';
 import { idempotentResponse } from '../http/idempotency.ts';
-import { bodyErrors, commonErrors, errorResponse, MALFORMED, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, IfNoneMatchHeaders, INVALID_JSON, invalidIds, notModified, preconditionErrors } from '../schemas.ts';
+import {
+  bodyErrors,
+  commonErrors,
+  errorResponse,
+  MALFORMED,
+  IdempotencyHeaders,
+  idempotencyErrors,
+  IfMatchHeaders,
+  IfNoneMatchHeaders,
+  INVALID_JSON,
+  invalidIds,
+  notModified,
+  preconditionErrors,
+} from '../schemas.ts';
 import { linkNext } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import type { OrderService } from './order.service.ts';
@@ -11,7 +24,6 @@ export interface OrderRoutesOptions {
   readonly orders: OrderService;
   readonly base: string;
 }
-
 
 export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, base }) => {
   const location = (order: Order) => `${base}/store/orders/${order.id}`;
@@ -62,7 +74,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
           400: errorResponse(
             `Missing or invalid fields, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown or withdrawn pet (\`unknown_pet\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (\`bad_request\`: \`Host\`, \`Authorization\` twice, percent-encoding)`,
           ),
-          409: errorResponse('The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          409: errorResponse(
+            'The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)',
+          ),
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
@@ -91,9 +105,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         response: {
           200: { ...Order, description: 'The order; `ETag` is its entity tag' },
           304: notModified,
-          400: errorResponse(
-            `${invalidIds(['orderId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`,
-          ),
+          400: errorResponse(`${invalidIds(['orderId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`),
           404: errorResponse('No order with this id (`not_found`)'),
           ...commonErrors,
         },

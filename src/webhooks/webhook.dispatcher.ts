@@ -118,7 +118,13 @@ export class WebhookDispatcher {
     const token = randomUUID();
     let claimed: ClaimedAttempt[];
     try {
-      claimed = await webhooks.claim({ now, leaseUntil: new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS), token, max: room, perEndpoint: settings.endpointConcurrency });
+      claimed = await webhooks.claim({
+        now,
+        leaseUntil: new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS),
+        token,
+        max: room,
+        perEndpoint: settings.endpointConcurrency,
+      });
     } catch (err) {
       log.warn({ err }, 'claiming webhook deliveries failed; retrying shortly');
       return;
@@ -181,7 +187,10 @@ export class WebhookDispatcher {
       );
     }
     if (outcome.disabled) {
-      log.warn({ webhookId: a.webhookId, disableAfterHours: settings.disableAfterHours }, 'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER_HOURS');
+      log.warn(
+        { webhookId: a.webhookId, disableAfterHours: settings.disableAfterHours },
+        'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER_HOURS',
+      );
     }
   }
 
@@ -198,7 +207,13 @@ export class WebhookDispatcher {
     const body = serializeEvent(a.event);
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const signature = signatureHeader([current, ...previous.filter((p) => p !== undefined)], a.event.id, timestamp, body);
-    const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT, 'webhook-id': a.event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': a.event.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature,
+    };
     return this.#o.sender.send(a.url, headers, body);
   }
 

@@ -10,11 +10,14 @@ export interface WebhookRoutesOptions {
   readonly base: string;
 }
 
-const BAD_URL = 'a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`)';
+const BAD_URL =
+  'a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`)';
 const notFound = errorResponse('No webhook endpoint with this id (`not_found`)');
 const badId = errorResponse(`${invalidIds(['webhookId'])} (\`validation_failed\`); ${MALFORMED}`);
 const pageErrors = (what: string) =>
-  errorResponse(`Invalid ${what}, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`);
+  errorResponse(
+    `Invalid ${what}, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`,
+  );
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
 const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
 const config = { scope: 'webhooks:admin' } as const;
@@ -35,7 +38,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: NewWebhook,
         response: {
           201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
-          400: errorResponse(`Missing or invalid fields, an unknown field, event type or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`),
+          400: errorResponse(
+            `Missing or invalid fields, an unknown field, event type or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
+          ),
           ...bodyErrors,
           ...commonErrors,
         },
@@ -96,7 +101,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: WebhookUpdate,
         response: {
           200: { ...Webhook, description: 'The endpoint after the change' },
-          400: errorResponse(`Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`),
+          400: errorResponse(
+            `Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
+          ),
           404: notFound,
           ...bodyErrors,
           ...commonErrors,

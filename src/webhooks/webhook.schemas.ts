@@ -26,7 +26,10 @@ const events = Type.Union(
     }),
     Type.Null(),
   ],
-  { description: 'The event types sent to this endpoint; `null` (or, on creation, no `events`) = every type, including types added later', examples: [['pet.created', 'order.placed']] },
+  {
+    description: 'The event types sent to this endpoint; `null` (or, on creation, no `events`) = every type, including types added later',
+    examples: [['pet.created', 'order.placed']],
+  },
 );
 const description = Type.Union([Type.String({ minLength: 1, maxLength: DESCRIPTION_MAX, pattern: TEXT_PATTERN }), Type.Null()], {
   description: 'Free text for your own records (1–500 characters)',
@@ -57,11 +60,21 @@ const webhookFields = {
   enabled,
   createdAt: timestamp('When the endpoint was registered'),
 };
-const WEBHOOK_EXAMPLE = { id: 3, url: 'https://shop.example.com/hooks/petstore', events: ['pet.created', 'pet.updated'], description: null, enabled: true, createdAt: AT };
+const WEBHOOK_EXAMPLE = {
+  id: 3,
+  url: 'https://shop.example.com/hooks/petstore',
+  events: ['pet.created', 'pet.updated'],
+  description: null,
+  enabled: true,
+  createdAt: AT,
+};
 
 export const Webhook = Type.Object(webhookFields, { $id: 'Webhook', additionalProperties: false, examples: [WEBHOOK_EXAMPLE] });
 export type Webhook = Static<typeof Webhook>;
-export const Webhooks = Type.Array(Type.Unsafe<Webhook>({ $ref: 'Webhook#' }), { $id: 'Webhooks', description: 'A page of webhook endpoints, ascending by id' });
+export const Webhooks = Type.Array(Type.Unsafe<Webhook>({ $ref: 'Webhook#' }), {
+  $id: 'Webhooks',
+  description: 'A page of webhook endpoints, ascending by id',
+});
 
 const SECRET_PATTERN = '^whsec_[A-Za-z0-9+/]{43}=$';
 export const WebhookWithSecret = Type.Object(
@@ -69,7 +82,8 @@ export const WebhookWithSecret = Type.Object(
     ...webhookFields,
     secret: Type.String({
       pattern: SECRET_PATTERN,
-      description: 'The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this response: keep it with the receiver, which verifies `webhook-signature` with it',
+      description:
+        'The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this response: keep it with the receiver, which verifies `webhook-signature` with it',
       examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk='],
     }),
   },
@@ -97,7 +111,10 @@ export const Delivery = Type.Object(
       enum: [...DELIVERY_STATUSES],
       description: '`pending`: not made yet (due at `nextAttemptAt`) or in flight; `succeeded`: answered 2xx in time; `failed`: anything else',
     }),
-    httpStatus: nullable(Type.Integer({ minimum: 100, maximum: 599, examples: [500] }), 'The status the endpoint answered; null when none came (or not attempted yet)'),
+    httpStatus: nullable(
+      Type.Integer({ minimum: 100, maximum: 599, examples: [500] }),
+      'The status the endpoint answered; null when none came (or not attempted yet)',
+    ),
     durationMs: nullable(Type.Integer({ minimum: 0, examples: [87] }), 'How long the attempt took, in milliseconds'),
     error: nullable(Type.String({ examples: ['HTTP 500'] }), 'Why the attempt failed (never the response body)'),
     nextAttemptAt: nullable(timestamp('When it is due (pending), or when the retry after this failure is due'), 'null when no attempt follows'),
@@ -125,7 +142,10 @@ export const Delivery = Type.Object(
   },
 );
 export type Delivery = Static<typeof Delivery>;
-export const Deliveries = Type.Array(Type.Unsafe<Delivery>({ $ref: 'Delivery#' }), { $id: 'Deliveries', description: 'A page of the delivery log, newest first' });
+export const Deliveries = Type.Array(Type.Unsafe<Delivery>({ $ref: 'Delivery#' }), {
+  $id: 'Deliveries',
+  description: 'A page of the delivery log, newest first',
+});
 
 export const WebhookIdParams = Type.Object({ webhookId: Id('The identifier of the webhook endpoint') }, { additionalProperties: false });
 export type WebhookIdParams = Static<typeof WebhookIdParams>;
@@ -138,7 +158,11 @@ export type DeliveryIdParams = Static<typeof DeliveryIdParams>;
 /** The request headers of every delivery (Standard Webhooks 1.0), documented in the OpenAPI `webhooks` section. */
 export const DeliveryHeaders = Type.Object({
   'webhook-id': Type.String({ description: 'The event id; the same on every attempt of that event: receivers deduplicate on it', examples: ['evt_42'] }),
-  'webhook-timestamp': Type.String({ pattern: '^[0-9]+$', description: 'When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock', examples: ['1795003200'] }),
+  'webhook-timestamp': Type.String({
+    pattern: '^[0-9]+$',
+    description: 'When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock',
+    examples: ['1795003200'],
+  }),
   'webhook-signature': Type.String({
     description:
       'Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret\'s bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies',

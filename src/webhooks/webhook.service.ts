@@ -31,7 +31,10 @@ export class WebhookService {
   async create(input: NewWebhook): Promise<WebhookWithSecret> {
     const url = await this.#policy.check(input.url);
     const secret = generateSecret();
-    const webhook = await this.#repo.create({ url, events: input.events ?? null, description: input.description ?? null, secret: this.#box.seal(secret) }, this.#clock.now());
+    const webhook = await this.#repo.create(
+      { url, events: input.events ?? null, description: input.description ?? null, secret: this.#box.seal(secret) },
+      this.#clock.now(),
+    );
     return { ...webhook, secret };
   }
 

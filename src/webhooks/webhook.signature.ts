@@ -14,5 +14,12 @@ export function generateSecret(): string {
  */
 export function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string): string {
   const content = `${id}.${timestamp}.${body}`;
-  return secrets.map((s) => `v1,${createHmac('sha256', Buffer.from(s.slice(PREFIX.length), 'base64')).update(content).digest('base64')}`).join(' ');
+  return secrets
+    .map(
+      (s) =>
+        `v1,${createHmac('sha256', Buffer.from(s.slice(PREFIX.length), 'base64'))
+          .update(content)
+          .digest('base64')}`,
+    )
+    .join(' ');
 }

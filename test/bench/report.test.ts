@@ -5,7 +5,8 @@ import { cpuPerRequest, formatSpread, markdownTable, memoryLine, scenarioTable, 
 import type { Scenario } from '../../bench/scenarios.ts';
 
 const scenario: Scenario = { name: 'unauth', title: 'GET /v1/pets without a key (401)', method: 'GET', path: '/v1/pets', authorized: false, expect: 401 };
-const close = (actual: number | undefined, expected: number) => assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const close = (actual: number | undefined, expected: number) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 interface RunSpec {
   partner?: string;
@@ -87,7 +88,10 @@ test('CPU per request is Δcpu / requests served, from schedstat when every run 
 
   // One run without schedstat: every run is read from utime + stime, so no ratio mixes the two.
   const noSched = run(1, 'service', 1000, { cpuUs: 64 });
-  const mixed = summarise({ scenario, runs: [run(1, 'baseline', 1000, { cpuUs: 40 }), { ...noSched, cpu: { statUs: noSched.cpu!.statUs } }] }, ['baseline', 'service']);
+  const mixed = summarise({ scenario, runs: [run(1, 'baseline', 1000, { cpuUs: 40 }), { ...noSched, cpu: { statUs: noSched.cpu!.statUs } }] }, [
+    'baseline',
+    'service',
+  ]);
   assert.equal(mixed.cpuSource, 'utime+stime');
   close(mixed.targets[1].cpuRatio?.median, 60 / 40);
 });
@@ -120,13 +124,19 @@ test('a throughput ratio is marked not server-bound in each round whose baseline
   close(service.serverBusy?.median, 1);
   const table = scenarioTable(s);
   assert.match(table, /0\.75 \(0\.60–0\.90\)\*/, 'the marked ratio');
-  assert.match(table, /\* service: throughput ratio not server-bound in 1 of 2 rounds — per round, the baseline's core was 99 %, 62 % busy and the baseline process on CPU 97 %, 60 % of the run/);
+  assert.match(
+    table,
+    /\* service: throughput ratio not server-bound in 1 of 2 rounds — per round, the baseline's core was 99 %, 62 % busy and the baseline process on CPU 97 %, 60 % of the run/,
+  );
   assert.match(markdownTable([s]), /`\*`: throughput ratio not server-bound/);
 });
 
 test("a round whose baseline core was busy with another tenant's work is marked too", () => {
   // The harness check of this change saw it: core 92 % busy, the baseline process on CPU 32 %, ratio 2.55.
-  const runs = [run(1, 'baseline', 26_000, { cpuUs: 12, serverBusy: 0.92, ownShare: 0.32 }), run(1, 'service', 67_000, { cpuUs: 15, serverBusy: 1, ownShare: 0.99 })];
+  const runs = [
+    run(1, 'baseline', 26_000, { cpuUs: 12, serverBusy: 0.92, ownShare: 0.32 }),
+    run(1, 'service', 67_000, { cpuUs: 15, serverBusy: 1, ownShare: 0.99 }),
+  ];
   const service = summarise({ scenario, runs }, ['baseline', 'service']).targets[1];
   assert.equal(service.notServerBound, 1);
   close(service.cpuRatio?.median, 15 / 12);
@@ -137,7 +147,7 @@ test('a throughput ratio above 1 is called out as a broken measurement', () => {
   assert.match(scenarioTable(s), /! service served more requests per second than the bare baseline/);
 });
 
-test("targets are judged on the median CPU and p99 ratios, for the services named, not the reference servers", () => {
+test('targets are judged on the median CPU and p99 ratios, for the services named, not the reference servers', () => {
   const runs = [
     run(1, 'baseline', 100, { cpuUs: 40, p99Us: 1000 }),
     run(1, 'service', 80, { cpuUs: 59, p99Us: 2900 }),
@@ -175,5 +185,8 @@ test('memoryLine judges peak RSS against 150 MiB and flags growth across rounds'
     'service: peak RSS (VmHWM) over the whole run 125 MiB (≤ 150 MiB: pass); RSS after each round 120 MiB, 122 MiB, 121 MiB: no growth (+1 MiB)',
   );
   assert.match(memoryLine('service', 151 * MiB, [120 * MiB, 140 * MiB], true), /\(≤ 150 MiB: FAIL\).*GROWTH: \+20 MiB from the first round to the last/);
-  assert.match(memoryLine('baseline', 60 * MiB, [60 * MiB], false), /^baseline: peak RSS \(VmHWM\) over the whole run 60 MiB; RSS after each round 60 MiB: growth not judged \(one round\)$/);
+  assert.match(
+    memoryLine('baseline', 60 * MiB, [60 * MiB], false),
+    /^baseline: peak RSS \(VmHWM\) over the whole run 60 MiB; RSS after each round 60 MiB: growth not judged \(one round\)$/,
+  );
 });

@@ -21,7 +21,10 @@ type Row = Record<(typeof SCENARIO_COLUMNS)[number], string>;
 
 /** The scenario's table as rows keyed by column header (cells are separated by two or more spaces). */
 function table(out: string, name: string): { text: string; row(target: string): Row } {
-  const text = out.split('\n\n').map((b) => b.trim()).find((b) => b.startsWith(`${name}:`));
+  const text = out
+    .split('\n\n')
+    .map((b) => b.trim())
+    .find((b) => b.startsWith(`${name}:`));
   assert.ok(text, `no table for ${name} in:\n${out}`);
   const lines = text.split('\n').map((l) => l.trim().split(/\s{2,}/));
   assert.deepEqual(lines[1], [...SCENARIO_COLUMNS], `header of ${name}`);
@@ -56,7 +59,9 @@ function assertFigures(row: Row, where: string): void {
   assert.match(row['peak RSS'], /^\d+ MiB$/);
 }
 
-test('npm run bench -- --smoke --floor seeds, serves, loads every server and prints a table per scenario with CPU per request and core load', { timeout: 60_000 }, async () => {
+test('npm run bench -- --smoke --floor seeds, serves, loads every server and prints a table per scenario with CPU per request and core load', {
+  timeout: 60_000,
+}, async () => {
   const { out, err } = await bench('--smoke', '--floor', '--scenarios', 'list20,get,create');
   // The service runs as npm start runs it.
   assert.match(err, /services at LOG_LEVEL=info, rate limits on \(1,000,000\/min\)/);
@@ -72,7 +77,9 @@ test('npm run bench -- --smoke --floor seeds, serves, loads every server and pri
   assert.match(out, /\| `POST \/v1\/pets` \| service \| [\d.]+ \| [\d.]+ \| ≤ 2\.5 (pass|FAIL) \|/);
 });
 
-test('npm run bench -- --smoke --paired loads the baseline beside each server and reports every pairing with its CPU figures', { timeout: 60_000 }, async () => {
+test('npm run bench -- --smoke --paired loads the baseline beside each server and reports every pairing with its CPU figures', {
+  timeout: 60_000,
+}, async () => {
   const { out, err } = await bench('--smoke', '--paired', '--floor', '--scenarios', 'unauth');
   // One baseline run beside each of the other servers, each logged with its partner.
   assert.match(err, /round 1\/1 unauth\s+baseline\s+[\d,]+ req\/s\s+errors 0 \(with service\)/);

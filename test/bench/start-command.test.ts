@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import { startCommand } from '../../bench/processes.ts';
 
 test('startCommand reads the environment assignments and node flags of a start script', () => {
-  assert.deepEqual(startCommand('MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 src/main.ts'), { env: { MALLOC_ARENA_MAX: '2' }, flags: ['--max-semi-space-size=4'] });
+  assert.deepEqual(startCommand('MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 src/main.ts'), {
+    env: { MALLOC_ARENA_MAX: '2' },
+    flags: ['--max-semi-space-size=4'],
+  });
   assert.deepEqual(startCommand('A=1 B_2=x=y node --a --b=3 src/main.ts'), { env: { A: '1', B_2: 'x=y' }, flags: ['--a', '--b=3'] });
   assert.deepEqual(startCommand('node src/main.ts'), { env: {}, flags: [] });
   // Anything else is not understood: the service then starts with no flags and no extra variables.

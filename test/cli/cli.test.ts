@@ -69,7 +69,7 @@ describe('petstore CLI', () => {
     assert.equal(pet.categoryId, 7);
   });
 
-  test('categories add follows the API\'s rules: the same name checks, a duplicate is category_exists', async (t) => {
+  test("categories add follows the API's rules: the same name checks, a duplicate is category_exists", async (t) => {
     const { cli } = setup(t);
     const duplicate = await cli('categories', 'add', 'dogs');
     assert.equal(duplicate.code, 1);
@@ -105,7 +105,10 @@ describe('petstore CLI', () => {
     assert.equal((await cli('keys', 'create', '--name', ' ')).code, 2, 'a blank name');
     // A key whose expiry has passed (made directly: the CLI refuses a past expiry) is listed as expired.
     const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
-    await storage.apiKeys.create({ name: 'old', prefix: 'pst_oldk', hash: 'f'.repeat(64), scopes: ['pets:read'], expiresAt: new Date('2020-01-01T00:00:00Z') }, { now: new Date('2019-01-01T00:00:00Z') });
+    await storage.apiKeys.create(
+      { name: 'old', prefix: 'pst_oldk', hash: 'f'.repeat(64), scopes: ['pets:read'], expiresAt: new Date('2020-01-01T00:00:00Z') },
+      { now: new Date('2019-01-01T00:00:00Z') },
+    );
     await storage.close();
     assert.match((await cli('keys', 'list')).out, /\told\t.*\texpired 2020-01-01T00:00:00\.000Z$/m);
   });

@@ -64,6 +64,11 @@ export function logCapture(): { stream: { write(line: string): void }; lines: ()
   return {
     stream: { write: (line: string) => void chunks.push(line) },
     text: () => chunks.join(''),
-    lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }

@@ -27,7 +27,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(t: TestContext, answer: (r: Received, n: number) => Answer = () => 200, options: { port?: number; listening?: boolean } = {}): Promise<Receiver> {
+export async function startReceiver(
+  t: TestContext,
+  answer: (r: Received, n: number) => Answer = () => 200,
+  options: { port?: number; listening?: boolean } = {},
+): Promise<Receiver> {
   const received: Received[] = [];
   const waiters = new Set<() => void>();
   let server: Server | undefined;

@@ -49,7 +49,10 @@ for (const engine of ENGINES) {
     for (const [what, payload, message] of invalid) {
       test(`POST and PATCH refuse ${what} with 400 validation_failed`, async (t) => {
         const { app, auth } = await buildTestApp(t, { engine });
-        for (const res of [await create(app, auth, payload), await app.inject({ method: 'PATCH', url: '/v1/categories/1', headers: auth, payload: payload as object })]) {
+        for (const res of [
+          await create(app, auth, payload),
+          await app.inject({ method: 'PATCH', url: '/v1/categories/1', headers: auth, payload: payload as object }),
+        ]) {
           assert.equal(res.statusCode, 400, res.body);
           assert.equal(res.json().code, 'validation_failed');
           assert.match(res.json().message, message);
@@ -61,7 +64,12 @@ for (const engine of ENGINES) {
     test('PATCH renames (merge patch or JSON); the pets in it keep it; unknown → 404', async (t) => {
       const { app, auth } = await buildTestApp(t, { engine });
       const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Tom', categoryId: 2 } })).json();
-      const res = await app.inject({ method: 'PATCH', url: '/v1/categories/2', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{"name":"Kittens"}' });
+      const res = await app.inject({
+        method: 'PATCH',
+        url: '/v1/categories/2',
+        headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+        payload: '{"name":"Kittens"}',
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { id: 2, name: 'Kittens' });
       assert.equal((await app.inject({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: auth })).json().categoryId, 2);

@@ -52,7 +52,7 @@ for (const engine of ENGINES) {
       assert.notEqual(other.etag, pet.etag, 'another pet, another tag');
     });
 
-    test('placeOrder, getOrder and updateOrder carry the order\'s ETag', async (t) => {
+    test("placeOrder, getOrder and updateOrder carry the order's ETag", async (t) => {
       const server = await serve(t, engine);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const order = await created(server, '/v1/store/orders', { petId: pet.json.id });
@@ -169,14 +169,20 @@ for (const engine of ENGINES) {
       assert.equal((await server.call('GET', `/v1/pets/${pet.json.id}`)).status, 200);
       const current = (await server.call('GET', `/v1/pets/${pet.json.id}`)).headers.get('etag')!;
       assert.equal((await server.call('DELETE', `/v1/pets/${pet.json.id}`, { headers: { 'if-match': current } })).status, 204);
-      assert.equal((await server.call('DELETE', `/v1/pets/${pet.json.id}`, { headers: { 'if-match': '*' } })).status, 404, '* on a withdrawn pet: it does not exist');
+      assert.equal(
+        (await server.call('DELETE', `/v1/pets/${pet.json.id}`, { headers: { 'if-match': '*' } })).status,
+        404,
+        '* on a withdrawn pet: it does not exist',
+      );
     });
 
     test('20 concurrent PATCHes with the same If-Match: exactly one 200, the rest 412', async (t) => {
       const server = await serve(t, engine);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => server.call('PATCH', `/v1/pets/${pet.json.id}`, { body: { name: `writer ${i}` }, headers: { 'if-match': pet.etag } })),
+        Array.from({ length: 20 }, (_, i) =>
+          server.call('PATCH', `/v1/pets/${pet.json.id}`, { body: { name: `writer ${i}` }, headers: { 'if-match': pet.etag } }),
+        ),
       );
       const statuses = responses.map((r) => r.status).sort();
       assert.deepEqual(statuses, [200, ...Array(19).fill(412)]);

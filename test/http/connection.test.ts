@@ -47,7 +47,12 @@ const HOST = 'Host: api.example\r\n';
 describe('a message node:http cannot parse is answered in the Error shape, then the connection is closed', () => {
   const corpus: [what: string, bytes: string, status: number, code: string][] = [
     ['a garbage request line', '\x01\x02 junk\r\n\r\n', 400, 'bad_request'],
-    ['Content-Length with Transfer-Encoding', `POST /v1/pets HTTP/1.1\r\n${HOST}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'bad_request'],
+    [
+      'Content-Length with Transfer-Encoding',
+      `POST /v1/pets HTTP/1.1\r\n${HOST}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      400,
+      'bad_request',
+    ],
     ['a bare LF', 'GET /v1/pets HTTP/1.1\nHost: api.example\n\n', 400, 'bad_request'],
     ['a NUL in a header value', `GET /v1/pets HTTP/1.1\r\n${HOST}X-Note: a\0b\r\n\r\n`, 400, 'bad_request'],
     ['a space in a header name', `GET /v1/pets HTTP/1.1\r\n${HOST}Bad Header: x\r\n\r\n`, 400, 'bad_request'],
@@ -55,7 +60,12 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
     ['a malformed version', `GET /v1/pets HTTP/1.1x\r\n${HOST}\r\n`, 400, 'bad_request'],
     ['a method llhttp does not know', `FOO /v1/pets HTTP/1.1\r\n${HOST}\r\n`, 501, 'not_implemented'],
     ['a lowercase method', `get /v1/pets HTTP/1.1\r\n${HOST}\r\n`, 501, 'not_implemented'],
-    ['header fields over 16 KiB', `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'request_header_fields_too_large'],
+    [
+      'header fields over 16 KiB',
+      `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'request_header_fields_too_large',
+    ],
   ];
   for (const [what, bytes, status, code] of corpus) {
     test(`${what} → ${status} ${code}`, async (t) => {
@@ -91,7 +101,10 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
 
   test('a malformed message after a good one on the same connection is answered after the good one', async (t) => {
     const { port, auth } = await listening(t);
-    const { data } = await exchange(port, `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\n\r\nGET /v1/pets HTTP/1.1\r\nBad Header: x\r\n\r\n`);
+    const { data } = await exchange(
+      port,
+      `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\n\r\nGET /v1/pets HTTP/1.1\r\nBad Header: x\r\n\r\n`,
+    );
     const [first, second, ...more] = responses(data);
     assert.equal(first.status, 200);
     assert.equal(JSON.parse(first.body).length, 6);
@@ -101,7 +114,7 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
 });
 
 describe('HEAD responses never carry body bytes', () => {
-  test('HEAD with header fields over the limit → 431 with its Content-Length and no body (the fuzzer\'s case)', async (t) => {
+  test("HEAD with header fields over the limit → 431 with its Content-Length and no body (the fuzzer's case)", async (t) => {
     const { port } = await listening(t);
     const { data, closedByServer } = await exchange(port, `HEAD /v1/categories HTTP/1.1\r\n${HOST}Authorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.match(data, /^HTTP\/1\.1 431 /);
@@ -112,7 +125,10 @@ describe('HEAD responses never carry body bytes', () => {
 
   test('HEAD with a malformed header, pipelined after a GET: the GET is answered, then a bodiless 400', async (t) => {
     const { port, auth } = await listening(t);
-    const { data } = await exchange(port, `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\n\r\nHEAD /v1/pets HTTP/1.1\r\nBad Header: x\r\n\r\n`);
+    const { data } = await exchange(
+      port,
+      `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\n\r\nHEAD /v1/pets HTTP/1.1\r\nBad Header: x\r\n\r\n`,
+    );
     const [first, second, ...more] = responses(data, [false, true]);
     assert.equal(first.status, 200);
     assert.equal(second.status, 400);
@@ -130,7 +146,10 @@ describe('HEAD responses never carry body bytes', () => {
       `HEAD /v1/categories HTTP/1.1\r\n${HOST}${a}Connection: close\r\n\r\n`,
     ];
     const { data } = await exchange(port, requests);
-    const all = responses(data, requests.map(() => true));
+    const all = responses(
+      data,
+      requests.map(() => true),
+    );
     assert.deepEqual(
       all.map((r) => r.status),
       [401, 404, 400, 400, 200],
@@ -142,7 +161,10 @@ describe('HEAD responses never carry body bytes', () => {
 describe('what node:http would answer by itself goes through the service', () => {
   test('an Expect other than 100-continue is served (not a bare 417)', async (t) => {
     const { port, auth } = await listening(t);
-    const { data } = await exchange(port, `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nExpect: something-else\r\nConnection: close\r\n\r\n`);
+    const { data } = await exchange(
+      port,
+      `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nExpect: something-else\r\nConnection: close\r\n\r\n`,
+    );
     const [r] = responses(data);
     assert.equal(r.status, 200);
   });
@@ -157,7 +179,9 @@ describe('what node:http would answer by itself goes through the service', () =>
     await once(socket, 'connect');
     const body = JSON.stringify({ name: 'Rex', categoryId: 1 });
     // A request in flight (its body not yet sent) keeps the connection busy while close() begins.
-    socket.write(`POST /v1/pets HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     await new Promise((r) => setTimeout(r, 50));
     const closed = app.close();
     await new Promise((r) => setTimeout(r, 50));
@@ -214,7 +238,10 @@ describe('a body over the limit: 413, then a graceful close', () => {
         }),
       );
       stop = true;
-      assert.ok((await background).every((n) => n > 0), 'other traffic ran meanwhile');
+      assert.ok(
+        (await background).every((n) => n > 0),
+        'other traffic ran meanwhile',
+      );
       const counts: Record<string, number> = {};
       for (const o of outcomes.flat()) counts[o] = (counts[o] ?? 0) + 1;
       assert.deepEqual(counts, { '413 payload_too_large': 50 });
@@ -235,7 +262,9 @@ describe('a body over the limit: 413, then a graceful close', () => {
     socket.on('error', () => {});
     const closed = new Promise((resolve) => socket.once('close', resolve));
     await once(socket, 'connect');
-    socket.write(`POST /v1/pets HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${1024 * MiB}\r\n\r\n`);
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nContent-Type: application/json\r\nContent-Length: ${1024 * MiB}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     // A client that never stops sending and never closes: only the service can end this.
     const deadline = Date.now() + LINGER_MS + 5000;

@@ -58,7 +58,10 @@ const haveChromium = existsSync(CHROMIUM);
 const skipBrowser = !haveChromium && !process.env.CI ? `${CHROMIUM} not found (apt-get install chromium); CI runs this test` : false;
 
 describe('API reference page in headless Chromium', () => {
-  test('renders every operation from /v1/openapi.json, sends test requests to this service only, and requests nothing from another host', { skip: skipBrowser, timeout: 90_000 }, async (t) => {
+  test('renders every operation from /v1/openapi.json, sends test requests to this service only, and requests nothing from another host', {
+    skip: skipBrowser,
+    timeout: 90_000,
+  }, async (t) => {
     assert.ok(haveChromium, `Chromium is required in CI but ${CHROMIUM} is missing: install the Debian package chromium (.ci/run does)`);
     const { app, key } = await buildTestApp(t);
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -66,7 +69,16 @@ describe('API reference page in headless Chromium', () => {
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     t.after(() => browser.close());
     const page = await browser.newPage();
@@ -86,7 +98,9 @@ describe('API reference page in headless Chromium', () => {
     });
     // A request the CSP blocks may never reach the request log, so violations are recorded too.
     await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => console.error(`Refused to load ${e.blockedURI} (Content Security Policy ${e.violatedDirective}) at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`Refused to load ${e.blockedURI} (Content Security Policy ${e.violatedDirective}) at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`),
+      );
     });
 
     await page.goto(`${base}/docs`);
@@ -95,7 +109,7 @@ describe('API reference page in headless Chromium', () => {
     // (Playwright's 'networkidle' never settles on this page.)
     while (Date.now() - lastRequestAt < 1500) await page.waitForTimeout(250);
 
-    const text = await page.locator('body').textContent() ?? '';
+    const text = (await page.locator('body').textContent()) ?? '';
     const summaries = [
       'List animals',
       'Add an animal',
@@ -117,7 +131,10 @@ describe('API reference page in headless Chromium', () => {
     t.diagnostic(`screenshot: ${screenshot}`);
 
     // "Test Request": the in-page client calls the API directly (no proxy.scalar.com) with the key.
-    await page.getByRole('button', { name: /Test Request/ }).first().click();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
     await page.getByPlaceholder('Token').last().fill(key);
     const [sent] = await Promise.all([
       page.waitForRequest((r) => r.url().startsWith(`${origin}/v1/`) && r.headers().authorization === `Bearer ${key}`),

@@ -40,7 +40,10 @@ for (const engine of ENGINES) {
       const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
       await app.inject({ method: 'PATCH', url: `/v1/store/orders/${order.id}`, headers: auth, payload: { status: 'cancelled' } });
       const all = await page(app, auth, '/v1/events');
-      assert.deepEqual(all.items.map((e) => e.type), ['pet.created', 'order.placed', 'pet.updated', 'order.cancelled', 'pet.updated']);
+      assert.deepEqual(
+        all.items.map((e) => e.type),
+        ['pet.created', 'order.placed', 'pet.updated', 'order.cancelled', 'pet.updated'],
+      );
       assert.equal(all.next, undefined);
       const valid = eventValidator();
       for (const e of all.items) assert.ok(valid(e), `${e.type}: ${JSON.stringify(valid.errors)}`);
@@ -48,7 +51,10 @@ for (const engine of ENGINES) {
       assert.deepEqual(all.items[0].data, pet);
 
       const first = await page(app, auth, '/v1/events?limit=2&type=pet.updated');
-      assert.deepEqual(first.items.map((e) => e.type), ['pet.updated', 'pet.updated']);
+      assert.deepEqual(
+        first.items.map((e) => e.type),
+        ['pet.updated', 'pet.updated'],
+      );
       assert.equal(first.next, undefined, 'exactly two: no next page');
       const two = await page(app, auth, '/v1/events?limit=2');
       assert.deepEqual(two.items, all.items.slice(0, 2));
@@ -85,7 +91,10 @@ for (const engine of ENGINES) {
 
     test('needs events:read, which new keys hold by default', async (t) => {
       const { app, storage } = await buildTestApp(t, { engine, env: ENV });
-      const without = await keyWithScopes(storage, SCOPES.filter((s) => s !== 'events:read'));
+      const without = await keyWithScopes(
+        storage,
+        SCOPES.filter((s) => s !== 'events:read'),
+      );
       assert.equal((await app.inject({ method: 'GET', url: '/v1/events', headers: without })).statusCode, 403);
       const only = await keyWithScopes(storage, ['events:read']);
       assert.equal((await app.inject({ method: 'GET', url: '/v1/events', headers: only })).statusCode, 200);
@@ -111,7 +120,9 @@ for (const engine of ENGINES) {
         }
       })();
       await Promise.all(
-        Array.from({ length: 120 }, (_, i) => app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: `p${i}`, categoryId: 1 + (i % 6) } })),
+        Array.from({ length: 120 }, (_, i) =>
+          app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: `p${i}`, categoryId: 1 + (i % 6) } }),
+        ),
       );
       writing = false;
       await reader;

@@ -56,7 +56,16 @@ for (const engine of ENGINES) {
 
       const first = await send(port, 'GET', '/v1/pets', auth);
       assert.equal(first.status, 200);
-      assert.deepEqual(names(first), ['cache-control', 'content-length', 'content-type', 'link', 'ratelimit', 'ratelimit-policy', 'x-content-type-options', 'x-request-id']);
+      assert.deepEqual(names(first), [
+        'cache-control',
+        'content-length',
+        'content-type',
+        'link',
+        'ratelimit',
+        'ratelimit-policy',
+        'x-content-type-options',
+        'x-request-id',
+      ]);
       assert.equal(first.headers['content-type'], JSON_TYPE);
       assert.equal(first.headers['cache-control'], 'no-store');
       assert.equal(first.headers['x-content-type-options'], 'nosniff');
@@ -71,7 +80,15 @@ for (const engine of ENGINES) {
       // The last page: no Link.
       const last = await send(port, 'GET', next[1], auth);
       assert.equal(last.status, 200);
-      assert.deepEqual(names(last), ['cache-control', 'content-length', 'content-type', 'ratelimit', 'ratelimit-policy', 'x-content-type-options', 'x-request-id']);
+      assert.deepEqual(names(last), [
+        'cache-control',
+        'content-length',
+        'content-type',
+        'ratelimit',
+        'ratelimit-policy',
+        'x-content-type-options',
+        'x-request-id',
+      ]);
       assert.equal(JSON.parse(last.body).length, 5);
 
       // Filters are kept in the next link.
@@ -80,25 +97,54 @@ for (const engine of ENGINES) {
 
       const get = await send(port, 'GET', '/v1/pets/3', { ...auth, 'x-request-id': 'client-chosen-id' });
       assert.equal(get.status, 200);
-      assert.deepEqual(names(get), ['cache-control', 'content-length', 'content-type', 'deprecation', 'etag', 'link', 'ratelimit', 'ratelimit-policy', 'sunset', 'x-content-type-options', 'x-request-id']);
+      assert.deepEqual(names(get), [
+        'cache-control',
+        'content-length',
+        'content-type',
+        'deprecation',
+        'etag',
+        'link',
+        'ratelimit',
+        'ratelimit-policy',
+        'sunset',
+        'x-content-type-options',
+        'x-request-id',
+      ]);
       assert.equal(get.headers['x-request-id'], 'client-chosen-id');
       assert.deepEqual({ deprecation: get.headers.deprecation, sunset: get.headers.sunset, link: get.headers.link }, DEPRECATION);
       assert.deepEqual(JSON.parse(get.body), { id: 3, name: 'pet 2', categoryId: 1, status: 'available' });
 
       const missing = await send(port, 'GET', '/v1/pets/999', auth);
       assert.equal(missing.status, 404);
-      assert.deepEqual(names(missing), names(get).filter((h) => h !== 'etag'));
+      assert.deepEqual(
+        names(missing),
+        names(get).filter((h) => h !== 'etag'),
+      );
       assert.deepEqual(JSON.parse(missing.body), { code: 'not_found', message: 'pet 999 does not exist', status: 404 });
 
       const noKey = await send(port, 'GET', '/v1/pets');
       assert.equal(noKey.status, 401);
       assert.deepEqual(names(noKey), ['cache-control', 'content-length', 'content-type', 'www-authenticate', 'x-content-type-options', 'x-request-id']);
       assert.equal(noKey.headers['www-authenticate'], 'Bearer realm="petstore"');
-      assert.deepEqual(JSON.parse(noKey.body), { code: 'unauthorized', message: 'missing Authorization header; send Authorization: Bearer <API key>', status: 401 });
+      assert.deepEqual(JSON.parse(noKey.body), {
+        code: 'unauthorized',
+        message: 'missing Authorization header; send Authorization: Bearer <API key>',
+        status: 401,
+      });
 
       const noKeyGet = await send(port, 'GET', '/v1/pets/3');
       assert.equal(noKeyGet.status, 401);
-      assert.deepEqual(names(noKeyGet), ['cache-control', 'content-length', 'content-type', 'deprecation', 'link', 'sunset', 'www-authenticate', 'x-content-type-options', 'x-request-id']);
+      assert.deepEqual(names(noKeyGet), [
+        'cache-control',
+        'content-length',
+        'content-type',
+        'deprecation',
+        'link',
+        'sunset',
+        'www-authenticate',
+        'x-content-type-options',
+        'x-request-id',
+      ]);
 
       const badKey = await send(port, 'GET', '/v1/pets', { authorization: `Bearer pst_${'x'.repeat(43)}` });
       assert.equal(badKey.status, 401);
@@ -106,7 +152,15 @@ for (const engine of ENGINES) {
 
       const badLimit = await send(port, 'GET', '/v1/pets?limit=101', auth);
       assert.equal(badLimit.status, 400);
-      assert.deepEqual(names(badLimit), ['cache-control', 'content-length', 'content-type', 'ratelimit', 'ratelimit-policy', 'x-content-type-options', 'x-request-id']);
+      assert.deepEqual(names(badLimit), [
+        'cache-control',
+        'content-length',
+        'content-type',
+        'ratelimit',
+        'ratelimit-policy',
+        'x-content-type-options',
+        'x-request-id',
+      ]);
       assert.equal(JSON.parse(badLimit.body).code, 'validation_failed');
 
       const badCursor = await send(port, 'GET', '/v1/pets?cursor=abc.def', auth);

@@ -48,11 +48,19 @@ for (const engine of ENGINES) {
       let entered!: () => void;
       const inside = new Promise<void>((r) => (entered = r));
       const create = storage.pets.create.bind(storage.pets);
-      const gated: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: async (input: PetCreate, ctx: WriteContext<Pet>) => {
-        entered();
-        await gate;
-        return create(input, ctx);
-      } } };
+      const gated: Storage = {
+        ...storage,
+        pets: {
+          ...storage.pets,
+          get: storage.pets.get.bind(storage.pets),
+          list: storage.pets.list.bind(storage.pets),
+          create: async (input: PetCreate, ctx: WriteContext<Pet>) => {
+            entered();
+            await gate;
+            return create(input, ctx);
+          },
+        },
+      };
       const { app, auth } = await buildTestApp(t, { storage: gated });
       const headers = { ...auth, 'idempotency-key': 'in-flight' };
       const first = app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
@@ -73,13 +81,24 @@ for (const engine of ENGINES) {
       // The first attempt's store step (inside the write's transaction) fails once.
       let failures = 1;
       const create = storage.pets.create.bind(storage.pets);
-      const failing: Storage = { ...storage, pets: { ...storage.pets, get: storage.pets.get.bind(storage.pets), list: storage.pets.list.bind(storage.pets), create: (input: PetCreate, ctx: WriteContext<Pet>) => {
-        const idempotency = ctx.idempotency && { id: ctx.idempotency.id, respond: (pet: Pet) => {
-          if (failures-- > 0) throw new Error('storing the idempotent response failed');
-          return ctx.idempotency!.respond(pet);
-        } };
-        return create(input, { ...ctx, idempotency });
-      } } };
+      const failing: Storage = {
+        ...storage,
+        pets: {
+          ...storage.pets,
+          get: storage.pets.get.bind(storage.pets),
+          list: storage.pets.list.bind(storage.pets),
+          create: (input: PetCreate, ctx: WriteContext<Pet>) => {
+            const idempotency = ctx.idempotency && {
+              id: ctx.idempotency.id,
+              respond: (pet: Pet) => {
+                if (failures-- > 0) throw new Error('storing the idempotent response failed');
+                return ctx.idempotency!.respond(pet);
+              },
+            };
+            return create(input, { ...ctx, idempotency });
+          },
+        },
+      };
       const { app, auth } = await buildTestApp(t, { storage: failing });
       const headers = { ...auth, 'idempotency-key': 'store-step-fails' };
       const first = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
@@ -108,7 +127,9 @@ for (const engine of ENGINES) {
         ids.add(res.json().id);
       }
       assert.equal(ids.size, 4);
-      const replay = await app.inject(post('/v1/pets', { authorization: 'Bearer bootstrap-one-0123456789', 'idempotency-key': 'shared' }, { name: 'Rex', categoryId: 1 }));
+      const replay = await app.inject(
+        post('/v1/pets', { authorization: 'Bearer bootstrap-one-0123456789', 'idempotency-key': 'shared' }, { name: 'Rex', categoryId: 1 }),
+      );
       assert.equal(replay.headers['idempotent-replayed'], 'true', 'a bootstrap key has a stable scope');
     });
 
@@ -152,24 +173,25 @@ for (const engine of ENGINES) {
     });
 
     // Restart on a file database; on PostgreSQL the data outlives the app by construction.
-    if (engine === 'sqlite') test('is stored in the database: a replay works after a restart', async (t) => {
-      const dir = mkdtempSync(join(tmpdir(), 'petstore-idem-'));
-      t.after(() => rmSync(dir, { recursive: true, force: true }));
-      const path = join(dir, 'db.sqlite');
-      const env = { PETSTORE_API_KEYS: 'bootstrap-restart-0123456789' };
-      const headers = { authorization: 'Bearer bootstrap-restart-0123456789', 'idempotency-key': 'survives' };
-      const s1 = openSqlite({ path });
-      const one = await buildTestApp(t, { storage: s1, env });
-      const first = await one.app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
-      await one.app.close();
-      await s1.close();
-      const s2 = openSqlite({ path });
-      t.after(() => s2.close());
-      const two = await buildTestApp(t, { storage: s2, env });
-      const again = await two.app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
-      assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(again.json(), first.json());
-    });
+    if (engine === 'sqlite')
+      test('is stored in the database: a replay works after a restart', async (t) => {
+        const dir = mkdtempSync(join(tmpdir(), 'petstore-idem-'));
+        t.after(() => rmSync(dir, { recursive: true, force: true }));
+        const path = join(dir, 'db.sqlite');
+        const env = { PETSTORE_API_KEYS: 'bootstrap-restart-0123456789' };
+        const headers = { authorization: 'Bearer bootstrap-restart-0123456789', 'idempotency-key': 'survives' };
+        const s1 = openSqlite({ path });
+        const one = await buildTestApp(t, { storage: s1, env });
+        const first = await one.app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
+        await one.app.close();
+        await s1.close();
+        const s2 = openSqlite({ path });
+        t.after(() => s2.close());
+        const two = await buildTestApp(t, { storage: s2, env });
+        const again = await two.app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(again.json(), first.json());
+      });
   });
 
   describe(`Idempotency-Key on POST /v1/store/orders (${engine})`, () => {

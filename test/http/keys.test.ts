@@ -29,7 +29,13 @@ async function inspectableStorage(t: TestContext, engine: Engine): Promise<{ sto
     t.after(() => rm(dir, { recursive: true, force: true }));
     const storage = openSqlite({ path: join(dir, 'p.db') });
     t.after(() => storage.close());
-    return { storage, everything: async () => readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('\n') };
+    return {
+      storage,
+      everything: async () =>
+        readdirSync(dir)
+          .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+          .join('\n'),
+    };
   }
   const db = await createTestDatabase();
   t.after(() => db.drop());
@@ -158,7 +164,10 @@ for (const engine of ENGINES) {
       const second = await app.inject({ method: 'GET', url: next, headers: auth });
       assert.equal(second.headers.link, undefined);
       const all = [...first.json(), ...second.json()];
-      assert.deepEqual(all.map((k: { name: string }) => k.name), ['test', 'k0', 'k1', 'k2']);
+      assert.deepEqual(
+        all.map((k: { name: string }) => k.name),
+        ['test', 'k0', 'k1', 'k2'],
+      );
       assert.ok(all[2].revokedAt !== null && all[1].revokedAt === null);
       const text = first.body + second.body;
       for (const secret of [key, ...made.map((m) => m.key)]) assert.ok(!text.includes(secret.slice(8)), 'no secret');
@@ -177,7 +186,11 @@ for (const engine of ENGINES) {
       assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(victim.key) })).statusCode, 401);
       const revokedAt = (await app.inject({ method: 'GET', url: `/v1/keys/${victim.id}`, headers: auth })).json().revokedAt;
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/keys/${victim.id}`, headers: auth })).statusCode, 204);
-      assert.equal((await app.inject({ method: 'GET', url: `/v1/keys/${victim.id}`, headers: auth })).json().revokedAt, revokedAt, 'a second revocation changes nothing');
+      assert.equal(
+        (await app.inject({ method: 'GET', url: `/v1/keys/${victim.id}`, headers: auth })).json().revokedAt,
+        revokedAt,
+        'a second revocation changes nothing',
+      );
       assert.equal((await app.inject({ method: 'DELETE', url: '/v1/keys/999', headers: auth })).statusCode, 404);
       const self = (await createKey(app, auth, { name: 'self', scopes: ['keys:admin'] })).json();
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/keys/${self.id}`, headers: bearer(self.key) })).statusCode, 204);
@@ -199,7 +212,7 @@ for (const engine of ENGINES) {
       const secret: string = first.json().key;
       // A WAL-mode SQLite file may still hold the pages in its -wal file: every file is read.
       const stored = await everything();
-      assert.ok(stored.includes(first.json().prefix), 'the reading sees what was stored (the key\'s prefix)');
+      assert.ok(stored.includes(first.json().prefix), "the reading sees what was stored (the key's prefix)");
       assert.ok(!stored.includes(secret.slice(4)), 'the secret is nowhere in the database');
       const other = await keyWithScopes(storage, ['keys:admin', 'pets:read']);
       const foreign = await createKey(app, other, { name: 'shop', scopes: ['pets:read'] }, headers);

@@ -68,7 +68,12 @@ describe('JSON nesting', () => {
   test('a body nested deeper than 32 levels is refused with 400 before parsing', async (t) => {
     const { app, auth } = await buildTestApp(t);
     const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
-    const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload: `{"name":${deep},"categoryId":1}` });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: `{"name":${deep},"categoryId":1}`,
+    });
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json(), { code: 'bad_request', message: 'request body nests objects or arrays deeper than 32 levels', status: 400 });
     const huge = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload: '['.repeat(60_000) });
@@ -86,7 +91,12 @@ describe('JSON nesting', () => {
     const { app, auth } = await buildTestApp(t);
     const ok = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: '[{"x"}]', categoryId: 1 } });
     assert.equal(ok.statusCode, 201);
-    const poisoned = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"name":"a","categoryId":1,"__proto__":{"x":1}}' });
+    const poisoned = await app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"name":"a","categoryId":1,"__proto__":{"x":1}}',
+    });
     assert.equal(poisoned.statusCode, 400);
     assert.equal(poisoned.json().code, 'invalid_json');
   });
@@ -119,7 +129,11 @@ describe('strict JSON bodies', () => {
 
   test('a member named twice in one object is refused with 400 invalid_json naming it, however it is spelled', async (t) => {
     const { app, auth } = await buildTestApp(t);
-    for (const body of ['{"name":"Rex","categoryId":1,"name":"Max"}', '{"name":"Rex","categoryId":1,"categoryId":2}', '{"name":"Rex","\\u006eame":"Max","categoryId":1}']) {
+    for (const body of [
+      '{"name":"Rex","categoryId":1,"name":"Max"}',
+      '{"name":"Rex","categoryId":1,"categoryId":2}',
+      '{"name":"Rex","\\u006eame":"Max","categoryId":1}',
+    ]) {
       const res = await post(app, auth, body);
       assert.equal(res.statusCode, 400, body);
       assert.equal(res.json().code, 'invalid_json', body);
@@ -168,7 +182,9 @@ describe('timeouts', () => {
   test('a client trickling its body is dropped within seconds', async (t) => {
     const { port, auth } = await listening(t, { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1500' });
     const c = rawClient(port);
-    c.socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nAuthorization: ${auth.authorization}\r\n\r\n{`);
+    c.socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nAuthorization: ${auth.authorization}\r\n\r\n{`,
+    );
     const took = await trickleUntilDropped(c, ' ', 6000);
     assert.ok(took < 4000, `dropped after ${took} ms`);
   });

@@ -21,7 +21,6 @@ const PATHS: [url: string, allow: string][] = [
   ['/v1/keys/1', 'GET, HEAD, DELETE'],
 ];
 
-
 describe('405 with Allow for every method token node:http parses, on every known path', () => {
   test('TRACE, PROPFIND, QUERY, … on a documented path → 405 method_not_allowed with Allow (after authentication)', async (t) => {
     const { app, auth } = await buildTestApp(t);

@@ -54,7 +54,12 @@ describe('request log', () => {
     const logs = logCapture();
     const config = loadConfig({});
     const { app, auth, key } = await buildTestApp(t, { logger: { ...(loggerOptions(config) as object), stream: logs.stream } });
-    const created = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'x-request-id': 'req-1' }, payload: { name: 'Rex', categoryId: 1 } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { ...auth, 'x-request-id': 'req-1' },
+      payload: { name: 'Rex', categoryId: 1 },
+    });
     await app.inject({ method: 'GET', url: `/v1/pets/${created.json().id}`, headers: { ...auth, 'x-request-id': 'req-2' } });
     await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer pst_wrongwrongwrong', 'x-request-id': 'req-3' } });
     const lines = logs.lines().filter((l) => l.msg === 'request');
@@ -83,7 +88,13 @@ describe('request log', () => {
     app.log.info({ authorization: 'Bearer s3cret-4' }, 'd');
     assert.doesNotMatch(logs.text(), /s3cret/);
     // Fastify's req serializer drops headers altogether; the other three keep a visible marker.
-    assert.deepEqual(logs.lines().filter((l) => JSON.stringify(l).includes('[redacted]')).map((l) => l.msg), ['b', 'c', 'd']);
+    assert.deepEqual(
+      logs
+        .lines()
+        .filter((l) => JSON.stringify(l).includes('[redacted]'))
+        .map((l) => l.msg),
+      ['b', 'c', 'd'],
+    );
   });
 });
 

@@ -61,8 +61,7 @@ function resolvePointer(doc: Json, ref: string): unknown {
 function collectRefs(node: unknown, at = '#', out: { at: string; ref: string }[] = []): { at: string; ref: string }[] {
   if (Array.isArray(node)) {
     for (const [i, v] of node.entries()) collectRefs(v, `${at}/${i}`, out);
-  }
-  else if (node !== null && typeof node === 'object') {
+  } else if (node !== null && typeof node === 'object') {
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string') out.push({ at, ref: v });
       else collectRefs(v, `${at}/${k}`, out);
@@ -75,7 +74,8 @@ function collectRefs(node: unknown, at = '#', out: { at: string; ref: string }[]
 function differences(a: unknown, b: unknown, at = '', out: string[] = []): string[] {
   if (out.length >= 10) return out;
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) differences((a as Json)[k], (b as Json)[k], `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, out);
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+      differences((a as Json)[k], (b as Json)[k], `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`, out);
   } else if (JSON.stringify(a) !== JSON.stringify(b)) out.push(at || '/');
   return out;
 }
@@ -179,7 +179,10 @@ describe('GET /v1/openapi.json', () => {
 
   test('servers is the relative /v1 when PUBLIC_BASE_URL and STAGING_BASE_URL are unset', async () => {
     const doc = await documentFor({});
-    assert.deepEqual(doc.servers.map((s: Json) => s.url), ['/v1']);
+    assert.deepEqual(
+      doc.servers.map((s: Json) => s.url),
+      ['/v1'],
+    );
   });
 
   test('servers lists production then staging from PUBLIC_BASE_URL and STAGING_BASE_URL', async () => {
@@ -312,7 +315,8 @@ describe('the OpenAPI document', () => {
 
   test('marks listOrders beta, and placeOrder, getOrder, updateOrder, the catalogue, event and webhook operations experimental', () => {
     assert.equal(byId(doc, 'listOrders')['x-stability'], 'beta');
-    for (const id of ['placeOrder', 'getOrder', 'updateOrder', ...CATALOGUE_OPERATIONS, ...EVENT_OPERATIONS]) assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
+    for (const id of ['placeOrder', 'getOrder', 'updateOrder', ...CATALOGUE_OPERATIONS, ...EVENT_OPERATIONS])
+      assert.equal(byId(doc, id)['x-stability'], 'experimental', id);
     for (const id of ['listPets', 'createPet', 'getPet', 'listCategories']) assert.equal(byId(doc, id)['x-stability'], undefined, id);
     for (const { op } of operations(doc)) if (op['x-stability'] !== undefined) assert.ok(['experimental', 'beta'].includes(op['x-stability']));
   });
@@ -389,11 +393,16 @@ describe('the OpenAPI document', () => {
 
   test('documents the response headers clients rely on', () => {
     const headerNames = (op: Json, status: string) => Object.keys(op.responses[status].headers ?? {});
-    for (const id of ['createPet', 'placeOrder', 'createCategory', 'createKey']) assert.ok(headerNames(byId(doc, id), '201').includes('Location'), `${id} 201 Location`);
+    for (const id of ['createPet', 'placeOrder', 'createCategory', 'createKey'])
+      assert.ok(headerNames(byId(doc, id), '201').includes('Location'), `${id} 201 Location`);
     for (const id of ['listPets', 'listOrders', 'listKeys']) assert.ok(headerNames(byId(doc, id), '200').includes('Link'), `${id} 200 Link`);
     const getPet = byId(doc, 'getPet');
     for (const status of Object.keys(getPet.responses)) {
-      assert.deepEqual(headerNames(getPet, status).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)), ['Deprecation', 'Sunset', 'Link'], `getPet ${status}`);
+      assert.deepEqual(
+        headerNames(getPet, status).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)),
+        ['Deprecation', 'Sunset', 'Link'],
+        `getPet ${status}`,
+      );
     }
     assert.equal(schemaOf(doc, getPet.responses['200'].headers.Sunset).schema.examples[0], 'Thu, 05 Dec 2030 00:00:00 GMT');
     assert.equal(schemaOf(doc, getPet.responses['200'].headers.Deprecation).schema.examples[0], '@1767225600', '2026-01-01, the date docs/api.md gives');
@@ -495,7 +504,12 @@ describe('the OpenAPI document', () => {
       if (schema.type === 'object') assert.ok(schema.examples?.length > 0, `components.schemas.${name} has examples`);
     }
     for (const { method, path, op } of operations(doc)) {
-      const bodies = [...media(op.requestBody), ...Object.entries(op.responses as Json).filter(([s]) => s.startsWith('2')).flatMap(([, r]) => media(r))];
+      const bodies = [
+        ...media(op.requestBody),
+        ...Object.entries(op.responses as Json)
+          .filter(([s]) => s.startsWith('2'))
+          .flatMap(([, r]) => media(r)),
+      ];
       for (const m of bodies) {
         const schema = schemaOf(doc, m.schema);
         const items = schema.type === 'array' ? schemaOf(doc, schema.items) : undefined;
@@ -544,7 +558,8 @@ describe('the OpenAPI document', () => {
 
   test('without RATE_LIMIT_PER_MINUTE the RateLimit fields are not promised', async () => {
     const plain = await documentFor({ RATE_LIMIT_PER_MINUTE: '0' });
-    for (const { op } of operations(plain)) for (const response of Object.values(op.responses as Json)) assert.equal((response as Json).headers?.RateLimit, undefined);
+    for (const { op } of operations(plain))
+      for (const response of Object.values(op.responses as Json)) assert.equal((response as Json).headers?.RateLimit, undefined);
   });
 
   test('every operation documents 400 naming bad_request, and 408, 431, 503 and 505', () => {
@@ -567,7 +582,12 @@ describe('the OpenAPI document', () => {
     const { app: service, auth } = await buildTestApp(t);
     const keys = ['a', '"quoted"', '"', '""', 'x'.repeat(255), 'x'.repeat(256), `"${'x'.repeat(255)}"`, 'with space', 'tab\there', 'é', '~!@#'];
     for (const key of keys) {
-      const res = await service.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'idempotency-key': key }, payload: { name: 'Rex', categoryId: 1 } });
+      const res = await service.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: { ...auth, 'idempotency-key': key },
+        payload: { name: 'Rex', categoryId: 1 },
+      });
       assert.equal(res.statusCode === 201, pattern.test(key), `key ${JSON.stringify(key)}: service ${res.statusCode}, pattern ${pattern.test(key)}`);
     }
   });

@@ -89,10 +89,20 @@ for (const engine of ENGINES) {
       const { app, auth } = await buildTestApp(t, { engine });
       const pet = await newPet(app, auth);
       assert.equal((await patch(app, auth, pet.id, { name: 'x' }, 'text/plain')).statusCode, 415);
-      const post = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{"name":"x","categoryId":1}' });
+      const post = await app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+        payload: '{"name":"x","categoryId":1}',
+      });
       assert.equal(post.statusCode, 415);
       assert.equal(post.json().code, 'unsupported_media_type');
-      const order = await app.inject({ method: 'PATCH', url: '/v1/store/orders/1', headers: { ...auth, 'content-type': 'application/merge-patch+json' }, payload: '{"status":"approved"}' });
+      const order = await app.inject({
+        method: 'PATCH',
+        url: '/v1/store/orders/1',
+        headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+        payload: '{"status":"approved"}',
+      });
       assert.equal(order.statusCode, 415, 'updateOrder is not a merge patch');
       assert.equal((await patch(app, auth, pet.id, '{"name":', 'application/merge-patch+json')).statusCode, 400);
     });
@@ -130,13 +140,21 @@ for (const engine of ENGINES) {
       assert.equal(again.json().code, 'unknown_pet');
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/pets/${pet.id}`, headers: auth })).statusCode, 404, 'deleting twice');
       // Clients that label every request JSON send an empty body with a DELETE: that is no body.
-      const labelled = await app.inject({ method: 'DELETE', url: `/v1/pets/${kept.id}`, headers: { ...auth, 'content-type': 'application/json' }, payload: '' });
+      const labelled = await app.inject({
+        method: 'DELETE',
+        url: `/v1/pets/${kept.id}`,
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload: '',
+      });
       assert.equal(labelled.statusCode, 204, labelled.body);
       // A body sent anyway must be JSON, as documented (400, 415), and is ignored.
       const other = await newPet(app, auth, { name: 'Other' });
       const url = `/v1/pets/${other.id}`;
       assert.equal((await app.inject({ method: 'DELETE', url, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 415);
-      assert.equal((await app.inject({ method: 'DELETE', url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{bad' })).json().code, 'invalid_json');
+      assert.equal(
+        (await app.inject({ method: 'DELETE', url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{bad' })).json().code,
+        'invalid_json',
+      );
       assert.equal((await app.inject({ method: 'DELETE', url, headers: auth, payload: { reason: 'adopted' } })).statusCode, 204);
       assert.ok((await newPet(app, auth)).id > kept.id, 'ids are never reused');
     });
@@ -165,7 +183,10 @@ for (const engine of ENGINES) {
       assert.match(String(next), /^\/v1\/pets\?limit=2&categoryId=2&cursor=/);
       assert.deepEqual((await app.inject({ method: 'GET', url: next!, headers: auth })).json(), inTwo.slice(2));
       const both = await app.inject({ method: 'GET', url: '/v1/pets?status=sold&categoryId=2', headers: auth });
-      assert.deepEqual(both.json(), inTwo.filter((p) => p.status === 'sold'));
+      assert.deepEqual(
+        both.json(),
+        inTwo.filter((p) => p.status === 'sold'),
+      );
       const cursor = new URL(next!, 'http://x').searchParams.get('cursor');
       for (const url of [`/v1/pets?categoryId=3&limit=2&cursor=${cursor}`, `/v1/pets?limit=2&cursor=${cursor}`]) {
         const foreign = await app.inject({ method: 'GET', url, headers: auth });

@@ -51,7 +51,12 @@ for (const engine of ENGINES) {
 
       test('keeps a given status and a name with spaces and unicode as sent', async (t) => {
         const { app, auth } = await buildTestApp(t, { engine });
-        const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: '  Mr. Whiskers 🐱 ', categoryId: 2, status: 'pending' } });
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/pets',
+          headers: auth,
+          payload: { name: '  Mr. Whiskers 🐱 ', categoryId: 2, status: 'pending' },
+        });
         assert.equal(res.statusCode, 201);
         assert.equal(res.json().name, '  Mr. Whiskers 🐱 ');
         assert.equal(res.json().status, 'pending');
@@ -60,7 +65,10 @@ for (const engine of ENGINES) {
       test('assigns unique increasing ids', async (t) => {
         const { app, auth } = await buildTestApp(t, { engine });
         const ids = await createPets(app, auth, 5);
-        assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+        assert.deepEqual(
+          [...ids].sort((a, b) => a - b),
+          ids,
+        );
         assert.equal(new Set(ids).size, 5);
       });
 
@@ -89,7 +97,12 @@ for (const engine of ENGINES) {
       for (const [what, payload, message] of invalid) {
         test(`rejects ${what} with 400 validation_failed naming the field`, async (t) => {
           const { app, auth } = await buildTestApp(t, { engine });
-          const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+          const res = await app.inject({
+            method: 'POST',
+            url: '/v1/pets',
+            headers: { ...auth, 'content-type': 'application/json' },
+            payload: JSON.stringify(payload),
+          });
           assert.equal(res.statusCode, 400, res.body);
           assert.equal(res.json().code, 'validation_failed');
           assert.equal(res.json().status, 400);
@@ -135,7 +148,12 @@ for (const engine of ENGINES) {
 
       test('accepts application/json with a charset parameter', async (t) => {
         const { app, auth } = await buildTestApp(t, { engine });
-        const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json; charset=utf-8' }, payload: '{"name":"Rex","categoryId":1}' });
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/pets',
+          headers: { ...auth, 'content-type': 'application/json; charset=utf-8' },
+          payload: '{"name":"Rex","categoryId":1}',
+        });
         assert.equal(res.statusCode, 201);
       });
 
@@ -154,7 +172,10 @@ for (const engine of ENGINES) {
         const ids = await createPets(app, auth, 3);
         const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json().map((p: { id: number }) => p.id), ids);
+        assert.deepEqual(
+          res.json().map((p: { id: number }) => p.id),
+          ids,
+        );
         assert.equal(res.headers.link, undefined);
       });
 
@@ -407,7 +428,10 @@ describe('persistence', () => {
     t.after(() => second.close());
     const b = await buildTestApp(t, { storage: second });
     const res = await b.app.inject({ method: 'GET', url: '/v1/pets', headers: b.auth });
-    assert.deepEqual(res.json().map((p: { id: number }) => p.id), ids);
+    assert.deepEqual(
+      res.json().map((p: { id: number }) => p.id),
+      ids,
+    );
     const again = await b.app.inject({ method: 'GET', url: '/v1/pets', headers: a.auth });
     assert.equal(again.statusCode, 200, 'keys survive the restart too');
   });

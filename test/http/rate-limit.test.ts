@@ -37,7 +37,11 @@ describe('rate limit per API key', () => {
 
     const { createApiKey } = await import('../../src/keys/key.service.ts');
     const other = await createApiKey(storage.apiKeys, 'other', ['pets:read']);
-    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${other.key}` } })).statusCode, 200, 'another key has its own budget');
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${other.key}` } })).statusCode,
+      200,
+      'another key has its own budget',
+    );
 
     const metrics = await app.inject({ method: 'GET', url: '/metrics' });
     assert.match(metrics.body, /^http_rate_limited_total\{limiter="key"\} 1$/m);

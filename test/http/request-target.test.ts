@@ -19,7 +19,7 @@ function assertDeprecationHeaders(res: { headers: Record<string, unknown> }, wha
   assert.equal(res.headers.deprecation, '@1767225600', what);
 }
 
-describe('getPet: every response carries the deprecation headers, the router\'s refusals included', () => {
+describe("getPet: every response carries the deprecation headers, the router's refusals included", () => {
   test('bad percent-encoding (%zz, %ff) → 400 bad_request after authentication, with the deprecation headers', async (t) => {
     const { app, auth } = await buildTestApp(t);
     for (const url of ['/v1/pets/%zz', '/v1/pets/%ff', '/v1/pets/%']) {
@@ -107,7 +107,8 @@ describe('Host (RFC 9112 §3.2)', () => {
     assert.match(missing, /^HTTP\/1\.1 400 /);
     assert.match(missing, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
     assert.match(missing, /\{"code":"bad_request","message":"a request must have a Host header field","status":400\}$/);
-    const two = (await exchange(port, `GET /v1/categories HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`)).data;
+    const two = (await exchange(port, `GET /v1/categories HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`))
+      .data;
     assert.match(two, /^HTTP\/1\.1 400 [\s\S]*"code":"bad_request"/);
     const http10 = (await exchange(port, `GET /v1/categories HTTP/1.0\r\nAuthorization: ${auth.authorization}\r\n\r\n`)).data;
     assert.match(http10, /^HTTP\/1\.1 200 /);
@@ -117,7 +118,12 @@ describe('Host (RFC 9112 §3.2)', () => {
 describe('request targets and versions', () => {
   test('the absolute form of a request target is served, authenticated and logged as its path', async (t) => {
     const { port, auth } = await listening(t);
-    const ok = (await exchange(port, `GET http://api.example/v1/categories HTTP/1.1\r\nHost: api.example\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`)).data;
+    const ok = (
+      await exchange(
+        port,
+        `GET http://api.example/v1/categories HTTP/1.1\r\nHost: api.example\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n\r\n`,
+      )
+    ).data;
     assert.match(ok, /^HTTP\/1\.1 200 /);
     const unknown = (await exchange(port, 'GET http://api.example/v1/nowhere HTTP/1.1\r\nHost: api.example\r\nConnection: close\r\n\r\n')).data;
     assert.match(unknown, /^HTTP\/1\.1 401 /, 'an unknown /v1 path needs a key in absolute form too');

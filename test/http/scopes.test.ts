@@ -44,7 +44,10 @@ describe('key scopes', () => {
   for (const op of OPERATIONS) {
     test(`${op.name} refuses a key without ${op.scope} with 403 insufficient_scope and the challenge naming it`, async (t) => {
       const { app, storage } = await buildTestApp(t);
-      const headers = await keyWithScopes(storage, SCOPES.filter((s) => s !== op.scope));
+      const headers = await keyWithScopes(
+        storage,
+        SCOPES.filter((s) => s !== op.scope),
+      );
       const res = await app.inject({ method: op.method, url: op.url, headers, payload: op.payload });
       assert.equal(res.statusCode, 403);
       assert.deepEqual(res.json(), { code: 'insufficient_scope', message: `this API key lacks the scope ${op.scope}`, status: 403 });
@@ -55,7 +58,8 @@ describe('key scopes', () => {
       const { app, storage, auth } = await buildTestApp(t);
       // Data for the by-id operations: pet 1 and order 1.
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Seed', categoryId: 1 } });
-      if (op.name === 'getOrder' || op.name === 'updateOrder') await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: 1 } });
+      if (op.name === 'getOrder' || op.name === 'updateOrder')
+        await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: 1 } });
       const headers = await keyWithScopes(storage, [op.scope]);
       const res = await app.inject({ method: op.method, url: op.url, headers, payload: op.payload });
       assert.ok([200, 201, 204].includes(res.statusCode), `${op.name}: ${res.statusCode} ${res.body}`);
@@ -91,7 +95,7 @@ describe('key scopes', () => {
     assert.equal((await app.inject({ method: 'POST', url: '/v1/store/orders', headers, payload: { petId: 1 } })).statusCode, 403);
   });
 
-  test('the OpenAPI document names each operation\'s scope', async (t) => {
+  test("the OpenAPI document names each operation's scope", async (t) => {
     const { app } = await buildTestApp(t);
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     for (const op of OPERATIONS) {

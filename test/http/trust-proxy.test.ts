@@ -19,9 +19,16 @@ async function limited(t: TestContext, trustProxy?: string) {
       method: 'GET',
       url: '/v1/pets',
       remoteAddress: peer,
-      headers: { ...(forwarded === undefined ? {} : { 'x-forwarded-for': forwarded }), authorization: key ? built.auth.authorization : 'Bearer pst_wrong_guess' },
+      headers: {
+        ...(forwarded === undefined ? {} : { 'x-forwarded-for': forwarded }),
+        authorization: key ? built.auth.authorization : 'Bearer pst_wrong_guess',
+      },
     });
-  const loggedIps = () => logs.lines().filter((l) => l.msg === 'request').map((l) => l.ip);
+  const loggedIps = () =>
+    logs
+      .lines()
+      .filter((l) => l.msg === 'request')
+      .map((l) => l.ip);
   return { ...built, send, loggedIps };
 }
 
@@ -78,7 +85,12 @@ describe('TRUST_PROXY: whose address the failed-authentication limit and the log
   test('over a real connection: behind a proxy on loopback, X-Forwarded-For names the client', async (t) => {
     const { port, auth } = await listening(t, { env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' } });
     const get = async (forwarded: string, authorization: string) =>
-      (await exchange(port, `GET /v1/pets HTTP/1.1\r\nHost: api.example\r\nX-Forwarded-For: ${forwarded}\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`)).data;
+      (
+        await exchange(
+          port,
+          `GET /v1/pets HTTP/1.1\r\nHost: api.example\r\nX-Forwarded-For: ${forwarded}\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`,
+        )
+      ).data;
     for (let i = 0; i < 2; i++) assert.match(await get('198.51.100.1', 'Bearer pst_wrong'), /^HTTP\/1\.1 401 /);
     assert.match(await get('198.51.100.1', 'Bearer pst_wrong'), /^HTTP\/1\.1 429 /);
     assert.match(await get('198.51.100.1', auth.authorization), /^HTTP\/1\.1 429 /);
@@ -108,14 +120,21 @@ describe('duplicate Authorization header fields', () => {
     ]) {
       const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: both } as never });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json(), { code: 'bad_request', message: 'a request must have at most one Authorization header field; this one has several', status: 400 });
+      assert.deepEqual(res.json(), {
+        code: 'bad_request',
+        message: 'a request must have at most one Authorization header field; this one has several',
+        status: 400,
+      });
     }
     assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 200);
   });
 
   test('over a real connection too', async (t) => {
     const { port, auth } = await listening(t);
-    const { data } = await exchange(port, `GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: ${auth.authorization}\r\nAuthorization: Bearer pst_x\r\nConnection: close\r\n\r\n`);
+    const { data } = await exchange(
+      port,
+      `GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: ${auth.authorization}\r\nAuthorization: Bearer pst_x\r\nConnection: close\r\n\r\n`,
+    );
     assert.match(data, /^HTTP\/1\.1 400 [\s\S]*"code":"bad_request"/);
   });
 });

@@ -17,7 +17,11 @@ async function order(app: FastifyInstance, auth: Auth, petId: number): Promise<n
   return res.json().id;
 }
 
-function assertRefused(res: { statusCode: number; json(): { code?: string; status?: number; message?: string }; body: string }, parameter: string, what: string): void {
+function assertRefused(
+  res: { statusCode: number; json(): { code?: string; status?: number; message?: string }; body: string },
+  parameter: string,
+  what: string,
+): void {
   assert.equal(res.statusCode, 400, `${what}: ${res.body}`);
   const body = res.json();
   assert.equal(body.code, 'validation_failed', what);
@@ -44,7 +48,11 @@ describe('integer path and query parameters are written as integers (no coercion
     assert.equal(id, 1);
     assert.equal((await app.inject({ method: 'GET', url: '/v1/pets/1', headers: auth })).statusCode, 200);
     for (const text of NOT_INTEGERS.filter((s) => s !== '')) {
-      assertRefused(await app.inject({ method: 'GET', url: `/v1/pets/${encodeURIComponent(text.replace('3', '1'))}`, headers: auth }), 'petId', `petId ${text}`);
+      assertRefused(
+        await app.inject({ method: 'GET', url: `/v1/pets/${encodeURIComponent(text.replace('3', '1'))}`, headers: auth }),
+        'petId',
+        `petId ${text}`,
+      );
     }
   });
 
@@ -64,8 +72,16 @@ describe('integer path and query parameters are written as integers (no coercion
     const { app, auth } = await buildTestApp(t);
     for (const text of NOT_INTEGERS) {
       assertRefused(await app.inject({ method: 'GET', url: `/v1/pets?limit=${encodeURIComponent(text)}`, headers: auth }), 'limit', `limit=${text}`);
-      assertRefused(await app.inject({ method: 'GET', url: `/v1/store/orders?limit=${encodeURIComponent(text)}`, headers: auth }), 'limit', `orders limit=${text}`);
-      assertRefused(await app.inject({ method: 'GET', url: `/v1/store/orders?petId=${encodeURIComponent(text)}`, headers: auth }), 'petId', `orders petId=${text}`);
+      assertRefused(
+        await app.inject({ method: 'GET', url: `/v1/store/orders?limit=${encodeURIComponent(text)}`, headers: auth }),
+        'limit',
+        `orders limit=${text}`,
+      );
+      assertRefused(
+        await app.inject({ method: 'GET', url: `/v1/store/orders?petId=${encodeURIComponent(text)}`, headers: auth }),
+        'petId',
+        `orders petId=${text}`,
+      );
     }
     for (const url of ['/v1/pets?limit=7', '/v1/pets?limit=100', '/v1/store/orders?limit=1&petId=9007199254740991']) {
       assert.equal((await app.inject({ method: 'GET', url, headers: auth })).statusCode, 200, url);

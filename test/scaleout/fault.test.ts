@@ -36,7 +36,11 @@ test('stopping the database turns answers into 503s, restarting it brings 200s b
   const request = async (path: string, init: RequestInit = {}): Promise<void> => {
     const at = phase;
     const started = performance.now();
-    const res = await fetch(`${service.base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, signal: AbortSignal.timeout(BOUND_MS + 5000) });
+    const res = await fetch(`${service.base}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(BOUND_MS + 5000),
+    });
     const body = await res.json();
     // A request in flight while the phase changed (say, when the server went down) belongs to neither.
     samples.push({ phase: at === phase ? at : `${at}→${phase}`, status: res.status, code: body.code, ms: performance.now() - started });
@@ -45,7 +49,11 @@ test('stopping the database turns answers into 503s, restarting it brings 200s b
   let running = true;
   const load = (async () => {
     while (running) {
-      await Promise.all([request(`/v1/pets/${pet.id}`), request('/v1/pets', { method: 'POST', body: JSON.stringify({ name: 'x', categoryId: 1 }) }), request('/readyz')]);
+      await Promise.all([
+        request(`/v1/pets/${pet.id}`),
+        request('/v1/pets', { method: 'POST', body: JSON.stringify({ name: 'x', categoryId: 1 }) }),
+        request('/readyz'),
+      ]);
       await sleep(25);
     }
   })();

@@ -10,7 +10,13 @@ import type { Storage } from '../../src/storage/storage.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.ts';
 import { run, startService, type Started } from '../helpers/process.ts';
 
-async function call(origin: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> & Record<string, unknown>[] }> {
+async function call(
+  origin: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> & Record<string, unknown>[] }> {
   const res = await fetch(`${origin}/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -50,13 +56,18 @@ describe('two instances on one PostgreSQL database', () => {
   });
 
   test('200 concurrent creates spread over both get 200 distinct ids, each readable from either', async () => {
-    const created = await Promise.all(Array.from({ length: 200 }, (_, i) => call(i % 2 ? a.base : b.base, key, 'POST', '/pets', { name: `p${i}`, categoryId: 2 })));
+    const created = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => call(i % 2 ? a.base : b.base, key, 'POST', '/pets', { name: `p${i}`, categoryId: 2 })),
+    );
     assert.deepEqual(new Set(created.map((r) => r.status)), new Set([201]));
     const ids = created.map((r) => r.body.id as number);
     assert.equal(new Set(ids).size, 200);
     for (const origin of [a.base, b.base]) {
       const reads = await Promise.all(ids.map((id) => call(origin, key, 'GET', `/pets/${id}`)));
-      assert.deepEqual(reads.map((r) => r.body.id), ids);
+      assert.deepEqual(
+        reads.map((r) => r.body.id),
+        ids,
+      );
     }
   });
 

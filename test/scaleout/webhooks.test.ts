@@ -30,7 +30,11 @@ test(`two instances on one PostgreSQL database: ${PETS} events reach each of two
   const instances = await Promise.all([startService(env), startService(env)]);
   t.after(() => Promise.all(instances.map((i) => i.stop())));
   for (const path of ['a', 'b']) {
-    const res = await fetch(`${instances[0].base}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/${path}`, events: ['pet.created'] }) });
+    const res = await fetch(`${instances[0].base}/v1/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/${path}`, events: ['pet.created'] }),
+    });
     assert.equal(res.status, 201);
   }
   const created = await Promise.all(
@@ -58,5 +62,8 @@ test(`two instances on one PostgreSQL database: ${PETS} events reach each of two
   );
   t.diagnostic(`attempts per instance: ${succeeded.join(' + ')}`);
   assert.equal(succeeded[0] + succeeded[1], 2 * PETS);
-  await eventually(async () => (/^webhook_oldest_pending_seconds 0$/m.test(await (await fetch(`${instances[0].base}/metrics`)).text()) ? true : undefined), 5_000);
+  await eventually(
+    async () => (/^webhook_oldest_pending_seconds 0$/m.test(await (await fetch(`${instances[0].base}/metrics`)).text()) ? true : undefined),
+    5_000,
+  );
 });

@@ -67,7 +67,11 @@ test(`kill -9 under concurrent creates loses no acknowledged pet and leaves the 
       for (let i = 0; !stop; i++) {
         const body = { name: `r${round}-w${w}-${i}`, categoryId: 1 + ((w + i) % 6), status: STATUSES[i % 3] };
         try {
-          const res = await fetch(`${svc.base}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const res = await fetch(`${svc.base}/v1/pets`, {
+            method: 'POST',
+            headers: { ...AUTH, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
           if (res.status === 201) acknowledged.push((await res.json()) as Pet);
           else assert.fail(`unexpected ${res.status}: ${await res.text()}`);
         } catch (err) {

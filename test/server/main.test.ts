@@ -22,7 +22,11 @@ describe('the service started as `npm start` starts it', () => {
     assert.match(svc.stdout(), new RegExp(`curl -H 'Authorization: Bearer ${key}' http://127\\.0\\.0\\.1:\\d+/v1/pets`));
     const auth = { authorization: `Bearer ${key}` };
 
-    const created = await fetch(`${svc.base}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+    const created = await fetch(`${svc.base}/v1/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
     assert.equal(created.status, 201);
     const pet = await created.json();
     assert.equal(created.headers.get('location'), `/v1/pets/${pet.id}`);
@@ -36,7 +40,10 @@ describe('the service started as `npm start` starts it', () => {
     // The first-run key is the store owner's: every scope, keys:admin included.
     const keys = await fetch(`${svc.base}/v1/keys`, { headers: auth });
     assert.equal(keys.status, 200);
-    assert.deepEqual((await keys.json()).map((k: { scopes: string[] }) => k.scopes), [[...SCOPES]]);
+    assert.deepEqual(
+      (await keys.json()).map((k: { scopes: string[] }) => k.scopes),
+      [[...SCOPES]],
+    );
 
     assert.equal(await svc.stop('SIGTERM'), 0);
 

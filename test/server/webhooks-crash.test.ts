@@ -32,7 +32,11 @@ async function createPets(svc: Started, until: () => boolean, acknowledged: { n:
   const worker = async () => {
     while (!until()) {
       try {
-        const res = await fetch(`${svc.base}/v1/pets`, { method: 'POST', headers: AUTH, body: JSON.stringify({ name: `pet ${acknowledged.n}`, categoryId: 1 }) });
+        const res = await fetch(`${svc.base}/v1/pets`, {
+          method: 'POST',
+          headers: AUTH,
+          body: JSON.stringify({ name: `pet ${acknowledged.n}`, categoryId: 1 }),
+        });
         if (res.status !== 201) assert.fail(`unexpected ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
         acknowledged.n++;
@@ -45,7 +49,9 @@ async function createPets(svc: Started, until: () => boolean, acknowledged: { n:
   await Promise.all(Array.from({ length: WORKERS }, worker));
 }
 
-test(`kill -9 while ${PETS} pets are created and the receiver is down: after restart every pet.created is delivered at least once`, { timeout: 120_000 }, async (t) => {
+test(`kill -9 while ${PETS} pets are created and the receiver is down: after restart every pet.created is delivered at least once`, {
+  timeout: 120_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-webhook-crash-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const receiver = await startReceiver(t, () => 200, { port: await freePort(), listening: false });
@@ -62,7 +68,11 @@ test(`kill -9 while ${PETS} pets are created and the receiver is down: after res
 
   const first = await startService(env);
   t.after(() => first.stop('SIGKILL'));
-  const registered = await fetch(`${first.base}/v1/webhooks`, { method: 'POST', headers: AUTH, body: JSON.stringify({ url: receiver.url, events: ['pet.created'] }) });
+  const registered = await fetch(`${first.base}/v1/webhooks`, {
+    method: 'POST',
+    headers: AUTH,
+    body: JSON.stringify({ url: receiver.url, events: ['pet.created'] }),
+  });
   assert.equal(registered.status, 201, await registered.clone().text());
   const acknowledged = { n: 0 };
   const killAt = PETS / 2;

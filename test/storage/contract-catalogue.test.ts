@@ -55,7 +55,7 @@ for (const engine of ENGINES) {
         await assert.rejects(storage.pets.update(p.id, { name: 'x' }, ctx), rejectsWith('not_found'));
       });
 
-      test('while an order is open the status is the order\'s (pet_has_open_order); name and category may change', async (t) => {
+      test("while an order is open the status is the order's (pet_has_open_order); name and category may change", async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const order = await storage.orders.place(p.id, ctx);
@@ -63,7 +63,12 @@ for (const engine of ENGINES) {
         await storage.orders.transition(order.id, 'approved', ctx);
         await assert.rejects(storage.pets.update(p.id, { status: 'sold', name: 'x' }, ctx), rejectsWith('pet_has_open_order'));
         assert.equal((await storage.pets.get(p.id))!.name, 'Rex', 'nothing changed');
-        assert.deepEqual(await storage.pets.update(p.id, { name: 'Rex II', categoryId: 2, status: 'pending' }, ctx), { ...p, name: 'Rex II', categoryId: 2, status: 'pending' });
+        assert.deepEqual(await storage.pets.update(p.id, { name: 'Rex II', categoryId: 2, status: 'pending' }, ctx), {
+          ...p,
+          name: 'Rex II',
+          categoryId: 2,
+          status: 'pending',
+        });
         await storage.orders.transition(order.id, 'delivered', ctx);
         assert.equal((await storage.pets.update(p.id, { status: 'available' }, ctx)).status, 'available', 'a pet taken back');
       });
@@ -86,7 +91,7 @@ for (const engine of ENGINES) {
         assert.equal(await storage.pets.get(p.id), undefined);
       });
 
-      test('the tag changes when an order changes the pet\'s status, so a tag from before fails', async (t) => {
+      test("the tag changes when an order changes the pet's status, so a tag from before fails", async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const before = entityTag((await storage.pets.get(p.id))!);
@@ -104,9 +109,15 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const placed = await storage.orders.place(p.id, ctx);
-        const approved = await storage.orders.transition(placed.id, 'approved', { now: new Date(now.getTime() + 1), ifMatch: parseCondition(entityTag(placed), 'If-Match') });
+        const approved = await storage.orders.transition(placed.id, 'approved', {
+          now: new Date(now.getTime() + 1),
+          ifMatch: parseCondition(entityTag(placed), 'If-Match'),
+        });
         assert.notEqual(entityTag(approved), entityTag(placed));
-        await assert.rejects(storage.orders.transition(placed.id, 'cancelled', ifMatch(entityTag(placed))), rejectsWith('precondition_failed', new RegExp(`order ${placed.id}`)));
+        await assert.rejects(
+          storage.orders.transition(placed.id, 'cancelled', ifMatch(entityTag(placed))),
+          rejectsWith('precondition_failed', new RegExp(`order ${placed.id}`)),
+        );
         assert.deepEqual(await storage.orders.get(placed.id), approved);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
         await assert.rejects(storage.orders.transition(placed.id + 100, 'cancelled', ifMatch('*')), rejectsWith('not_found'));
@@ -116,7 +127,9 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         await warmUp(storage);
         const p = await pet(storage);
-        const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => storage.pets.update(p.id, { name: `writer ${i}` }, ifMatch(entityTag(p)))));
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) => storage.pets.update(p.id, { name: `writer ${i}` }, ifMatch(entityTag(p)))),
+        );
         const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         assert.equal(won.length, 1);
         for (const r of results) if (r.status === 'rejected') rejectsWith('precondition_failed')(r.reason);
@@ -192,8 +205,14 @@ for (const engine of ENGINES) {
         for (let i = 0; i < 12; i++) made.push(await pet(storage, (['available', 'pending', 'sold'] as const)[i % 3], 1 + (i % 2)));
         const expect = (f: (p: Pet) => boolean) => made.filter(f).map((p) => p.id);
         const ids = (q: Parameters<Storage['pets']['list']>[0]) => storage.pets.list(q).then((ps) => ps.map((p) => p.id));
-        assert.deepEqual(await ids({ limit: 100, afterId: 0, categoryId: 2 }), expect((p) => p.categoryId === 2));
-        assert.deepEqual(await ids({ limit: 100, afterId: 0, categoryId: 1, status: 'available' }), expect((p) => p.categoryId === 1 && p.status === 'available'));
+        assert.deepEqual(
+          await ids({ limit: 100, afterId: 0, categoryId: 2 }),
+          expect((p) => p.categoryId === 2),
+        );
+        assert.deepEqual(
+          await ids({ limit: 100, afterId: 0, categoryId: 1, status: 'available' }),
+          expect((p) => p.categoryId === 1 && p.status === 'available'),
+        );
         const cat2 = expect((p) => p.categoryId === 2);
         assert.deepEqual(await ids({ limit: 2, afterId: cat2[1], categoryId: 2 }), cat2.slice(2, 4));
         assert.deepEqual(await ids({ limit: 100, afterId: 0, categoryId: 5 }), []);
@@ -256,7 +275,7 @@ for (const engine of ENGINES) {
     });
 
     describe('categories', () => {
-      test('get reads a live category; rename changes the name (case changes included), refusing another\'s', async (t) => {
+      test("get reads a live category; rename changes the name (case changes included), refusing another's", async (t) => {
         const storage = await openTestStorage(t, engine);
         assert.deepEqual(await storage.categories.get(1), { id: 1, name: 'Dogs' });
         assert.equal(await storage.categories.get(999), undefined);

@@ -9,7 +9,6 @@ import { warmUp } from '../helpers/storage.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-
 async function pet(storage: Storage, status: 'available' | 'pending' | 'sold' = 'available') {
   return storage.pets.create({ name: 'Rex', categoryId: 1, status }, { now: new Date() });
 }
@@ -93,7 +92,10 @@ for (const engine of ENGINES) {
 
       test('create with an unknown category throws unknown_category', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }, { now: new Date() }), rejectsWith('unknown_category', /categoryId 999 is not a known category/));
+        await assert.rejects(
+          storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }, { now: new Date() }),
+          rejectsWith('unknown_category', /categoryId 999 is not a known category/),
+        );
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
       });
 
@@ -103,13 +105,28 @@ for (const engine of ENGINES) {
         const pets = [];
         for (const status of statuses) pets.push(await storage.pets.create({ name: status, categoryId: 3, status }, { now: new Date() }));
         const ids = pets.map((p) => p.id);
-        assert.deepEqual((await storage.pets.list({ limit: 2, afterId: 0 })).map((p) => p.id), ids.slice(0, 2));
-        assert.deepEqual((await storage.pets.list({ limit: 2, afterId: ids[1] })).map((p) => p.id), ids.slice(2, 4));
-        assert.deepEqual((await storage.pets.list({ limit: 2, afterId: ids[3] })).map((p) => p.id), ids.slice(4));
+        assert.deepEqual(
+          (await storage.pets.list({ limit: 2, afterId: 0 })).map((p) => p.id),
+          ids.slice(0, 2),
+        );
+        assert.deepEqual(
+          (await storage.pets.list({ limit: 2, afterId: ids[1] })).map((p) => p.id),
+          ids.slice(2, 4),
+        );
+        assert.deepEqual(
+          (await storage.pets.list({ limit: 2, afterId: ids[3] })).map((p) => p.id),
+          ids.slice(4),
+        );
         assert.deepEqual(await storage.pets.list({ limit: 2, afterId: ids[4] }), []);
         const available = [ids[0], ids[2], ids[4]];
-        assert.deepEqual((await storage.pets.list({ limit: 10, afterId: 0, status: 'available' })).map((p) => p.id), available);
-        assert.deepEqual((await storage.pets.list({ limit: 1, afterId: ids[0], status: 'available' })).map((p) => p.id), [ids[2]]);
+        assert.deepEqual(
+          (await storage.pets.list({ limit: 10, afterId: 0, status: 'available' })).map((p) => p.id),
+          available,
+        );
+        assert.deepEqual(
+          (await storage.pets.list({ limit: 1, afterId: ids[0], status: 'available' })).map((p) => p.id),
+          [ids[2]],
+        );
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0, status: 'pending' }), [pets[3]]);
       });
     });
@@ -150,7 +167,15 @@ for (const engine of ENGINES) {
       test('create returns the key info with ISO timestamps and no secret', async (t) => {
         const storage = await openTestStorage(t, engine);
         const info = await storage.apiKeys.create(input, { now });
-        assert.deepEqual(info, { id: info.id, name: 'ci', prefix: 'pst_abcd', scopes: ['pets:read', 'orders:write'], createdAt: '2026-01-02T03:04:05.678Z', expiresAt: null, revokedAt: null });
+        assert.deepEqual(info, {
+          id: info.id,
+          name: 'ci',
+          prefix: 'pst_abcd',
+          scopes: ['pets:read', 'orders:write'],
+          createdAt: '2026-01-02T03:04:05.678Z',
+          expiresAt: null,
+          revokedAt: null,
+        });
         assert.deepEqual(await storage.apiKeys.list({ limit: 100, afterId: 0 }), [info]);
       });
 
@@ -222,7 +247,10 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         await assert.rejects(storage.orders.place(4242, { now: placedAt }), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
         const sold = await pet(storage, 'sold');
-        await assert.rejects(storage.orders.place(sold.id, { now: placedAt }), rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)));
+        await assert.rejects(
+          storage.orders.place(sold.id, { now: placedAt }),
+          rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)),
+        );
         const p = await pet(storage);
         await storage.orders.place(p.id, { now: placedAt });
         await assert.rejects(storage.orders.place(p.id, { now: placedAt }), rejectsWith('pet_not_available', /is pending/));
@@ -258,7 +286,10 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const order = await storage.orders.place(p.id, { now: placedAt });
-        await assert.rejects(storage.orders.transition(order.id, 'delivered', { now: laterAt }), rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/));
+        await assert.rejects(
+          storage.orders.transition(order.id, 'delivered', { now: laterAt }),
+          rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/),
+        );
         assert.equal((await storage.orders.get(order.id))!.status, 'placed');
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
         await storage.orders.transition(order.id, 'cancelled', { now: laterAt });
@@ -290,7 +321,8 @@ for (const engine of ENGINES) {
       const t0 = new Date('2026-05-01T12:00:00Z');
       const at = (ms: number) => new Date(t0.getTime() + ms);
       const DAY = 24 * 3600 * 1000;
-      const claim = (storage: Storage, fingerprint: string, now: Date, key = id) => storage.idempotency.claim(key, fingerprint, now, at(now.getTime() - t0.getTime() - DAY), at(now.getTime() - t0.getTime() - 300_000));
+      const claim = (storage: Storage, fingerprint: string, now: Date, key = id) =>
+        storage.idempotency.claim(key, fingerprint, now, at(now.getTime() - t0.getTime() - DAY), at(now.getTime() - t0.getTime() - 300_000));
       // Responses are stored by the write they report, in its transaction (WriteContext.idempotency).
       const complete = (storage: Storage, response: StoredResponse) =>
         storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: t0, idempotency: { id, respond: () => response } });
@@ -365,7 +397,11 @@ for (const engine of ENGINES) {
           ],
         );
         const ids = events.map((e) => seq(e.id));
-        assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'ascending');
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => a - b),
+          'ascending',
+        );
         assert.equal(new Set(ids).size, ids.length);
         for (const e of events) assert.match(e.id, /^evt_[1-9][0-9]*$/);
       });
@@ -422,7 +458,12 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const id = { subject: 'key:1', operation: 'POST /v1/pets', key: 'k' };
         assert.equal(await storage.idempotency.claim(id, 'f', at, new Date(0), new Date(0)), undefined);
-        const failing = { id, respond: () => { throw new Error('store step failed'); } };
+        const failing = {
+          id,
+          respond: () => {
+            throw new Error('store step failed');
+          },
+        };
         await assert.rejects(storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: failing }), /store step failed/);
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
         assert.deepEqual(await all(storage), []);

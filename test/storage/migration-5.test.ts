@@ -33,7 +33,10 @@ async function sqliteAtVersion4(t: TestContext, applied: (version: number) => bo
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'p.db');
   const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
-  migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => applied(m.version)));
+  migrateSqlite(
+    db,
+    SQLITE_MIGRATIONS.filter((m) => applied(m.version)),
+  );
   for (const sql of DATA) db.exec(sql);
   return { path, db };
 }
@@ -50,7 +53,10 @@ async function upgraded(t: TestContext, engine: Engine, applied: (version: numbe
   const target = await createTestDatabase();
   t.after(() => target.drop());
   const db = new PgDb({ url: target.url, poolSize: 1 });
-  await migratePostgres(db, POSTGRES_MIGRATIONS.filter((m) => applied(m.version)));
+  await migratePostgres(
+    db,
+    POSTGRES_MIGRATIONS.filter((m) => applied(m.version)),
+  );
   for (const sql of DATA) await db.query(sql);
   await db.close();
   const storage = await openPostgres({ url: target.url, poolSize: 2 });
@@ -60,27 +66,37 @@ async function upgraded(t: TestContext, engine: Engine, applied: (version: numbe
 
 for (const engine of ENGINES) {
   describe(`${engine}: migration 5 on existing data`, () => {
-    for (const [before, applied] of Object.entries(BEFORE)) test(`${before}: counts the inventory from the pets there are and keeps the categories, their sequence and their rules`, async (t) => {
-      const storage = await upgraded(t, engine, applied);
-      assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 1, sold: 2 });
-      assert.deepEqual((await storage.pets.list({ limit: 10, afterId: 0, categoryId: 7 })).map((p) => p.name), ['b', 'd']);
-      assert.deepEqual((await storage.categories.list()).at(-1), { id: 7, name: 'Horses' });
-      assert.equal((await storage.categories.create('Donkeys', { now: new Date() })).id, 8, 'the id sequence continues');
-      await assert.rejects(storage.categories.create('HORSES', { now: new Date() }), rejectsWith('category_exists'));
-      await assert.rejects(storage.categories.remove(7, { now: new Date() }), rejectsWith('category_in_use'));
-      assert.equal((await storage.orders.get(1))?.petId, 4);
-      // The triggers keep counting from there.
-      await storage.pets.create({ name: 'f', categoryId: 8, status: 'pending' }, { now: new Date() });
-      await storage.pets.withdraw(1, { now: new Date() });
-      assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 2, sold: 2 });
-    });
+    for (const [before, applied] of Object.entries(BEFORE))
+      test(`${before}: counts the inventory from the pets there are and keeps the categories, their sequence and their rules`, async (t) => {
+        const storage = await upgraded(t, engine, applied);
+        assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 1, sold: 2 });
+        assert.deepEqual(
+          (await storage.pets.list({ limit: 10, afterId: 0, categoryId: 7 })).map((p) => p.name),
+          ['b', 'd'],
+        );
+        assert.deepEqual((await storage.categories.list()).at(-1), { id: 7, name: 'Horses' });
+        assert.equal((await storage.categories.create('Donkeys', { now: new Date() })).id, 8, 'the id sequence continues');
+        await assert.rejects(storage.categories.create('HORSES', { now: new Date() }), rejectsWith('category_exists'));
+        await assert.rejects(storage.categories.remove(7, { now: new Date() }), rejectsWith('category_in_use'));
+        assert.equal((await storage.orders.get(1))?.petId, 4);
+        // The triggers keep counting from there.
+        await storage.pets.create({ name: 'f', categoryId: 8, status: 'pending' }, { now: new Date() });
+        await storage.pets.withdraw(1, { now: new Date() });
+        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 2, sold: 2 });
+      });
   });
 }
 
 describe('sqlite: migration 5 rebuilds categories', () => {
   test('leaves foreign keys enforced, and the pets still pointing at their categories', async (t) => {
     const { db } = await sqliteAtVersion4(t);
-    assert.deepEqual(migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version <= 5)), [5]);
+    assert.deepEqual(
+      migrateSqlite(
+        db,
+        SQLITE_MIGRATIONS.filter((m) => m.version <= 5),
+      ),
+      [5],
+    );
     assert.equal((db.prepare('PRAGMA foreign_keys').get() as { foreign_keys: number }).foreign_keys, 1);
     assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);
     assert.throws(() => db.exec("INSERT INTO pets (name, category_id, status) VALUES ('x', 99, 'available')"), /FOREIGN KEY constraint failed/);

@@ -32,7 +32,10 @@ describe('postgres engine', () => {
     await client.connect();
     const { rows } = await client.query('SELECT version FROM schema_migrations ORDER BY version');
     await client.end();
-    assert.deepEqual(rows.map((r) => r.version), POSTGRES_MIGRATIONS.map((m) => m.version));
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      POSTGRES_MIGRATIONS.map((m) => m.version),
+    );
     assert.equal((await storages[4].categories.list()).length, 6);
   });
 
@@ -53,7 +56,10 @@ describe('postgres engine', () => {
     const url = new URL(await testDatabase(t));
     url.password = 'wrong-password';
     const started = Date.now();
-    await assert.rejects(openPostgres({ url: url.href, poolSize: 2, startupRetryMs: 10_000 }), /^Error: PostgreSQL at 127\.0\.0\.1:\d+\/postgres could not be opened: password authentication failed/);
+    await assert.rejects(
+      openPostgres({ url: url.href, poolSize: 2, startupRetryMs: 10_000 }),
+      /^Error: PostgreSQL at 127\.0\.0\.1:\d+\/postgres could not be opened: password authentication failed/,
+    );
     assert.ok(Date.now() - started < 3000);
   });
 
@@ -61,7 +67,11 @@ describe('postgres engine', () => {
     const url = new URL(await testDatabase(t));
     const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
     t.after(() => proxy.close());
-    const storage = await openPostgres({ url: withPort(url.href, '127.0.0.1', proxy.port), poolSize: 4, timeouts: { connectMs: 500, statementMs: 500, queryMs: 700 } });
+    const storage = await openPostgres({
+      url: withPort(url.href, '127.0.0.1', proxy.port),
+      poolSize: 4,
+      timeouts: { connectMs: 500, statementMs: 500, queryMs: 700 },
+    });
     t.after(() => storage.close());
     const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: new Date() });
 

@@ -19,7 +19,9 @@ describe('SQLite group commit (the write path)', () => {
     const path = tempDb(t);
     const storage = openSqlite({ path });
     t.after(() => storage.close());
-    const pets = await Promise.all(Array.from({ length: 25 }, (_, i) => storage.pets.create({ name: `P${i}`, categoryId: 1, status: 'available' }, { now: new Date() })));
+    const pets = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => storage.pets.create({ name: `P${i}`, categoryId: 1, status: 'available' }, { now: new Date() })),
+    );
     assert.deepEqual(
       pets.map((p) => p.id),
       Array.from({ length: 25 }, (_, i) => i + 1),
@@ -92,7 +94,10 @@ describe('SQLite group commit (the write path)', () => {
       ['fulfilled', 'rejected', 'fulfilled'],
     );
     assert.deepEqual(
-      db.prepare('SELECT x FROM t ORDER BY x').all().map((r) => r.x),
+      db
+        .prepare('SELECT x FROM t ORDER BY x')
+        .all()
+        .map((r) => r.x),
       [1, 4],
     );
     assert.equal(db.isTransaction, false);

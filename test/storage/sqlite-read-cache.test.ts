@@ -60,7 +60,7 @@ describe('SQLite listing cache', () => {
     assert.deepEqual(await names(storage, 'sold'), ['c']);
   });
 
-  test('a single pet read reflects its own writes at once and other connections\' from the next loop turn on', async (t) => {
+  test("a single pet read reflects its own writes at once and other connections' from the next loop turn on", async (t) => {
     const { storage, path } = fileStorage(t);
     const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'available');
@@ -79,7 +79,7 @@ describe('SQLite listing cache', () => {
 });
 
 describe('DatabaseChanges', () => {
-  test('own writes show at once; other connections\' commits from the next HTTP request or loop turn on', async (t) => {
+  test("own writes show at once; other connections' commits from the next HTTP request or loop turn on", async (t) => {
     const { path } = fileStorage(t);
     const db = new DatabaseSync(path);
     const other = new DatabaseSync(path);

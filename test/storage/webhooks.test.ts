@@ -10,12 +10,15 @@ const T0 = new Date('2026-07-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 let tokens = 0;
 
-
 const endpoint = (storage: Storage, events: Parameters<Storage['webhooks']['create']>[0]['events'] = null, url = 'https://hooks.example.com/a') =>
   storage.webhooks.create({ url, events, description: null, secret: 'sealed-secret' }, T0);
 const newPet = (storage: Storage, now = T0) => storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now });
 
-async function claim(storage: Storage, now: Date, { max = 100, perEndpoint = 100, leaseMs = 10_000 } = {}): Promise<{ token: string; claimed: ClaimedAttempt[] }> {
+async function claim(
+  storage: Storage,
+  now: Date,
+  { max = 100, perEndpoint = 100, leaseMs = 10_000 } = {},
+): Promise<{ token: string; claimed: ClaimedAttempt[] }> {
   const token = `token-${++tokens}`;
   return { token, claimed: await storage.webhooks.claim({ now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint }) };
 }
@@ -41,13 +44,24 @@ for (const engine of ENGINES) {
       const storage = await openTestStorage(t, engine);
       const a = await endpoint(storage, ['pet.created', 'order.placed']);
       const b = await storage.webhooks.create({ url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, T0);
-      assert.deepEqual(a, { id: a.id, url: 'https://hooks.example.com/a', events: ['pet.created', 'order.placed'], description: null, enabled: true, createdAt: T0.toISOString() });
+      assert.deepEqual(a, {
+        id: a.id,
+        url: 'https://hooks.example.com/a',
+        events: ['pet.created', 'order.placed'],
+        description: null,
+        enabled: true,
+        createdAt: T0.toISOString(),
+      });
       assert.deepEqual(await storage.webhooks.get(b.id), { ...b, events: null, description: 'shop' });
       assert.deepEqual(await storage.webhooks.list({ limit: 1, afterId: 0 }), [a]);
       assert.deepEqual(await storage.webhooks.list({ limit: 5, afterId: a.id }), [b]);
       const changed = await storage.webhooks.update(a.id, { events: null, description: 'x' }, at(1));
       assert.deepEqual(changed, { ...a, events: null, description: 'x' });
-      assert.deepEqual(await storage.webhooks.update(a.id, { description: null, url: 'https://c.example.com/' }, at(2)), { ...a, events: null, url: 'https://c.example.com/' });
+      assert.deepEqual(await storage.webhooks.update(a.id, { description: null, url: 'https://c.example.com/' }, at(2)), {
+        ...a,
+        events: null,
+        url: 'https://c.example.com/',
+      });
       assert.equal(await storage.webhooks.update(9999, { enabled: false }, at(3)), undefined);
       assert.deepEqual(await storage.webhooks.rotateSecret(b.id, 'new-sealed', at(86_400_000), at(4)), await storage.webhooks.get(b.id));
       assert.equal(await storage.webhooks.rotateSecret(9999, 'x', at(1), at(1)), undefined);
@@ -67,11 +81,20 @@ for (const engine of ENGINES) {
       await storage.orders.place(p.id, { now: T0 }); // order.placed, then pet.updated
       await assert.rejects(storage.orders.place(p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
       const events = await storage.events.list({ limit: 10, afterId: 0 });
-      assert.deepEqual(events.map((e) => e.type), ['pet.created', 'order.placed', 'pet.updated']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['pet.created', 'order.placed', 'pet.updated'],
+      );
       const ids = (id: number) => storage.webhooks.deliveries(id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
       const owed = async (id: number) => (await ids(id)).map((d) => [d.eventId, d.attempt, d.status, d.type]).reverse();
-      assert.deepEqual(await owed(all.id), events.map((e) => [e.id, 1, 'pending', 'attempt']));
-      assert.deepEqual(await owed(pets.id), [events[0], events[2]].map((e) => [e.id, 1, 'pending', 'attempt']));
+      assert.deepEqual(
+        await owed(all.id),
+        events.map((e) => [e.id, 1, 'pending', 'attempt']),
+      );
+      assert.deepEqual(
+        await owed(pets.id),
+        [events[0], events[2]].map((e) => [e.id, 1, 'pending', 'attempt']),
+      );
       assert.deepEqual(await owed(orders.id), [[events[1].id, 1, 'pending', 'attempt']]);
       assert.deepEqual(await owed(off.id), []);
       const [first] = await ids(all.id);
@@ -134,8 +157,28 @@ for (const engine of ENGINES) {
       assert.deepEqual(
         log.map(({ id: _id, createdAt: _c, ...d }) => d),
         [
-          { type: 'attempt', eventId: c1.claimed[0].event!.id, attempt: 2, status: 'succeeded', httpStatus: 200, durationMs: 12, error: null, nextAttemptAt: null, attemptedAt: at(5_020).toISOString() },
-          { type: 'attempt', eventId: c1.claimed[0].event!.id, attempt: 1, status: 'failed', httpStatus: 500, durationMs: 12, error: 'HTTP 500', nextAttemptAt: at(5_010).toISOString(), attemptedAt: at(10).toISOString() },
+          {
+            type: 'attempt',
+            eventId: c1.claimed[0].event!.id,
+            attempt: 2,
+            status: 'succeeded',
+            httpStatus: 200,
+            durationMs: 12,
+            error: null,
+            nextAttemptAt: null,
+            attemptedAt: at(5_020).toISOString(),
+          },
+          {
+            type: 'attempt',
+            eventId: c1.claimed[0].event!.id,
+            attempt: 1,
+            status: 'failed',
+            httpStatus: 500,
+            durationMs: 12,
+            error: 'HTTP 500',
+            nextAttemptAt: at(5_010).toISOString(),
+            attemptedAt: at(10).toISOString(),
+          },
         ],
       );
       assert.equal(await storage.webhooks.oldestPending(), undefined);
@@ -152,7 +195,10 @@ for (const engine of ENGINES) {
       assert.equal((await storage.webhooks.get(w.id))!.enabled, true, 'failing for 0 s only');
       const c2 = await claim(storage, at(1), { perEndpoint: 1 });
       const later = at(3 * 3_600_000);
-      assert.deepEqual(await storage.webhooks.finish(result(c2.claimed[0], c2.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) })), { recorded: true, disabled: true });
+      assert.deepEqual(await storage.webhooks.finish(result(c2.claimed[0], c2.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) })), {
+        recorded: true,
+        disabled: true,
+      });
       assert.equal((await storage.webhooks.get(w.id))!.enabled, false);
       const log = await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
       assert.deepEqual(log[0], {
@@ -168,17 +214,30 @@ for (const engine of ENGINES) {
         attemptedAt: null,
         createdAt: later.toISOString(),
       });
-      assert.ok(log.every((d) => d.status !== 'pending'), 'nothing left pending');
+      assert.ok(
+        log.every((d) => d.status !== 'pending'),
+        'nothing left pending',
+      );
       await assert.rejects(storage.webhooks.retry(w.id, log[0].id, later), rejectsWith('not_found', /records the endpoint being disabled/));
-      assert.ok(log.slice(1).every((d) => d.nextAttemptAt === null || d.attempt === 1), 'no retry scheduled after disabling');
+      assert.ok(
+        log.slice(1).every((d) => d.nextAttemptAt === null || d.attempt === 1),
+        'no retry scheduled after disabling',
+      );
       assert.deepEqual((await claim(storage, at(10 * 3_600_000))).claimed, []);
       await newPet(storage, later);
-      assert.equal((await storage.webhooks.deliveries(w.id, { limit: 1, beforeId: Number.MAX_SAFE_INTEGER }))[0].type, 'webhook.disabled', 'a disabled endpoint gets no new deliveries');
+      assert.equal(
+        (await storage.webhooks.deliveries(w.id, { limit: 1, beforeId: Number.MAX_SAFE_INTEGER }))[0].type,
+        'webhook.disabled',
+        'a disabled endpoint gets no new deliveries',
+      );
       // Enabled again: new events only, failures counted afresh.
       await storage.webhooks.update(w.id, { enabled: true }, later);
       const p = await newPet(storage, later);
       const c3 = await claim(storage, later);
-      assert.deepEqual(c3.claimed.map((a) => a.event?.data), [p]);
+      assert.deepEqual(
+        c3.claimed.map((a) => a.event?.data),
+        [p],
+      );
       await storage.webhooks.finish(result(c3.claimed[0], c3.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) }));
       assert.equal((await storage.webhooks.get(w.id))!.enabled, true, 'its failures began after the re-enabling');
     });
@@ -272,7 +331,11 @@ for (const engine of ENGINES) {
       };
       await Promise.all([worker(a), worker(b)]);
       assert.equal(seen.length, 40, 'each attempt once');
-      assert.deepEqual(seen, [...seen].sort((x, y) => x - y), 'in event-id order');
+      assert.deepEqual(
+        seen,
+        [...seen].sort((x, y) => x - y),
+        'in event-id order',
+      );
       assert.equal((await a.webhooks.deliveries(w.id, { limit: 100, beforeId: Number.MAX_SAFE_INTEGER })).filter((d) => d.status === 'succeeded').length, 40);
     });
   });

@@ -110,16 +110,30 @@ describe('loadConfig', () => {
       [{ SHUTDOWN_TIMEOUT_MS: '1.5' }, 'SHUTDOWN_TIMEOUT_MS'],
     ];
     for (const [env, variable] of cases) {
-      assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable, JSON.stringify(env));
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.variable === variable,
+        JSON.stringify(env),
+      );
     }
   });
 
   test('TRUST_PROXY: empty trusts no proxy; a hop count; or addresses, CIDR ranges and named ranges', () => {
     assert.equal(loadConfig({ TRUST_PROXY: ' ' }).trustProxy, false);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
-    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8 ,::1, loopback' }).trustProxy, ['10.0.0.0/8', '192.0.2.7', 'fd00::/8', '::1', 'loopback']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8 ,::1, loopback' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.0.2.7',
+      'fd00::/8',
+      '::1',
+      'loopback',
+    ]);
     for (const bad of ['0', '17', 'true', '*', '10.0.0.0/33', 'fd00::/129', '10.0.0/8', 'proxy.internal', '10.0.0.1/8/8', '10.0.0.0/x']) {
-      assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (err: unknown) => err instanceof ConfigError && err.variable === 'TRUST_PROXY', bad);
+      assert.throws(
+        () => loadConfig({ TRUST_PROXY: bad }),
+        (err: unknown) => err instanceof ConfigError && err.variable === 'TRUST_PROXY',
+        bad,
+      );
     }
   });
 

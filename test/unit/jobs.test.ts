@@ -22,7 +22,10 @@ test('periodic runs at start and then every interval, reports a failure and goes
   assert.equal(runs, 1, 'the first run starts at once');
   await sleep(90);
   assert.ok(runs >= 3, `${runs} runs`);
-  assert.deepEqual(errors.map((e) => (e as Error).message), ['database down']);
+  assert.deepEqual(
+    errors.map((e) => (e as Error).message),
+    ['database down'],
+  );
   await job.stop();
   assert.equal(finished, runs, 'stop waited for the run in progress');
   const after = runs;

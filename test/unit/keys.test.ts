@@ -43,6 +43,7 @@ describe('API keys', () => {
   test('parseBearer accepts RFC 6750 b64token and any scheme case', () => {
     assert.equal(parseBearer('Bearer abc.DEF-_~+/=='), 'abc.DEF-_~+/==');
     assert.equal(parseBearer('bearer   tok'), 'tok');
-    for (const h of [undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Bearer a b', 'Bearertok', 'Bearer tök']) assert.equal(parseBearer(h), undefined, String(h));
+    for (const h of [undefined, '', 'Bearer', 'Bearer ', 'Basic abc', 'Bearer a b', 'Bearertok', 'Bearer tök'])
+      assert.equal(parseBearer(h), undefined, String(h));
   });
 });

@@ -6,7 +6,9 @@ import { lazyChildLogger, loggerOptions } from '../../src/logger.ts';
 
 test('a request logger becomes a pino child only when it writes at an enabled level', async (t) => {
   const lines: Record<string, unknown>[] = [];
-  const app = Fastify({ logger: { ...(loggerOptions(loadConfig({ LOG_LEVEL: 'warn' })) as object), stream: { write: (s: string) => lines.push(JSON.parse(s)) } } });
+  const app = Fastify({
+    logger: { ...(loggerOptions(loadConfig({ LOG_LEVEL: 'warn' })) as object), stream: { write: (s: string) => lines.push(JSON.parse(s)) } },
+  });
   t.after(() => app.close());
   const parent = app.log;
   let children = 0;

@@ -49,7 +49,11 @@ describe('nextLink', () => {
     const values = ['plain', 'a b', 'a+b', 'x&y=z', '~tilde', '*.-_', 'é', '😀', '%41', '<>"', '', 'a\nb'];
     for (const v of values) {
       const params = { 'we ird': v, limit: 20, cursor: v };
-      const query = new URLSearchParams([['we ird', v], ['limit', '20'], ['cursor', v]]);
+      const query = new URLSearchParams([
+        ['we ird', v],
+        ['limit', '20'],
+        ['cursor', v],
+      ]);
       assert.equal(nextLink('/v1', '/pets', params), `</v1/pets?${query}>; rel="next"`, JSON.stringify(v));
     }
   });

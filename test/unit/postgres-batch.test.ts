@@ -35,7 +35,10 @@ test('a batch larger than max is cut into several loads', async () => {
   const lookup = new BatchedLookup(load, 3);
   const answers = await Promise.all(Object.keys(table).map((k) => lookup.get(k)));
   assert.deepEqual(answers, [0, 1, 2, 3, 4, 5, 6]);
-  assert.deepEqual(batches.map((b) => b.length), [3, 3, 1]);
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [3, 3, 1],
+  );
 });
 
 test('a failed load fails every lookup of its batch with its error, and the next turn loads again', async () => {

@@ -69,7 +69,10 @@ describe('If-Match / If-None-Match', () => {
 
 describe('canonical JSON', () => {
   test('sorts the keys of every object, nested ones and those inside arrays, and writes undefined as null', () => {
-    assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }, null, 'x'], e: { g: true, f: false } }), '{"a":[{"c":3,"d":2},null,"x"],"b":1,"e":{"f":false,"g":true}}');
+    assert.equal(
+      canonicalJson({ b: 1, a: [{ d: 2, c: 3 }, null, 'x'], e: { g: true, f: false } }),
+      '{"a":[{"c":3,"d":2},null,"x"],"b":1,"e":{"f":false,"g":true}}',
+    );
     assert.equal(canonicalJson(undefined), 'null');
     assert.equal(canonicalJson('text'), '"text"');
   });

@@ -25,7 +25,13 @@ describe('addressKey: what the failed-authentication limit counts under', () => 
   });
 
   test('an IPv6 address counts under its /64, however it is written', () => {
-    const same = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:DB8:1:2:0:0:0:9', '2001:0db8:0001:0002::abcd', 'fe80::1%eth0'.replace('fe80', '2001:db8:1:2:0')];
+    const same = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:DB8:1:2:0:0:0:9',
+      '2001:0db8:0001:0002::abcd',
+      'fe80::1%eth0'.replace('fe80', '2001:db8:1:2:0'),
+    ];
     for (const a of same) assert.equal(addressKey(a), '2001:db8:1:2::/64', a);
     assert.notEqual(addressKey('2001:db8:1:3::1'), addressKey('2001:db8:1:2::1'));
     assert.equal(addressKey('::1'), '0:0:0:0::/64');

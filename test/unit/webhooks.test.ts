@@ -73,8 +73,14 @@ describe('nextAttemptAt', () => {
     assert.equal(nextAttemptAt(schedule, 2, from, () => 0.5)!.getTime() - from.getTime(), 300_000);
     assert.equal(nextAttemptAt(schedule, 2, from, () => 0)!.getTime() - from.getTime(), 270_000);
     assert.equal(nextAttemptAt(schedule, 2, from, () => 0.999_999)!.getTime() - from.getTime(), 330_000);
-    assert.equal(nextAttemptAt(schedule, 3, from, () => 0.5), null);
-    assert.equal(nextAttemptAt(schedule, 9, from, () => 0.5), null);
+    assert.equal(
+      nextAttemptAt(schedule, 3, from, () => 0.5),
+      null,
+    );
+    assert.equal(
+      nextAttemptAt(schedule, 9, from, () => 0.5),
+      null,
+    );
   });
 });
 

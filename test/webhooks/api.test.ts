@@ -26,17 +26,34 @@ for (const engine of ENGINES) {
   describe(`${engine}: webhook endpoints API`, () => {
     test('create → 201 with Location and the secret once; get, list and patch never show it; delete → 204, then 404', async (t) => {
       const { app, auth } = await buildTestApp(t, { engine, env: TEST_ENV, webhooks: { resolve } });
-      const res = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'https://public.test/hooks?shop=1', events: ['pet.created'], description: 'Shop' } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: auth,
+        payload: { url: 'https://public.test/hooks?shop=1', events: ['pet.created'], description: 'Shop' },
+      });
       assert.equal(res.statusCode, 201, res.body);
       const created = res.json();
       assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
       assert.equal(Buffer.from(created.secret.slice(6), 'base64').length, 32);
       assert.equal(res.headers.location, `/v1/webhooks/${created.id}`);
       const { secret, ...webhook } = created;
-      assert.deepEqual(webhook, { id: created.id, url: 'https://public.test/hooks?shop=1', events: ['pet.created'], description: 'Shop', enabled: true, createdAt: created.createdAt });
+      assert.deepEqual(webhook, {
+        id: created.id,
+        url: 'https://public.test/hooks?shop=1',
+        events: ['pet.created'],
+        description: 'Shop',
+        enabled: true,
+        createdAt: created.createdAt,
+      });
       const got = await app.inject({ method: 'GET', url: `/v1/webhooks/${created.id}`, headers: auth });
       assert.deepEqual(got.json(), webhook);
-      const patched = await app.inject({ method: 'PATCH', url: `/v1/webhooks/${created.id}`, headers: auth, payload: { events: null, description: null, enabled: false } });
+      const patched = await app.inject({
+        method: 'PATCH',
+        url: `/v1/webhooks/${created.id}`,
+        headers: auth,
+        payload: { events: null, description: null, enabled: false },
+      });
       assert.deepEqual(patched.json(), { ...webhook, events: null, description: null, enabled: false });
       const all = await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'https://public.test/b' } });
       assert.equal(all.json().events, null, 'no events: every type');
@@ -62,13 +79,20 @@ for (const engine of ENGINES) {
     test('lists page with Link rel="next", the delivery log newest first', async (t) => {
       const { app, auth } = await buildTestApp(t, { engine, env: TEST_ENV, webhooks: { resolve } });
       const ids = [];
-      for (let i = 0; i < 3; i++) ids.push((await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: `https://public.test/${i}` } })).json().id);
+      for (let i = 0; i < 3; i++)
+        ids.push((await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: `https://public.test/${i}` } })).json().id);
       const first = await app.inject({ method: 'GET', url: '/v1/webhooks?limit=2', headers: auth });
-      assert.deepEqual(first.json().map((w: { id: number }) => w.id), ids.slice(0, 2));
+      assert.deepEqual(
+        first.json().map((w: { id: number }) => w.id),
+        ids.slice(0, 2),
+      );
       const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))![1];
       assert.match(next, /^\/v1\/webhooks\?limit=2&cursor=/);
       const second = await app.inject({ method: 'GET', url: next, headers: auth });
-      assert.deepEqual(second.json().map((w: { id: number }) => w.id), ids.slice(2));
+      assert.deepEqual(
+        second.json().map((w: { id: number }) => w.id),
+        ids.slice(2),
+      );
       assert.equal(second.headers.link, undefined);
       // Disabled endpoints get no deliveries: pause two and give the third three events.
       for (const id of ids.slice(0, 2)) await app.inject({ method: 'PATCH', url: `/v1/webhooks/${id}`, headers: auth, payload: { enabled: false } });
@@ -153,12 +177,19 @@ for (const engine of ENGINES) {
     });
 
     test('WEBHOOK_ALLOWED_HOSTS exempts the hosts and addresses it lists; http: needs WEBHOOK_ALLOW_HTTP', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine, env: { WEBHOOK_ALLOWED_HOSTS: 'localhost.test,10.9.9.9', RATE_LIMIT_PER_MINUTE: '0' }, webhooks: { resolve } });
+      const { app, auth } = await buildTestApp(t, {
+        engine,
+        env: { WEBHOOK_ALLOWED_HOSTS: 'localhost.test,10.9.9.9', RATE_LIMIT_PER_MINUTE: '0' },
+        webhooks: { resolve },
+      });
       for (const url of ['https://localhost.test/', 'https://10.9.9.9/']) {
         assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url } })).statusCode, 201, url);
       }
       assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'https://10.9.9.8/' } })).statusCode, 400);
-      assert.equal((await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'http://localhost.test/' } })).json().code, 'webhook_url_not_allowed');
+      assert.equal(
+        (await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'http://localhost.test/' } })).json().code,
+        'webhook_url_not_allowed',
+      );
     });
 
     test('the webhook operations need webhooks:admin, which new keys get only when asked for', async (t) => {

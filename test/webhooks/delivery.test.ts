@@ -8,7 +8,8 @@ import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { TEST_ENV, webhookTest } from './helpers.ts';
 
-const verify = (secret: string, r: { body: string; headers: Record<string, unknown> }) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+const verify = (secret: string, r: { body: string; headers: Record<string, unknown> }) =>
+  new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
 
 for (const engine of ENGINES) {
   describe(`${engine}: webhook delivery`, () => {
@@ -30,19 +31,22 @@ for (const engine of ENGINES) {
         const log = await w.deliveries(hook.id);
         return log[0]?.status === 'succeeded' ? log : undefined;
       });
-      assert.deepEqual({ ...entry, id: 0, durationMs: 0, attemptedAt: '', createdAt: '' }, {
-        id: 0,
-        type: 'attempt',
-        eventId: r.headers['webhook-id'],
-        attempt: 1,
-        status: 'succeeded',
-        httpStatus: 200,
-        durationMs: 0,
-        error: null,
-        nextAttemptAt: null,
-        attemptedAt: '',
-        createdAt: '',
-      });
+      assert.deepEqual(
+        { ...entry, id: 0, durationMs: 0, attemptedAt: '', createdAt: '' },
+        {
+          id: 0,
+          type: 'attempt',
+          eventId: r.headers['webhook-id'],
+          attempt: 1,
+          status: 'succeeded',
+          httpStatus: 200,
+          durationMs: 0,
+          error: null,
+          nextAttemptAt: null,
+          attemptedAt: '',
+          createdAt: '',
+        },
+      );
     });
 
     test('a receiver that fails twice then answers 200 gets three attempts with one webhook-id, each verifiable', async (t) => {
@@ -105,7 +109,11 @@ for (const engine of ENGINES) {
       const received = await w.receiver.waitFor(9);
       const ids = received.map((r) => Number(String(r.headers['webhook-id']).slice(4)));
       const firsts = ids.filter((id, i) => ids.indexOf(id) === i);
-      assert.deepEqual(firsts, [...firsts].sort((a, b) => a - b), `first attempts in id order: ${ids}`);
+      assert.deepEqual(
+        firsts,
+        [...firsts].sort((a, b) => a - b),
+        `first attempts in id order: ${ids}`,
+      );
       assert.equal(ids.at(-1), ids[0], `the failed first event was retried after the seven later ones: ${ids}`);
       assert.equal(new Set(ids).size, 8);
     });
@@ -139,7 +147,8 @@ for (const engine of ENGINES) {
       offset = 24 * 3_600_000 + 1_000;
       await w.createPet('Later');
       const [, late] = await w.receiver.waitFor(2);
-      const signed = (secret: string) => new Webhook(secret).sign(String(late.headers['webhook-id']), new Date(Number(late.headers['webhook-timestamp']) * 1000), late.body);
+      const signed = (secret: string) =>
+        new Webhook(secret).sign(String(late.headers['webhook-id']), new Date(Number(late.headers['webhook-timestamp']) * 1000), late.body);
       assert.equal(late.headers['webhook-signature'], signed(rotated.secret), 'only the new secret signs after the overlap');
       assert.notEqual(late.headers['webhook-signature'], signed(hook.secret));
     });
@@ -171,7 +180,9 @@ for (const engine of ENGINES) {
       assert.ok(log.every((d) => d.status !== 'pending'));
       const got = await w.app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}`, headers: w.auth });
       assert.equal(got.json().enabled, false);
-      await eventually(async () => (logs.lines().some((l) => l.msg?.toString().startsWith('webhook endpoint disabled') && l.webhookId === hook.id) ? true : undefined));
+      await eventually(async () =>
+        logs.lines().some((l) => l.msg?.toString().startsWith('webhook endpoint disabled') && l.webhookId === hook.id) ? true : undefined,
+      );
       await w.createPet('while disabled');
       up = true;
       const patched = await w.app.inject({ method: 'PATCH', url: `/v1/webhooks/${hook.id}`, headers: w.auth, payload: { enabled: true } });
@@ -192,7 +203,22 @@ for (const engine of ENGINES) {
       const line = await eventually(async () => logs.lines().find((l) => l.msg === 'webhook delivery attempt failed'));
       assert.deepEqual(
         { ...line, time: 0, pid: 0, hostname: '', durationMs: 0, deliveryId: 0, eventId: '' },
-        { level: 40, time: 0, pid: 0, hostname: '', component: 'webhooks', webhookId: hook.id, deliveryId: 0, eventId: '', attempt: 1, httpStatus: 502, error: 'HTTP 502', durationMs: 0, nextAttemptAt: null, msg: 'webhook delivery attempt failed' },
+        {
+          level: 40,
+          time: 0,
+          pid: 0,
+          hostname: '',
+          component: 'webhooks',
+          webhookId: hook.id,
+          deliveryId: 0,
+          eventId: '',
+          attempt: 1,
+          httpStatus: 502,
+          error: 'HTTP 502',
+          durationMs: 0,
+          nextAttemptAt: null,
+          msg: 'webhook delivery attempt failed',
+        },
       );
       const text = logs.text();
       assert.ok(!text.includes(hook.secret) && !text.includes(hook.secret.slice(6)), 'no secret');
@@ -212,19 +238,22 @@ for (const engine of ENGINES) {
       up = true;
       const res = await w.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/deliveries/${failed.id}/retry`, headers: w.auth });
       assert.equal(res.statusCode, 202, res.body);
-      assert.deepEqual({ ...(res.json() as object), id: 0, createdAt: '', nextAttemptAt: '' }, {
-        id: 0,
-        type: 'attempt',
-        eventId: failed.eventId,
-        attempt: 2,
-        status: 'pending',
-        httpStatus: null,
-        durationMs: null,
-        error: null,
-        nextAttemptAt: '',
-        attemptedAt: null,
-        createdAt: '',
-      });
+      assert.deepEqual(
+        { ...(res.json() as object), id: 0, createdAt: '', nextAttemptAt: '' },
+        {
+          id: 0,
+          type: 'attempt',
+          eventId: failed.eventId,
+          attempt: 2,
+          status: 'pending',
+          httpStatus: null,
+          durationMs: null,
+          error: null,
+          nextAttemptAt: '',
+          attemptedAt: null,
+          createdAt: '',
+        },
+      );
       const [, again] = await w.receiver.waitFor(2);
       assert.equal(again.headers['webhook-id'], first.headers['webhook-id']);
       assert.ok(verify(hook.secret, again));
@@ -265,7 +294,10 @@ for (const engine of ENGINES) {
 
     test('metrics: attempts by outcome, attempts in flight, the age of the oldest pending delivery', async (t) => {
       let n = 0;
-      const w = await webhookTest(t, engine, { env: { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE_MS: '0,20' }, answer: () => (++n === 1 ? 500 : n === 2 ? 200 : 'hang') });
+      const w = await webhookTest(t, engine, {
+        env: { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE_MS: '0,20' },
+        answer: () => (++n === 1 ? 500 : n === 2 ? 200 : 'hang'),
+      });
       await w.register();
       const metric = async (name: string) => {
         const text = (await w.app.inject({ method: 'GET', url: '/metrics' })).body;
@@ -294,7 +326,10 @@ for (const engine of ENGINES) {
         const l = await w.deliveries(hook.id);
         return l.length === 2 && l.every((d) => d.status === 'succeeded') ? l : undefined;
       });
-      assert.deepEqual(log.map((d) => d.httpStatus), [200, 200]);
+      assert.deepEqual(
+        log.map((d) => d.httpStatus),
+        [200, 200],
+      );
     });
 
     test('/metrics answers while the database does not: the pending-age gauge keeps its last value', async (t) => {
@@ -334,7 +369,12 @@ for (const engine of ENGINES) {
       const hook = (await before.app.inject({ method: 'POST', url: '/v1/webhooks', headers: before.auth, payload: { url: receiver.url } })).json();
       await before.app.close();
       const logs = logCapture();
-      const after = await buildTestApp(t, { storage, env: { ...TEST_ENV, WEBHOOK_SECRET_KEY: key(2), WEBHOOK_RETRY_SCHEDULE_MS: '0' }, logger: { level: 'error', stream: logs.stream }, webhooks: { pollMs: 10 } });
+      const after = await buildTestApp(t, {
+        storage,
+        env: { ...TEST_ENV, WEBHOOK_SECRET_KEY: key(2), WEBHOOK_RETRY_SCHEDULE_MS: '0' },
+        logger: { level: 'error', stream: logs.stream },
+        webhooks: { pollMs: 10 },
+      });
       await after.app.inject({ method: 'POST', url: '/v1/pets', headers: after.auth, payload: { name: 'Rex', categoryId: 1 } });
       const [entry] = await eventually(async () => {
         const l = await storage.webhooks.deliveries(hook.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
@@ -376,7 +416,11 @@ for (const engine of ENGINES) {
       });
       assert.deepEqual([entry.httpStatus, entry.error], [307, 'HTTP 307']);
       await new Promise((r) => setTimeout(r, 50));
-      assert.deepEqual(w.receiver.received.map((r) => r.path), ['/hooks'], 'the Location was not requested');
+      assert.deepEqual(
+        w.receiver.received.map((r) => r.path),
+        ['/hooks'],
+        'the Location was not requested',
+      );
     });
   });
 }

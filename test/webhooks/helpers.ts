@@ -28,7 +28,12 @@ export async function webhookTest(
   options: { env?: Record<string, string>; answer?: (r: Received, n: number) => Answer } & Omit<TestAppOptions, 'env' | 'engine'> = {},
 ): Promise<WebhookTest> {
   const receiver = await startReceiver(t, options.answer);
-  const app = await buildTestApp(t, { ...options, engine, env: { ...TEST_ENV, ...options.env }, webhooks: { pollMs: 10, random: () => 0.5, ...options.webhooks } });
+  const app = await buildTestApp(t, {
+    ...options,
+    engine,
+    env: { ...TEST_ENV, ...options.env },
+    webhooks: { pollMs: 10, random: () => 0.5, ...options.webhooks },
+  });
   const { auth } = app;
   return {
     ...app,

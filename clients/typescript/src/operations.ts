@@ -100,7 +100,9 @@ type PathParamNames<P extends string> = P extends `${string}{${infer Name}}${inf
 type PathParams<K extends OperationId> = NonNullable<Op<K>['parameters']['path']>;
 /** Path parameters are positional, in the order the path names them: `orders.update(orderId, body)`. */
 type PathArgs<K extends OperationId> = Positional<PathParamNames<Route<K>['path']>, PathParams<K>>;
-type Positional<Names extends string[], P> = Names extends [infer N extends string, ...infer Rest extends string[]] ? [P[N & keyof P], ...Positional<Rest, P>] : [];
+type Positional<Names extends string[], P> = Names extends [infer N extends string, ...infer Rest extends string[]]
+  ? [P[N & keyof P], ...Positional<Rest, P>]
+  : [];
 
 type Body<K extends OperationId> = NonNullable<Op<K>['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
 type Query<K extends OperationId> = NonNullable<Op<K>['parameters']['query']>;

@@ -86,7 +86,8 @@ function headerOptions(call: Call): [name: string, value: string][] {
     const value = options[option];
     if (value !== undefined && typeof value !== 'string') throw new TypeError(`Petstore: ${option} must be a string`);
     // A tag that is missing by mistake would make the write unconditional: the lost update If-Match prevents.
-    if (value === undefined && given && option === 'ifMatch') throw new TypeError('Petstore: ifMatch is undefined; pass an ETag (or "*"), or leave the option out to write unconditionally');
+    if (value === undefined && given && option === 'ifMatch')
+      throw new TypeError('Petstore: ifMatch is undefined; pass an ETag (or "*"), or leave the option out to write unconditionally');
     // One key per call, not per attempt: the service then replays instead of creating twice.
     const sent = value ?? (option === 'idempotencyKey' ? randomUUID() : undefined);
     if (sent !== undefined) out.push([header, sent]);
@@ -165,13 +166,19 @@ export class Transport {
           retryAfter: parseRetryAfter(response.headers.get('retry-after')),
         });
       }
-      const delay = retry < maxRetries && isRetryable(failure, method, idempotent) ? retryDelay(retry, 'status' in failure ? failure.retryAfter : undefined) : undefined;
+      const delay =
+        retry < maxRetries && isRetryable(failure, method, idempotent) ? retryDelay(retry, 'status' in failure ? failure.retryAfter : undefined) : undefined;
       if (delay === undefined) throw failure;
       await sleep(delay, options?.signal);
     }
   }
 
-  async #attempt(call: Call, url: URL, init: RequestInit, timeoutMs: number): Promise<{ response: Response; text: string } | { error: PetstoreConnectionError }> {
+  async #attempt(
+    call: Call,
+    url: URL,
+    init: RequestInit,
+    timeoutMs: number,
+  ): Promise<{ response: Response; text: string } | { error: PetstoreConnectionError }> {
     const signal = call.options?.signal;
     signal?.throwIfAborted();
     const controller = new AbortController();
@@ -190,7 +197,14 @@ export class Transport {
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
       const message = timedOut ? `no response within ${timeoutMs} ms` : `the request failed: ${cause instanceof Error ? cause.message : String(cause)}`;
-      return { error: new PetstoreConnectionError({ message: `${call.operation} (${call.route.method} ${url.pathname}): ${message}`, timedOut, operation: call.operation, cause }) };
+      return {
+        error: new PetstoreConnectionError({
+          message: `${call.operation} (${call.route.method} ${url.pathname}): ${message}`,
+          timedOut,
+          operation: call.operation,
+          cause,
+        }),
+      };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abort);

@@ -73,14 +73,20 @@ function constantTimeEqual(a: string, b: string): boolean {
  * Throws WebhookVerificationError when a header is missing, the timestamp is more than five minutes
  * off, or no `v1` signature matches.
  */
-export async function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: { now?: Date } = {}): Promise<WebhookEvent> {
+export async function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: { now?: Date } = {},
+): Promise<WebhookEvent> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   if (!/^\d{1,15}$/.test(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not Unix seconds');
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(now - Number(timestamp)) > TOLERANCE_SECONDS) throw new WebhookVerificationError('webhook-timestamp is more than five minutes off: a replay, or a wrong clock');
+  if (Math.abs(now - Number(timestamp)) > TOLERANCE_SECONDS)
+    throw new WebhookVerificationError('webhook-timestamp is more than five minutes off: a replay, or a wrong clock');
   const expected = await signature(secret, id, Number(timestamp), rawBody);
   let matched = false;
   for (const candidate of signatures.split(' ')) {

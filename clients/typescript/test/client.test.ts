@@ -74,7 +74,13 @@ describe('requests', () => {
 
 describe('Idempotency-Key', () => {
   test('every POST that takes one gets a random UUID, the same on each retry; GET and PATCH get none', async () => {
-    const { petstore, sent } = client([error(503, 'service_unavailable', { 'retry-after': '0' }), json(201, PET), json(201, PET), json(200, []), json(200, ORDER)]);
+    const { petstore, sent } = client([
+      error(503, 'service_unavailable', { 'retry-after': '0' }),
+      json(201, PET),
+      json(201, PET),
+      json(200, []),
+      json(200, ORDER),
+    ]);
     await petstore.pets.create({ name: 'Rex', categoryId: 1 });
     await petstore.pets.create({ name: 'Rex', categoryId: 1 });
     await petstore.pets.list();
@@ -89,7 +95,10 @@ describe('Idempotency-Key', () => {
   test("the caller's own key is sent and kept across retries", async () => {
     const { petstore, sent } = client([error(409, 'idempotency_key_in_use', { 'retry-after': '0' }), json(201, ORDER)]);
     await petstore.orders.place({ petId: 1 }, { idempotencyKey: 'order-42' });
-    assert.deepEqual(sent.map((s) => s.headers.get('idempotency-key')), ['order-42', 'order-42']);
+    assert.deepEqual(
+      sent.map((s) => s.headers.get('idempotency-key')),
+      ['order-42', 'order-42'],
+    );
   });
 
   test('UUIDs come from crypto.randomUUID, or from getRandomValues where it is missing (insecure browser contexts)', (t) => {
@@ -141,7 +150,11 @@ describe('retries', () => {
   });
 
   test('409 other than idempotency_key_in_use, 400 and 500 are thrown at once', async () => {
-    for (const [status, code] of [[409, 'pet_not_available'], [400, 'unknown_pet'], [500, 'internal_error']] as const) {
+    for (const [status, code] of [
+      [409, 'pet_not_available'],
+      [400, 'unknown_pet'],
+      [500, 'internal_error'],
+    ] as const) {
       const { petstore, sent } = client([error(status, code, { 'retry-after': '0' })]);
       await assert.rejects(petstore.orders.place({ petId: 1 }), (e: unknown) => e instanceof PetstoreError && e.code === code);
       assert.equal(sent.length, 1, code);
@@ -178,10 +191,23 @@ describe('retries', () => {
   });
 
   test('PATCH and DELETE are retried after 429 and 503 (the service did not act), If-Match sent again', async () => {
-    const { petstore, sent } = client([error(503, 'service_unavailable', { 'retry-after': '0' }), new Response(null, { status: 204 }), error(429, 'rate_limited', { 'retry-after': '0' }), json(200, PET)]);
+    const { petstore, sent } = client([
+      error(503, 'service_unavailable', { 'retry-after': '0' }),
+      new Response(null, { status: 204 }),
+      error(429, 'rate_limited', { 'retry-after': '0' }),
+      json(200, PET),
+    ]);
     await petstore.pets.delete(1, { ifMatch: '"t"' });
     await petstore.pets.update(1, { name: 'Rex' }, { ifMatch: '"t"' });
-    assert.deepEqual(sent.map((s) => [s.method, s.headers.get('if-match')]), [['DELETE', '"t"'], ['DELETE', '"t"'], ['PATCH', '"t"'], ['PATCH', '"t"']]);
+    assert.deepEqual(
+      sent.map((s) => [s.method, s.headers.get('if-match')]),
+      [
+        ['DELETE', '"t"'],
+        ['DELETE', '"t"'],
+        ['PATCH', '"t"'],
+        ['PATCH', '"t"'],
+      ],
+    );
   });
 
   test('a timeout is a PetstoreConnectionError (timedOut), retried like a network failure', async () => {
@@ -210,7 +236,9 @@ describe('retries', () => {
 
 describe('errors', () => {
   test('PetstoreError carries status, code, message, requestId, retryAfter and the operation; instanceof works', async () => {
-    const { petstore } = client([json(400, { code: 'unknown_category', message: 'body/categoryId 42 is not a known category', status: 400 }, { 'x-request-id': 'abc-123' })]);
+    const { petstore } = client([
+      json(400, { code: 'unknown_category', message: 'body/categoryId 42 is not a known category', status: 400 }, { 'x-request-id': 'abc-123' }),
+    ]);
     const err = await petstore.pets.create({ name: 'Rex', categoryId: 42 }).catch((e: unknown) => e);
     assert.ok(err instanceof PetstoreError && err instanceof Error);
     assert.equal(err.name, 'PetstoreError');
@@ -249,17 +277,30 @@ describe('conditional requests and withResponse', () => {
     await petstore.pets.update(1, { name: 'Rex' }, { ifMatch: TAG });
     await petstore.pets.delete(1, { ifMatch: '*' });
     await petstore.orders.get(3, { ifNoneMatch: TAG });
-    assert.deepEqual(sent.map((s) => [s.headers.get('if-match'), s.headers.get('if-none-match')]), [[TAG, null], ['*', null], [null, TAG]]);
+    assert.deepEqual(
+      sent.map((s) => [s.headers.get('if-match'), s.headers.get('if-none-match')]),
+      [
+        [TAG, null],
+        ['*', null],
+        [null, TAG],
+      ],
+    );
   });
 
   test('an option for a header the operation does not document is refused before anything is sent', async () => {
     const { petstore, sent } = client([]);
     // What TypeScript refuses at compile time (test/types/usage.ts), a JavaScript caller gets at run time.
     const untyped = petstore as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>;
-    await assert.rejects(untyped.categories!.get!(1, { ifNoneMatch: TAG }), /getCategory takes no ifNoneMatch \(its OpenAPI entry documents no if-none-match header\)/);
+    await assert.rejects(
+      untyped.categories!.get!(1, { ifNoneMatch: TAG }),
+      /getCategory takes no ifNoneMatch \(its OpenAPI entry documents no if-none-match header\)/,
+    );
     await assert.rejects(untyped.pets!.get!(1, { ifMatch: TAG }), /getPet takes no ifMatch/);
     await assert.rejects(untyped.pets!.update!(1, { name: 'Rex' }, { idempotencyKey: 'k' }), /updatePet takes no idempotencyKey/);
-    await assert.rejects(untyped.webhookEndpoints!.create!({ url: 'https://shop.example.com/hooks' }, { idempotencyKey: 'k' }), /createWebhook takes no idempotencyKey/);
+    await assert.rejects(
+      untyped.webhookEndpoints!.create!({ url: 'https://shop.example.com/hooks' }, { idempotencyKey: 'k' }),
+      /createWebhook takes no idempotencyKey/,
+    );
     await assert.rejects(untyped.pets!.update!(1, { name: 'Rex' }, { ifMatch: 42 }), /ifMatch must be a string/);
     assert.equal(sent.length, 0);
   });
@@ -330,7 +371,12 @@ describe('conditional requests and withResponse', () => {
 
 describe('paging', () => {
   test('list() returns one page and the next cursor; iterate() follows rel="next" with its filters to the end', async () => {
-    const page = (ids: number[], next?: string) => json(200, ids.map((id) => ({ ...PET, id })), next ? { link: `<${next}>; rel="next"` } : {});
+    const page = (ids: number[], next?: string) =>
+      json(
+        200,
+        ids.map((id) => ({ ...PET, id })),
+        next ? { link: `<${next}>; rel="next"` } : {},
+      );
     const { petstore, sent } = client([
       page([1, 2], '/v1/pets?limit=2&status=available&cursor=c1'),
       page([1, 2], '/v1/pets?limit=2&status=available&cursor=c1'),
@@ -341,11 +387,14 @@ describe('paging', () => {
     const seen: number[] = [];
     for await (const pet of petstore.pets.iterate({ status: 'available', limit: 2 })) seen.push(pet.id);
     assert.deepEqual(seen, [1, 2, 3, 4, 5]);
-    assert.deepEqual(sent.slice(1).map((s) => s.url.href), [
-      `${BASE}/pets?status=available&limit=2`,
-      `${BASE}/pets?limit=2&status=available&cursor=c1`,
-      `${BASE}/pets?limit=2&status=available&cursor=c2`, // on the client's own origin: the key goes nowhere else
-    ]);
+    assert.deepEqual(
+      sent.slice(1).map((s) => s.url.href),
+      [
+        `${BASE}/pets?status=available&limit=2`,
+        `${BASE}/pets?limit=2&status=available&cursor=c1`,
+        `${BASE}/pets?limit=2&status=available&cursor=c2`, // on the client's own origin: the key goes nowhere else
+      ],
+    );
   });
 
   test('breaking out of iterate() stops fetching', async () => {
@@ -367,7 +416,11 @@ describe('headers the client reads', () => {
     assert.equal(rateLimit()?.remaining, 599, 'a response without the header keeps the last values');
   });
 
-  const DEPRECATED = { deprecation: '@1767225600', sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', link: '</v1/pets>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"' };
+  const DEPRECATED = {
+    deprecation: '@1767225600',
+    sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+    link: '</v1/pets>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"',
+  };
 
   test('a Deprecation header warns once per operation (process.emitWarning), naming it, its sunset and successor', async (t) => {
     const warnings: Error[] = [];

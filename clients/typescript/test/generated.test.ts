@@ -39,7 +39,10 @@ test('routes: method, path, where the input goes, paging, request headers and ET
   changed.paths['/categories/{categoryId}'].get.parameters.push({ in: 'header', name: 'If-None-Match', schema: { type: 'string' } });
   changed.paths['/categories/{categoryId}'].get.responses['200'].headers.ETag = { $ref: '#/components/headers/ETag' };
   delete changed.paths['/pets/{petId}'].get.responses['304'].headers.ETag;
-  assert.deepEqual([routesOf(changed).getCategory!.headers, routesOf(changed).getCategory!.etag, routesOf(changed).getPet!.etag], [['if-none-match'], true, false]);
+  assert.deepEqual(
+    [routesOf(changed).getCategory!.headers, routesOf(changed).getCategory!.etag, routesOf(changed).getPet!.etag],
+    [['if-none-match'], true, false],
+  );
   const both = structuredClone(doc);
   both.paths['/pets'].post.parameters.push({ in: 'query', name: 'dryRun', schema: { type: 'boolean' } });
   assert.throws(() => routesOf(both), /createPet takes both a body and query parameters/);

@@ -40,7 +40,13 @@ describe('Retry-After (RFC 9110 §10.2.3)', () => {
 
 describe('RateLimit and RateLimit-Policy (IETF httpapi structured fields)', () => {
   test("the service's headers", () => {
-    assert.deepEqual(parseRateLimit('"default";r=597;t=42', '"default";q=600;w=60'), { policy: 'default', remaining: 597, resetSeconds: 42, limit: 600, windowSeconds: 60 });
+    assert.deepEqual(parseRateLimit('"default";r=597;t=42', '"default";q=600;w=60'), {
+      policy: 'default',
+      remaining: 597,
+      resetSeconds: 42,
+      limit: 600,
+      windowSeconds: 60,
+    });
   });
 
   test('several policies: the one with the fewest requests left, its quota from the policy of that name', () => {
@@ -49,7 +55,13 @@ describe('RateLimit and RateLimit-Policy (IETF httpapi structured fields)', () =
   });
 
   test('without RateLimit-Policy the quota is unknown; without r or t there is nothing', () => {
-    assert.deepEqual(parseRateLimit('"default";r=0;t=5', null), { policy: 'default', remaining: 0, resetSeconds: 5, limit: undefined, windowSeconds: undefined });
+    assert.deepEqual(parseRateLimit('"default";r=0;t=5', null), {
+      policy: 'default',
+      remaining: 0,
+      resetSeconds: 5,
+      limit: undefined,
+      windowSeconds: undefined,
+    });
     assert.equal(parseRateLimit('"default";t=5', null), undefined);
     assert.equal(parseRateLimit(null, '"default";q=600;w=60'), undefined);
     assert.equal(parseRateLimit('garbage', null), undefined);
@@ -73,6 +85,11 @@ describe('Deprecation (RFC 9745), Sunset (RFC 8594)', () => {
 
   test('no Deprecation header → undefined; other forms are kept as sent', () => {
     assert.equal(parseDeprecation(new Headers({ sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' }), 'http://x/v1'), undefined);
-    assert.deepEqual(parseDeprecation(new Headers({ deprecation: 'true' }), 'http://x/v1'), { since: 'true', sunset: undefined, successor: undefined, documentation: undefined });
+    assert.deepEqual(parseDeprecation(new Headers({ deprecation: 'true' }), 'http://x/v1'), {
+      since: 'true',
+      sunset: undefined,
+      successor: undefined,
+      documentation: undefined,
+    });
   });
 });

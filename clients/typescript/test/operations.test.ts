@@ -78,7 +78,10 @@ test('every request header an operation documents is an option, sent as that hea
 test('every paged listing (a cursor parameter) also has its iterate method, and only those', async () => {
   for (const { id, op } of await documentOperations()) {
     const [resource, fn] = (METHODS as Record<string, string>)[id]!.split('.') as [string, string];
-    const client = new Petstore({ baseUrl: 'http://petstore.test/v1', apiKey: 'k', fetch: fakeFetch([json(200, [])]).fetch }) as unknown as Record<string, Record<string, unknown>>;
+    const client = new Petstore({ baseUrl: 'http://petstore.test/v1', apiKey: 'k', fetch: fakeFetch([json(200, [])]).fetch }) as unknown as Record<
+      string,
+      Record<string, unknown>
+    >;
     const paged = op.parameters?.some((p: Json) => p.in === 'query' && p.name === 'cursor') === true;
     if (paged) assert.equal(typeof client[resource]![iterateName(fn)], 'function', `${id}: ${resource}.${iterateName(fn)}`);
     else if (fn.startsWith('list')) assert.ok(!(iterateName(fn) in client[resource]!), `${id} is not paged: no ${iterateName(fn)}`);

@@ -46,7 +46,10 @@ describe('the packed package', () => {
 
   test('holds dist (.js and .d.ts), README and package.json only; no dependencies', () => {
     const paths = packed.files.map((f) => f.path).sort();
-    assert.ok(paths.every((p) => /^dist\/[\w.-]+\.(js|d\.ts)$/.test(p) || p === 'README.md' || p === 'package.json'), paths.join(' '));
+    assert.ok(
+      paths.every((p) => /^dist\/[\w.-]+\.(js|d\.ts)$/.test(p) || p === 'README.md' || p === 'package.json'),
+      paths.join(' '),
+    );
     for (const p of ['dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts', 'README.md']) assert.ok(paths.includes(p), p);
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@petstore/client/package.json'), 'utf8'));
     assert.equal(manifest.dependencies, undefined);
@@ -57,7 +60,8 @@ describe('the packed package', () => {
     const dist = join(app, 'node_modules/@petstore/client/dist');
     for (const file of readdirSync(dist).filter((f) => f.endsWith('.js'))) {
       const source = readFileSync(join(dist, file), 'utf8');
-      for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) assert.match(specifier!, /^\.\/[\w.-]+\.js$/, `${file} imports ${specifier}`);
+      for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g))
+        assert.match(specifier!, /^\.\/[\w.-]+\.js$/, `${file} imports ${specifier}`);
       assert.doesNotMatch(source, /\brequire\s*\(/, file);
     }
   });
@@ -70,7 +74,12 @@ describe('the packed package', () => {
     const version = execFileSync(SYSTEM_NODE, ['--version'], { encoding: 'utf8' }).trim();
     assert.ok(Number(/^v(\d+)\./.exec(version)?.[1]) >= 20, version);
     writeFileSync(join(app, 'quick-start.mjs'), quickStart());
-    const run = spawnSync(SYSTEM_NODE, ['quick-start.mjs'], { cwd: app, encoding: 'utf8', timeout: 20_000, env: { PATH: '/usr/bin:/bin', PETSTORE_URL: svc.baseUrl, PETSTORE_API_KEY: API_KEY } });
+    const run = spawnSync(SYSTEM_NODE, ['quick-start.mjs'], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: '/usr/bin:/bin', PETSTORE_URL: svc.baseUrl, PETSTORE_API_KEY: API_KEY },
+    });
     assert.equal(run.status, 0, `${version}: ${run.stderr}`);
     const lines = run.stdout.trim().split('\n');
     assert.match(lines[0]!, /^#\d+ Rex$/);
@@ -90,7 +99,7 @@ describe('the packed package', () => {
         "import { Petstore, PetstoreError, type Pet } from '@petstore/client';",
         "const petstore = new Petstore({ baseUrl: 'https://api.example.com/v1', apiKey: 'pst_x' });",
         "export const pet: Promise<Pet> = petstore.pets.create({ name: 'Rex', categoryId: 1 });",
-        "export const code = (e: PetstoreError): string => e.code;",
+        'export const code = (e: PetstoreError): string => e.code;',
         '// @ts-expect-error categoryId is required',
         "petstore.pets.create({ name: 'Rex' });",
         '// @ts-expect-error not a PetStatus',

@@ -16,7 +16,18 @@ describe('what is retried', () => {
   });
 
   test('nothing else: other 409s, 400, 401, 404, 410, 422, 500, 502, 504', () => {
-    for (const [status, code] of [[409, 'pet_not_available'], [409, 'invalid_transition'], [400, 'validation_failed'], [401, 'unauthorized'], [404, 'not_found'], [410, 'gone'], [422, 'idempotency_key_reused'], [500, 'internal_error'], [502, 'unexpected_response'], [504, 'unexpected_response']] as const) {
+    for (const [status, code] of [
+      [409, 'pet_not_available'],
+      [409, 'invalid_transition'],
+      [400, 'validation_failed'],
+      [401, 'unauthorized'],
+      [404, 'not_found'],
+      [410, 'gone'],
+      [422, 'idempotency_key_reused'],
+      [500, 'internal_error'],
+      [502, 'unexpected_response'],
+      [504, 'unexpected_response'],
+    ] as const) {
       assert.equal(isRetryable(error(status, code), 'GET'), false, `${status} ${code}`);
     }
   });
@@ -32,18 +43,45 @@ describe('what is retried', () => {
 
 describe('how long to wait', () => {
   test('capped exponential backoff with jitter: between half and all of min(8 s, 0.5 s × 2^retry)', () => {
-    assert.equal(retryDelay(0, undefined, () => 0), 250);
-    assert.equal(retryDelay(0, undefined, () => 1), 500);
-    assert.equal(retryDelay(1, undefined, () => 0), 500);
-    assert.equal(retryDelay(1, undefined, () => 1), 1000);
-    assert.equal(retryDelay(3, undefined, () => 0.5), 3000);
-    assert.equal(retryDelay(4, undefined, () => 1), 8000);
-    assert.equal(retryDelay(10, undefined, () => 1), 8000);
-    assert.equal(retryDelay(10, undefined, () => 0), 4000);
+    assert.equal(
+      retryDelay(0, undefined, () => 0),
+      250,
+    );
+    assert.equal(
+      retryDelay(0, undefined, () => 1),
+      500,
+    );
+    assert.equal(
+      retryDelay(1, undefined, () => 0),
+      500,
+    );
+    assert.equal(
+      retryDelay(1, undefined, () => 1),
+      1000,
+    );
+    assert.equal(
+      retryDelay(3, undefined, () => 0.5),
+      3000,
+    );
+    assert.equal(
+      retryDelay(4, undefined, () => 1),
+      8000,
+    );
+    assert.equal(
+      retryDelay(10, undefined, () => 1),
+      8000,
+    );
+    assert.equal(
+      retryDelay(10, undefined, () => 0),
+      4000,
+    );
   });
 
   test('Retry-After wins, exactly; beyond 60 s there is no retry', () => {
-    assert.equal(retryDelay(0, 1, () => 1), 1000);
+    assert.equal(
+      retryDelay(0, 1, () => 1),
+      1000,
+    );
     assert.equal(retryDelay(5, 0), 0);
     assert.equal(retryDelay(0, 60), 60_000);
     assert.equal(retryDelay(0, 61), undefined);

@@ -22,12 +22,14 @@ async function failure(call: Promise<unknown>): Promise<PetstoreError> {
 async function inParallel<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!);
+      }
+    }),
+  );
   return out;
 }
 
@@ -43,8 +45,10 @@ for (const engine of ENGINES) {
 
     test('iterate() walks 250 available pets across pages, each once, in id order, the filter kept on every page', async () => {
       // 260 pets, every 26th sold: 250 available, spread over the six categories.
-      const created = await inParallel(Array.from({ length: 260 }, (_, i) => i), 8, (i) =>
-        petstore.pets.create({ name: `pet-${i}`, categoryId: 1 + (i % 6), status: i % 26 === 0 ? 'sold' : 'available' }),
+      const created = await inParallel(
+        Array.from({ length: 260 }, (_, i) => i),
+        8,
+        (i) => petstore.pets.create({ name: `pet-${i}`, categoryId: 1 + (i % 6), status: i % 26 === 0 ? 'sold' : 'available' }),
       );
       const available = created.filter((p) => p.status === 'available');
       assert.equal(available.length, 250);
@@ -52,7 +56,10 @@ for (const engine of ENGINES) {
       for await (const pet of petstore.pets.iterate({ status: 'available' })) seen.push(pet);
       assert.equal(seen.length, 250);
       assert.deepEqual(new Set(seen.map((p) => p.id)), new Set(available.map((p) => p.id)));
-      assert.deepEqual(seen.map((p) => p.id), available.map((p) => p.id).sort((a, b) => a - b));
+      assert.deepEqual(
+        seen.map((p) => p.id),
+        available.map((p) => p.id).sort((a, b) => a - b),
+      );
       const first = await petstore.pets.list({ status: 'available', limit: 100 });
       assert.equal(first.data.length, 100);
       assert.ok(first.nextCursor);
@@ -230,7 +237,10 @@ describe('against the service on sqlite: errors, headers, rate limits', () => {
     await client.pets.get(pet.id);
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(warnings.length, 1);
-    assert.match(warnings[0]!.message, /^Petstore: getPet \(GET \/pets\/\{petId\}\) is deprecated since 2026-01-01T00:00:00\.000Z; it stops working on 2030-12-05T00:00:00\.000Z \(Sunset\)\. Use its successor: http:\/\/127\.0\.0\.1:\d+\/v1\/pets\./);
+    assert.match(
+      warnings[0]!.message,
+      /^Petstore: getPet \(GET \/pets\/\{petId\}\) is deprecated since 2026-01-01T00:00:00\.000Z; it stops working on 2030-12-05T00:00:00\.000Z \(Sunset\)\. Use its successor: http:\/\/127\.0\.0\.1:\d+\/v1\/pets\./,
+    );
   });
 
   test('rateLimit reflects the service’s RateLimit headers', async () => {
@@ -241,12 +251,16 @@ describe('against the service on sqlite: errors, headers, rate limits', () => {
     assert.equal(first?.limit, 600);
     assert.equal(first?.windowSeconds, 60);
     await client.categories.list();
-    assert.ok(client.rateLimit!.remaining < first!.remaining || client.rateLimit!.resetSeconds > first!.resetSeconds, 'one more request counted (or a new window)');
+    assert.ok(
+      client.rateLimit!.remaining < first!.remaining || client.rateLimit!.resetSeconds > first!.resetSeconds,
+      'one more request counted (or a new window)',
+    );
   });
 
   test('a 429 with Retry-After: 1 is waited out and the call then succeeds', async () => {
     let calls = 0;
-    const throttledOnce: typeof fetch = (input, init) => (calls++ === 0 ? Promise.resolve(error(429, 'rate_limited', { 'retry-after': '1' })) : fetch(input, init));
+    const throttledOnce: typeof fetch = (input, init) =>
+      calls++ === 0 ? Promise.resolve(error(429, 'rate_limited', { 'retry-after': '1' })) : fetch(input, init);
     const client = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY, fetch: throttledOnce });
     const started = performance.now();
     const categories = await client.categories.list();

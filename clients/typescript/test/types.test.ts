@@ -22,7 +22,10 @@ test('the harness can fail: an unused @ts-expect-error and a misuse are both rep
   try {
     const file = join(dir, 'wrong.ts');
     const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
-    writeFileSync(file, `import { Petstore } from ${JSON.stringify(index)};\ndeclare const p: Petstore;\n// @ts-expect-error\np.pets.list({ status: 'sold' });\np.pets.create({ name: 'Rex' });\n`);
+    writeFileSync(
+      file,
+      `import { Petstore } from ${JSON.stringify(index)};\ndeclare const p: Petstore;\n// @ts-expect-error\np.pets.list({ status: 'sold' });\np.pets.create({ name: 'Rex' });\n`,
+    );
     const { status, output } = compile([file], { compilerOptions: SOURCES });
     assert.notEqual(status, 0);
     assert.match(output, /wrong\.ts\(3,1\): error TS2578: Unused '@ts-expect-error' directive/);

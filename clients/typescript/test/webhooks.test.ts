@@ -13,7 +13,11 @@ describe('interoperability with the standardwebhooks reference library', () => {
   test('signed by standardwebhooks → verified by Petstore.webhooks.verify (string or bytes, record or Headers)', async () => {
     const secret = newSecret();
     const now = new Date();
-    const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('evt_1', now, BODY) };
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('evt_1', now, BODY),
+    };
     assert.deepEqual(await Petstore.webhooks.verify(BODY, headers, secret), EVENT);
     assert.deepEqual(await Petstore.webhooks.verify(new TextEncoder().encode(BODY), new Headers(headers), secret), EVENT);
     const upper = { 'Webhook-Id': headers['webhook-id'], 'WEBHOOK-TIMESTAMP': headers['webhook-timestamp'], 'Webhook-Signature': headers['webhook-signature'] };
@@ -54,7 +58,10 @@ describe('verification', () => {
     await verifyWebhook(BODY, headers, secret);
     await assert.rejects(verifyWebhook(BODY.replace('Rëx', 'Max'), headers, secret), /no webhook-signature matches/);
     await assert.rejects(verifyWebhook(BODY, { ...headers, 'webhook-id': 'evt_6' }, secret), /no webhook-signature matches/);
-    await assert.rejects(verifyWebhook(BODY, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 1) }, secret), /no webhook-signature matches/);
+    await assert.rejects(
+      verifyWebhook(BODY, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 1) }, secret),
+      /no webhook-signature matches/,
+    );
     await assert.rejects(verifyWebhook(BODY, headers, newSecret()), WebhookVerificationError);
   });
 

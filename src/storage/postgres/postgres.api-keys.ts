@@ -13,21 +13,20 @@ export class PostgresApiKeys implements ApiKeyRepository {
   constructor(db: PgDb) {
     this.#db = db;
     this.#active = new BatchedLookup<string, StoredPrincipal>(async (hashes) => {
-      const rows = await db.query<PrincipalRow & { hash: string }>('SELECT id, hash, scopes, expires_at FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL', [hashes]);
+      const rows = await db.query<PrincipalRow & { hash: string }>(
+        'SELECT id, hash, scopes, expires_at FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL',
+        [hashes],
+      );
       return new Map(rows.map((r) => [r.hash, toStoredPrincipal(r)]));
     });
   }
 
   create(input: ApiKeyCreate, ctx: WriteContext<ApiKey>): Promise<ApiKey> {
     return this.#db.transaction(async (query) => {
-      const [row] = await query<KeyRow>(`INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`, [
-        input.name,
-        input.prefix,
-        input.hash,
-        input.scopes.join(' '),
-        ctx.now.toISOString(),
-        input.expiresAt?.toISOString() ?? null,
-      ]);
+      const [row] = await query<KeyRow>(
+        `INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+        [input.name, input.prefix, input.hash, input.scopes.join(' '), ctx.now.toISOString(), input.expiresAt?.toISOString() ?? null],
+      );
       return recordEffects(query, ctx, toApiKey(row), []);
     });
   }

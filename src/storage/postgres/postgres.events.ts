@@ -20,7 +20,10 @@ export class PostgresEvents implements EventRepository {
   }
 
   async purge(before: Date): Promise<number> {
-    const [row] = await this.#db.query<{ n: number }>('WITH gone AS (DELETE FROM events WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone', [before.toISOString()]);
+    const [row] = await this.#db.query<{ n: number }>(
+      'WITH gone AS (DELETE FROM events WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone',
+      [before.toISOString()],
+    );
     return row.n;
   }
 }

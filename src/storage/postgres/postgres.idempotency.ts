@@ -38,9 +38,10 @@ export class PostgresIdempotency implements IdempotencyRepository {
   }
 
   async purge(before: Date): Promise<number> {
-    const [row] = await this.#db.query<{ n: number }>('WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone', [
-      before.getTime(),
-    ]);
+    const [row] = await this.#db.query<{ n: number }>(
+      'WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone',
+      [before.getTime()],
+    );
     return row.n;
   }
 }

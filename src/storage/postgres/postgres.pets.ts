@@ -31,16 +31,17 @@ export class PostgresPets implements PetRepository {
     });
     // Listings: the requests of one loop turn that ask for the same page share its query (a hot
     // first page is asked for by many at once); different pages are separate queries.
-    this.#pages = new BatchedLookup<string, readonly Pet[]>(async (keys) => new Map(await Promise.all(keys.map(async (k) => [k, await this.#page(k)] as const))));
+    this.#pages = new BatchedLookup<string, readonly Pet[]>(
+      async (keys) => new Map(await Promise.all(keys.map(async (k) => [k, await this.#page(k)] as const))),
+    );
   }
 
   create(input: PetCreate, ctx: WriteContext<Pet>): Promise<Pet> {
     return this.#db.transaction(async (query) => {
-      const [row] = await query<PetRow>(`WITH c AS (${LIVE_CATEGORY}) INSERT INTO pets (name, category_id, status) SELECT $2, id, $3 FROM c RETURNING ${COLUMNS}`, [
-        input.categoryId,
-        input.name,
-        input.status,
-      ]);
+      const [row] = await query<PetRow>(
+        `WITH c AS (${LIVE_CATEGORY}) INSERT INTO pets (name, category_id, status) SELECT $2, id, $3 FROM c RETURNING ${COLUMNS}`,
+        [input.categoryId, input.name, input.status],
+      );
       if (row === undefined) throw unknownCategory(input.categoryId);
       const pet = toPet(row);
       return recordEffects(query, ctx, pet, [{ type: 'pet.created', data: pet }]);

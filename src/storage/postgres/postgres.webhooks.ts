@@ -11,15 +11,7 @@ import {
   type DeliveryRow,
   type WebhookRow,
 } from '../rows.ts';
-import {
-  deliveryNotFound,
-  disabledBecause,
-  ENDPOINT_DISABLED,
-  eventExpired,
-  notAnAttempt,
-  webhookDisabled,
-  webhookNotFound,
-} from '../rules.ts';
+import { deliveryNotFound, disabledBecause, ENDPOINT_DISABLED, eventExpired, notAnAttempt, webhookDisabled, webhookNotFound } from '../rules.ts';
 import type { AttemptResult, ClaimedAttempt, ClaimRequest, WebhookChange, WebhookCreate, WebhookRepository } from '../storage.ts';
 import type { PgDb, Query } from './postgres.db.ts';
 
@@ -59,7 +51,9 @@ export class PostgresWebhooks implements WebhookRepository {
   }
 
   async list(q: { limit: number; afterId: number }): Promise<Webhook[]> {
-    return (await this.#db.query<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, [q.afterId, q.limit])).map(toWebhook);
+    return (await this.#db.query<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, [q.afterId, q.limit])).map(
+      toWebhook,
+    );
   }
 
   update(id: number, change: WebhookChange, now: Date): Promise<Webhook | undefined> {
@@ -100,11 +94,10 @@ export class PostgresWebhooks implements WebhookRepository {
   }
 
   async deliveries(webhookId: number, q: { limit: number; beforeId: number }): Promise<Delivery[]> {
-    const rows = await this.#db.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, [
-      webhookId,
-      q.beforeId,
-      q.limit,
-    ]);
+    const rows = await this.#db.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`,
+      [webhookId, q.beforeId, q.limit],
+    );
     return rows.map(toDelivery);
   }
 
@@ -125,7 +118,10 @@ export class PostgresWebhooks implements WebhookRepository {
       if (pending) {
         // In flight already: that attempt is the retry.
         if (pending.leased) return toDelivery(pending);
-        const [due] = await query<DeliveryRow>(`UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`, [pending.id, at]);
+        const [due] = await query<DeliveryRow>(`UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`, [
+          pending.id,
+          at,
+        ]);
         return toDelivery(due);
       }
       const [row] = await query<DeliveryRow>(
@@ -157,7 +153,10 @@ export class PostgresWebhooks implements WebhookRepository {
       for (const { id } of endpoints) {
         if (room === 0) break;
         // Counted again under the endpoint's lock: every claimer holds it while it counts and leases.
-        const [{ n }] = await query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_until > $2`, [id, now]);
+        const [{ n }] = await query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_until > $2`,
+          [id, now],
+        );
         const leased = await query(
           `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4 WHERE id IN (
              SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE} ORDER BY d.event_id, d.id LIMIT $5 FOR UPDATE SKIP LOCKED)

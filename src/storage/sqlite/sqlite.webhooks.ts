@@ -12,15 +12,7 @@ import {
   type DeliveryRow,
   type WebhookRow,
 } from '../rows.ts';
-import {
-  deliveryNotFound,
-  disabledBecause,
-  ENDPOINT_DISABLED,
-  eventExpired,
-  notAnAttempt,
-  webhookDisabled,
-  webhookNotFound,
-} from '../rules.ts';
+import { deliveryNotFound, disabledBecause, ENDPOINT_DISABLED, eventExpired, notAnAttempt, webhookDisabled, webhookNotFound } from '../rules.ts';
 import type { AttemptResult, ClaimedAttempt, ClaimRequest, WebhookChange, WebhookCreate, WebhookRepository } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 
@@ -86,7 +78,9 @@ export class SqliteWebhooks implements WebhookRepository {
     this.#log = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?`);
     this.#entry = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`);
     this.#lock = db.prepare('SELECT enabled FROM webhooks WHERE id = ?');
-    this.#pendingOf = db.prepare(`SELECT ${DELIVERY_COLUMNS}, lease_until FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'pending'`);
+    this.#pendingOf = db.prepare(
+      `SELECT ${DELIVERY_COLUMNS}, lease_until FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'pending'`,
+    );
     this.#dueNow = db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? RETURNING ${DELIVERY_COLUMNS}`);
     this.#lastAttempt = db.prepare('SELECT max(attempt) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?');
     this.#insertAttempt = db.prepare(
@@ -133,7 +127,9 @@ export class SqliteWebhooks implements WebhookRepository {
 
   create(input: WebhookCreate, now: Date): Promise<Webhook> {
     const at = now.toISOString();
-    return this.#writes.run(() => toWebhook(this.#insert.get(input.url, eventList(input.events), input.description, input.secret, at, at) as unknown as WebhookRow));
+    return this.#writes.run(() =>
+      toWebhook(this.#insert.get(input.url, eventList(input.events), input.description, input.secret, at, at) as unknown as WebhookRow),
+    );
   }
 
   async get(id: number): Promise<Webhook | undefined> {

@@ -14,7 +14,12 @@ export function fakeFetch(answers: Answer[]): { fetch: typeof globalThis.fetch; 
   const sent: Sent[] = [];
   const queue = [...answers];
   const fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const request = { method: init.method ?? 'GET', url: new URL(String(input)), headers: new Headers(init.headers), body: (init.body as string | null | undefined) ?? null };
+    const request = {
+      method: init.method ?? 'GET',
+      url: new URL(String(input)),
+      headers: new Headers(init.headers),
+      body: (init.body as string | null | undefined) ?? null,
+    };
     sent.push(request);
     const answer = queue.shift();
     assert.ok(answer !== undefined, `unexpected request ${request.method} ${request.url}`);

@@ -14,7 +14,16 @@ export const TSC_5 = fileURLToPath(new URL('../../node_modules/typescript/bin/ts
 export function compile(files: string[], options: { tsc?: string; compilerOptions?: Record<string, unknown> } = {}): { status: number | null; output: string } {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-sdk-tsc-'));
   try {
-    const compilerOptions = { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', lib: ['es2022', 'dom'], types: [], skipLibCheck: false, ...options.compilerOptions };
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: 'es2022',
+      module: 'nodenext',
+      lib: ['es2022', 'dom'],
+      types: [],
+      skipLibCheck: false,
+      ...options.compilerOptions,
+    };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
     const run = spawnSync(process.execPath, [options.tsc ?? TSC, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
     return { status: run.status, output: run.stdout + run.stderr };
