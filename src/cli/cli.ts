@@ -8,7 +8,7 @@ import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkAgainst } from '../http/validation.ts';
 import { NewApiKey, type ApiKey } from '../keys/key.schemas.ts';
-import { issueApiKey, parseScopes } from '../keys/key.service.ts';
+import { ALL_SCOPES, issueApiKey, parseScopes } from '../keys/key.service.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';
 import { openStorage } from '../storage/open.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -24,7 +24,7 @@ const USAGE = `usage: petstore <command>
   keys create --name NAME [--scopes S] [--expires-at T]
                                         create an API key (printed once); scopes: comma-separated from
                                         ${SCOPES.join(',')}
-                                        (default ${DEFAULT_SCOPES.join(',')});
+                                        or ${ALL_SCOPES} (every scope; default ${DEFAULT_SCOPES.join(',')});
                                         T: RFC 3339, e.g. 2027-01-31T00:00:00Z
   keys list                             list keys (no secrets)
   keys revoke ID                        revoke a key; refused from the next request on

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, TEXT_PATTERN, Timestamp } from '../schemas.ts';
-import { DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
+import { ADMIN_SCOPES, DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
 
 export const ScopeSchema = Type.Unsafe<Scope>({
   $id: 'Scope',
@@ -63,7 +63,7 @@ export const NewApiKey = Type.Object(
       Type.Array(scopeRef, {
         minItems: 1,
         uniqueItems: true,
-        description: `What the key may do; only scopes the calling key holds. Default: ${DEFAULT_SCOPES.join(', ')} (never keys:admin, which must be named)`,
+        description: `What the key may do; only scopes the calling key holds. Default: ${DEFAULT_SCOPES.join(', ')} (never ${ADMIN_SCOPES.join(' nor ')}, which must be named). Every scope: name them all (the Scope enum)`,
       }),
     ),
     expiresAt: Type.Optional(

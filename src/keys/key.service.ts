@@ -24,12 +24,19 @@ export function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 4);
 }
 
-/** The CLI's `--scopes` list (comma- or space-separated); none given → the default set. */
+/** The CLI's word for every scope: `--scopes all` (the API takes the scopes by name only). */
+export const ALL_SCOPES = 'all';
+
+/** The CLI's `--scopes` list (comma- or space-separated), or `all`; none given → the default set. */
 export function parseScopes(text: string | undefined): Scope[] {
   if (text === undefined || text.trim() === '') return [...DEFAULT_SCOPES];
   const scopes = text.split(/[\s,]+/).filter(Boolean);
+  if (scopes.includes(ALL_SCOPES)) {
+    if (scopes.length > 1) throw new Error(`"${ALL_SCOPES}" stands alone: it names every scope (${SCOPES.join(', ')})`);
+    return [...SCOPES];
+  }
   for (const s of scopes) {
-    if (!(SCOPES as readonly string[]).includes(s)) throw new Error(`unknown scope "${s}"; known scopes: ${SCOPES.join(', ')}`);
+    if (!(SCOPES as readonly string[]).includes(s)) throw new Error(`unknown scope "${s}"; known scopes: ${SCOPES.join(', ')}, or ${ALL_SCOPES}`);
   }
   return [...new Set(scopes)] as Scope[];
 }

@@ -9,6 +9,8 @@ export type Scope = (typeof SCOPES)[number];
  * were asked for by name.
  */
 export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin'));
+/** What the default set leaves out: held only when named (or with `--scopes all` in the CLI). */
+export const ADMIN_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOPES.includes(s));
 
 /** The identity a request runs as once its bearer token is accepted. */
 export interface Principal {

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli/cli.ts';
 import { loadConfig } from '../../src/config.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { run } from '../helpers/process.ts';
 
@@ -86,12 +87,17 @@ describe('petstore CLI', () => {
     assert.match((await cli('categories', 'add', '  Guinea pigs ')).out, /created category 7 " {2}Guinea pigs "/, 'stored as given, like the API stores it');
   });
 
-  test('keys create: the default set leaves keys:admin out; --scopes can name it; --expires-at takes an RFC 3339 instant in the future', async (t) => {
+  test('keys create: the default set leaves the admin scopes out; --scopes can name them, or all; --expires-at takes an RFC 3339 instant in the future', async (t) => {
     const { cli, env } = setup(t);
     const plain = await cli('keys', 'create', '--name', 'staff');
     assert.match(plain.out, /\(pets:read,pets:write,orders:read,orders:write,categories:write,events:read\)/);
     const admin = await cli('keys', 'create', '--name', 'admin', '--scopes', 'keys:admin,pets:read');
     assert.match(admin.out, /\(keys:admin,pets:read\)/);
+    const owner = await cli('keys', 'create', '--name', 'owner', '--scopes', 'all');
+    assert.match(owner.out, new RegExp(`\\(${SCOPES.join(',')}\\)`), 'every scope, the admin ones included');
+    const mixed = await cli('keys', 'create', '--name', 'mixed', '--scopes', 'all,pets:read');
+    assert.equal(mixed.code, 2);
+    assert.match(mixed.err, /"all" stands alone/);
     const expiring = await cli('keys', 'create', '--name', 'temp', '--expires-at', '2099-01-01T01:00:00+01:00');
     assert.equal(expiring.code, 0, expiring.err);
     assert.match(expiring.out, /expires 2099-01-01T00:00:00\.000Z/);

@@ -33,6 +33,13 @@ describe('API keys', () => {
     assert.throws(() => parseScopes('pets:admin'), /unknown scope "pets:admin"/);
   });
 
+  test('`all` names every scope, the admin ones included, and stands alone', () => {
+    assert.deepEqual(parseScopes('all'), [...SCOPES]);
+    assert.deepEqual(parseScopes(' all '), [...SCOPES]);
+    assert.throws(() => parseScopes('all,pets:read'), /"all" stands alone/);
+    assert.throws(() => parseScopes('ALL'), /unknown scope "ALL".*, or all$/);
+  });
+
   test('the default set holds every scope but the admin ones, which are granted only by name', () => {
     for (const s of DEFAULT_SCOPES) assert.ok(SCOPES.includes(s), s);
     assert.ok(!DEFAULT_SCOPES.includes('keys:admin'));

@@ -1932,7 +1932,7 @@ export interface components {
              * @example shop front
              */
             name: string;
-            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, orders:read, orders:write, categories:write, events:read (never keys:admin, which must be named) */
+            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, orders:read, orders:write, categories:write, events:read (never keys:admin nor webhooks:admin, which must be named). Every scope: name them all (the Scope enum) */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
