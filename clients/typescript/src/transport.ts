@@ -112,6 +112,32 @@ export function deprecationMessage(operation: string, call: string, d: Deprecati
   ].join('');
 }
 
+/** The version path every operation's path is relative to: the end of every server URL. */
+export const API_VERSION_PATH = '/v1';
+const EXAMPLE_BASE_URL = `http://127.0.0.1:8080${API_VERSION_PATH}`;
+
+/**
+ * The base URL, without a trailing slash; a TypeError saying what is wrong with anything else. Told at
+ * construction, because each mistake would otherwise surface on every call as a bare "Invalid URL" or a 404.
+ */
+export function checkBaseUrl(value: unknown): string {
+  const wrong = (what: string) => new TypeError(`Petstore: baseUrl ${what}; it is the API's base URL with ${API_VERSION_PATH}, e.g. ${EXAMPLE_BASE_URL}`);
+  if (typeof value !== 'string' || value.trim() === '') throw wrong(value === undefined || value === '' ? 'is not set' : 'must be a string');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw wrong(`${JSON.stringify(value)} is not an absolute URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw wrong(`must be http: or https:, not ${url.protocol}`);
+  // fetch refuses a URL with credentials; the query and fragment would be lost to every path appended.
+  if (url.username !== '' || url.password !== '') throw wrong('must not hold credentials (the apiKey option authenticates)');
+  if (url.search !== '' || url.hash !== '') throw wrong(`${JSON.stringify(value)} must not have a query or fragment`);
+  const base = url.href.replace(/\/+$/, '');
+  if (!base.endsWith(API_VERSION_PATH)) throw wrong(`${JSON.stringify(value)} does not end with ${API_VERSION_PATH}`);
+  return base;
+}
+
 export class Transport {
   readonly baseUrl: string;
   readonly #authorization: string;
@@ -123,12 +149,10 @@ export class Transport {
   rateLimit: RateLimit | undefined;
 
   constructor(options: TransportOptions) {
-    const base = new URL(options.baseUrl); // throws on a relative or malformed URL
-    if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError(`Petstore: baseUrl must be http(s), not ${base.protocol}`);
+    this.baseUrl = checkBaseUrl(options.baseUrl);
     if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Petstore: apiKey is required');
     const fetch = options.fetch ?? globalThis.fetch;
     if (typeof fetch !== 'function') throw new TypeError('Petstore: no fetch available; pass one in the options');
-    this.baseUrl = base.href.replace(/\/+$/, '');
     this.#authorization = `Bearer ${options.apiKey}`;
     this.#fetch = fetch;
     this.#timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 30_000, 1);

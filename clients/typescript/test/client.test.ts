@@ -59,10 +59,32 @@ describe('requests', () => {
 
   test('bad options are refused at construction', () => {
     assert.throws(() => new Petstore({ baseUrl: '/v1', apiKey: 'k' }), TypeError);
-    assert.throws(() => new Petstore({ baseUrl: 'ftp://x/v1', apiKey: 'k' }), /http\(s\)/);
+    assert.throws(() => new Petstore({ baseUrl: 'ftp://x/v1', apiKey: 'k' }), /must be http: or https:, not ftp:/);
     assert.throws(() => new Petstore({ baseUrl: BASE, apiKey: '' }), /apiKey/);
     assert.throws(() => new Petstore({ baseUrl: BASE, apiKey: 'k', maxRetries: -1 }), /maxRetries/);
     assert.throws(() => new Petstore({ baseUrl: BASE, apiKey: 'k', timeoutMs: 0 }), /timeoutMs/);
+  });
+
+  test('a base URL that is unset, not a URL, or without /v1 is refused at construction, saying what is wrong', async () => {
+    const refused = (baseUrl: unknown, why: RegExp) =>
+      assert.throws(
+        () => new Petstore({ baseUrl: baseUrl as string, apiKey: 'k' }),
+        (e: unknown) => e instanceof TypeError && why.test(e.message) && e.message.endsWith("it is the API's base URL with /v1, e.g. http://127.0.0.1:8080/v1"),
+      );
+    refused(undefined, /^Petstore: baseUrl is not set;/); // e.g. an unset environment variable
+    refused('', /^Petstore: baseUrl is not set;/);
+    refused(8080, /^Petstore: baseUrl must be a string;/);
+    refused('127.0.0.1:8080/v1', /^Petstore: baseUrl "127\.0\.0\.1:8080\/v1" is not an absolute URL;/);
+    refused('api.example.com/v1', /is not an absolute URL/);
+    refused('http://127.0.0.1:8080', /^Petstore: baseUrl "http:\/\/127\.0\.0\.1:8080" does not end with \/v1;/);
+    refused('https://api.example.com/v2', /does not end with \/v1/);
+    refused('https://api.example.com/v1?x=1', /must not have a query or fragment/);
+    refused('https://user:pw@api.example.com/v1', /must not hold credentials/);
+    for (const baseUrl of [`${BASE}/`, 'https://api.example.com/petstore/v1']) {
+      const { fetch, sent } = fakeFetch([json(200, [])]);
+      await new Petstore({ baseUrl, apiKey: 'k', fetch }).categories.list();
+      assert.equal(sent[0]!.url.href, `${baseUrl.replace(/\/$/, '')}/categories`);
+    }
   });
 
   test('a missing path parameter is refused before anything is sent', async () => {
