@@ -1,6 +1,7 @@
 // Generates the client's two files that come from the OpenAPI document (the repository's committed
 // openapi.json): src/schema.ts, the types (openapi-typescript), and src/routes.ts, each operation's
-// HTTP method, path, input, paging, request headers and whether its answers carry an ETag. Run by `npm run sdk:generate` (and `npm run openapi`);
+// HTTP method, path, input, paging, request headers and whether its answers carry an ETag, and the
+// error statuses the document lists. Run by `npm run sdk:generate` (and `npm run openapi`);
 // test/generated.test.ts calls `generate()` in memory and fails when the committed files differ.
 import { readFile, writeFile } from 'node:fs/promises';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
@@ -63,12 +64,24 @@ export function routesOf(doc: Json): Record<string, Route> {
   return routes;
 }
 
+/** Every 4xx and 5xx status some operation documents, ascending: what a PetstoreError with a documented code carries. */
+export function errorStatusesOf(doc: Json): number[] {
+  const statuses = new Set<number>();
+  for (const item of Object.values(doc.paths as Json))
+    for (const method of HTTP_METHODS)
+      for (const status of Object.keys(item[method]?.responses ?? {})) if (/^[45]\d\d$/.test(status)) statuses.add(Number(status));
+  return [...statuses].sort((a, b) => a - b);
+}
+
 function routesSource(doc: Json): string {
   const q = JSON.stringify;
   const entries = Object.entries(routesOf(doc)).map(
     ([id, r]) => `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, headers: ${q(r.headers)}, etag: ${r.etag} },`,
   );
-  return `${ROUTES_HEADER}export const ROUTES = {\n${entries.join('\n')}\n} as const;\n`;
+  return (
+    `${ROUTES_HEADER}export const ROUTES = {\n${entries.join('\n')}\n} as const;\n\n` +
+    `/** Every error status (4xx, 5xx) the document lists for some operation. */\nexport const ERROR_STATUSES = ${q(errorStatusesOf(doc))} as const;\n`
+  );
 }
 
 /** Both generated files' contents for the document `doc` (default: the committed openapi.json). */

@@ -2,7 +2,15 @@
 import type { components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
-export { PetstoreConnectionError, PetstoreError, type ErrorCode, type PetstoreErrorCode } from './errors.ts';
+export {
+  PetstoreConnectionError,
+  PetstoreError,
+  type ErrorCode,
+  type ErrorStatus,
+  type HttpStatus,
+  type PetstoreErrorCode,
+  type PetstoreErrorInit,
+} from './errors.ts';
 export type { RateLimit } from './headers.ts';
 export type { Args, HeaderOptions, OperationId, Options, Page, RequestOptions, Resource, Resources, ResponseOf, Result } from './operations.ts';
 export { signWebhook, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';

@@ -33,3 +33,6 @@ export const ROUTES = {
   getKey: { method: "GET", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false },
   revokeKey: { method: "DELETE", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false },
 } as const;
+
+/** Every error status (4xx, 5xx) the document lists for some operation. */
+export const ERROR_STATUSES = [400,401,403,404,408,409,410,412,413,415,422,429,431,500,503,505] as const;

@@ -285,6 +285,18 @@ describe('errors', () => {
     assert.deepEqual(unknown.body, { code: 'teapot', message: 'a code this client predates', status: 418 });
   });
 
+  test('a documented code at a status the document lists for no operation is an unexpected_response (status is typed by the list)', async () => {
+    const { petstore } = client([error(405, 'method_not_allowed'), error(404, 'not_found')]);
+    const unlisted = await petstore.pets.list().catch((e: unknown) => e);
+    assert.ok(unlisted instanceof PetstoreError);
+    assert.deepEqual([unlisted.status, unlisted.code], [405, 'unexpected_response']);
+    assert.match(unlisted.message, /^HTTP 405: not an Error answer the OpenAPI document describes/);
+    assert.deepEqual(unlisted.body, { code: 'method_not_allowed', message: 'method_not_allowed happened', status: 405 });
+    const listed = await petstore.pets.list().catch((e: unknown) => e);
+    assert.ok(listed instanceof PetstoreError);
+    assert.deepEqual([listed.status, listed.code], [404, 'not_found']);
+  });
+
   test('a 2xx whose body is not JSON is an unexpected_response too', async () => {
     const { petstore } = client([new Response('{"id":', { status: 200 })]);
     await assert.rejects(petstore.pets.get(1), (e: unknown) => e instanceof PetstoreError && e.code === 'unexpected_response' && e.status === 200);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PetstoreConnectionError, PetstoreError } from '../src/errors.ts';
+import { PetstoreConnectionError, PetstoreError, type PetstoreErrorInit } from '../src/errors.ts';
 import { isRetryable, retryDelay } from '../src/retry.ts';
 
-const error = (status: number, code: string) => new PetstoreError({ status, code: code as PetstoreError['code'], message: code, operation: 'x' });
+const error = (status: number, code: string) => new PetstoreError({ status, code, message: code, operation: 'x' } as PetstoreErrorInit);
 const connection = new PetstoreConnectionError({ message: 'down', timedOut: false, operation: 'x' });
 
 describe('what is retried', () => {

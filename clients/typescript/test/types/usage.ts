@@ -1,6 +1,16 @@
 // Compiled by test/types.test.ts with `tsc --strict`: every `@ts-expect-error` line must fail to
 // compile (else tsc reports the directive as unused), every other line must compile.
-import { Petstore, PetstoreError, type ErrorCode, type Order, type Page, type Pet, type PetstoreErrorCode } from '../../src/index.ts';
+import {
+  type ErrorCode,
+  type ErrorStatus,
+  type HttpStatus,
+  type Order,
+  type Page,
+  type Pet,
+  Petstore,
+  PetstoreError,
+  type PetstoreErrorCode,
+} from '../../src/index.ts';
 
 declare const petstore: Petstore;
 
@@ -28,6 +38,17 @@ export async function rightUse(): Promise<void> {
       const code: PetstoreErrorCode = err.code;
       const documented: ErrorCode = 'unknown_category';
       void [code, documented, err.status, err.requestId, err.retryAfter];
+      if (err.status === 404) void err.message;
+      // @ts-expect-error no such HTTP status: status is a union, not any number
+      if (err.status === 4044) void err.message;
+      if (err.code === 'unexpected_response') {
+        const any: HttpStatus = err.status; // a proxy's 502, a 2xx whose body is not JSON
+        void any;
+      } else {
+        const listed: ErrorStatus = err.status;
+        // @ts-expect-error a documented code comes with a status the document lists, and it lists no 418
+        if (err.status === 418) void listed;
+      }
     }
   }
   const event = await Petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
