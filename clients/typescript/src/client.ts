@@ -1,8 +1,8 @@
 import { PetstoreError } from './errors.ts';
 import { linkTarget, type RateLimit } from './headers.ts';
-import { type HeaderOptions, iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
+import { type AutoPaging, type HeaderOptions, iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
 import { ROUTES } from './routes.ts';
-import { type Answer, Transport, type TransportOptions } from './transport.ts';
+import { type Answer, positiveInteger, Transport, type TransportOptions } from './transport.ts';
 import { signWebhook, verifyWebhook } from './webhooks.ts';
 
 export type PetstoreOptions = TransportOptions;
@@ -76,15 +76,33 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
         return withResponse(answer, data);
       },
     }),
-    iterate: async function* (...args: unknown[]): AsyncGenerator<unknown, void, undefined> {
-      let query: Query;
-      do {
-        const { page: current, next } = await page(args, query);
-        yield* current.data;
-        query = next;
-      } while (query !== undefined);
-    },
+    iterate: (...args: unknown[]): AutoPaging<unknown> =>
+      autoPaging(
+        (async function* () {
+          let query: Query;
+          do {
+            const { page: current, next } = await page(args, query);
+            yield* current.data;
+            query = next;
+          } while (query !== undefined);
+        })(),
+      ),
   };
+}
+
+/** The items of every page, and `toArray({ limit })`: the first `limit` of them, stopping the fetching there. */
+function autoPaging<T>(items: AsyncGenerator<T, void, undefined>): AutoPaging<T> {
+  return Object.assign(items, {
+    async toArray(options: { readonly limit: number }): Promise<T[]> {
+      const limit = positiveInteger('toArray({ limit })', options?.limit, 1);
+      const out: T[] = [];
+      for await (const item of items) {
+        out.push(item);
+        if (out.length === limit) break;
+      }
+      return out;
+    },
+  });
 }
 
 function resources(transport: Transport): Resources {

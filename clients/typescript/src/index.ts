@@ -12,7 +12,7 @@ export {
   type PetstoreErrorInit,
 } from './errors.ts';
 export type { RateLimit } from './headers.ts';
-export type { Args, HeaderOptions, OperationId, Options, Page, RequestOptions, Resource, Resources, ResponseOf, Result } from './operations.ts';
+export type { Args, AutoPaging, HeaderOptions, OperationId, Options, Page, RequestOptions, Resource, Resources, ResponseOf, Result } from './operations.ts';
 export { signWebhook, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 export type { components, operations, paths } from './schema.ts';
 

@@ -91,6 +91,16 @@ export interface Page<T> {
   readonly nextCursor: string | null;
 }
 
+/** What `iterate` returns: an async generator over every item of every page, and `toArray`. */
+export interface AutoPaging<T> extends AsyncGenerator<T, void, undefined> {
+  /**
+   * The first `limit` items, in order (all of them if there are fewer), fetching only the pages they
+   * need: Stripe's `autoPagingToArray({ limit })`. The limit is required, so a listing that keeps
+   * growing cannot fill the memory. (`limit` in the query is the page size, a different thing.)
+   */
+  toArray(options: { readonly limit: number }): Promise<T[]>;
+}
+
 // ---- Types of one operation, read from the generated schema ----
 
 type Op<K extends OperationId> = operations[K];
@@ -164,7 +174,7 @@ interface ConditionalRead<K extends OperationId> {
 
 type Paged<K extends OperationId> = K extends OperationId ? (Route<K>['paged'] extends true ? K : never) : never;
 type Method<K extends OperationId> = 'if-none-match' extends HeaderNames<K> ? ConditionalRead<K> : Plain<K>;
-type Iterate<K extends OperationId> = (...args: Args<K>) => AsyncGenerator<Item<K>, void, undefined>;
+type Iterate<K extends OperationId> = (...args: Args<K>) => AutoPaging<Item<K>>;
 
 type Table = typeof METHODS;
 type ResourceOf<K extends OperationId> = Table[K] extends `${infer R}.${string}` ? R : never;

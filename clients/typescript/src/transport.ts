@@ -38,7 +38,7 @@ export interface Answer {
   readonly headers: Headers;
 }
 
-function positiveInteger(name: string, value: number, min: number): number {
+export function positiveInteger(name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new TypeError(`Petstore: ${name} must be an integer ≥ ${min}, not ${value}`);
   return value;
 }

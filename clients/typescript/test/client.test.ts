@@ -431,6 +431,30 @@ describe('paging', () => {
     );
   });
 
+  test('iterate().toArray({ limit }): the first limit items across pages, fetching only the pages they need', async () => {
+    const pets = (ids: number[]) => ids.map((id) => ({ ...PET, id }));
+    const pages = (): Response[] => [
+      json(200, pets([1, 2]), { link: '</v1/pets?cursor=c1>; rel="next"' }),
+      json(200, pets([3, 4]), { link: '</v1/pets?cursor=c2>; rel="next"' }),
+      json(200, pets([5])),
+    ];
+    const three = client(pages());
+    assert.deepEqual(await three.petstore.pets.iterate().toArray({ limit: 3 }), pets([1, 2, 3]));
+    assert.equal(three.sent.length, 2, 'the third page is not fetched');
+    const exact = client(pages());
+    assert.deepEqual(await exact.petstore.pets.iterate().toArray({ limit: 2 }), pets([1, 2]));
+    assert.equal(exact.sent.length, 1, 'a limit that ends a page fetches no further');
+    const all = client(pages());
+    assert.deepEqual(await all.petstore.pets.iterate({ status: 'available' }).toArray({ limit: 10_000 }), pets([1, 2, 3, 4, 5]));
+    assert.equal(all.sent.length, 3);
+    const { petstore, sent } = client([]);
+    for (const limit of [0, 1.5, -1, undefined]) {
+      await assert.rejects(petstore.pets.iterate().toArray({ limit } as { limit: number }), /toArray\(\{ limit \}\) must be an integer ≥ 1/);
+    }
+    await assert.rejects((petstore.pets.iterate().toArray as () => Promise<unknown>)(), TypeError);
+    assert.equal(sent.length, 0, 'a bad limit sends nothing');
+  });
+
   test('breaking out of iterate() stops fetching', async () => {
     const { petstore, sent } = client([json(200, [PET, { ...PET, id: 2 }], { link: '</v1/store/orders?cursor=x>; rel="next"' })]);
     for await (const order of petstore.orders.iterate()) if (order.id === 1) break;

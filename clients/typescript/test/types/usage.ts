@@ -51,6 +51,13 @@ export async function rightUse(): Promise<void> {
       }
     }
   }
+  const firstTen: Pet[] = await petstore.pets.iterate({ status: 'available' }).toArray({ limit: 10 });
+  void firstTen;
+  // @ts-expect-error toArray needs a limit
+  await petstore.pets.iterate().toArray();
+  // @ts-expect-error the items of orders.iterate are orders
+  const wrong: Pet[] = await petstore.orders.iterate().toArray({ limit: 10 });
+  void wrong;
   const event = await Petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
   event.type.toUpperCase();
   await petstore.webhooks.verify('{}', { 'webhook-id': 'x' }, 'whsec_AAAA');
