@@ -58,7 +58,7 @@ export const errorResponse = errorRef;
 /** What any request can be refused for before its operation looks at it (request-target.ts, auth.ts): part of every 400. */
 export const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
 
-/** What the JSON body parser refuses (http/limits.ts): part of the 400 of every operation that takes a body. */
+/** What the JSON body parser refuses (http/edge/limits.ts): part of the 400 of every operation that takes a body. */
 export const INVALID_JSON = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
 
 /** The same for an operation that takes no body. */
@@ -70,7 +70,7 @@ export function invalidIds(ids: readonly string[], header?: string): string {
   return header === undefined ? `${what}, or a query parameter was sent` : `${what}, a query parameter was sent, or a malformed \`${header}\``;
 }
 
-/** The 304 of the conditional reads (http/conditional.ts `tagged`). */
+/** The 304 of the conditional reads (http/policies/conditional.ts `tagged`). */
 export const notModified = { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' } as const;
 
 /** Error responses of every operation that takes a body. */
@@ -86,12 +86,12 @@ export const mergePatchBodyErrors = {
 } as const;
 
 /**
- * What http/idempotency.ts accepts as an Idempotency-Key: 1–255 printable ASCII characters, bare
+ * What http/policies/idempotency.ts accepts as an Idempotency-Key: 1–255 printable ASCII characters, bare
  * or as a quoted sf-string (`""` is not a key). The OpenAPI document states it (openapi.ts).
  */
 export const IDEMPOTENCY_KEY_PATTERN = '^(?!""$)(?:[\\x20-\\x7e]{1,255}|"[\\x20-\\x7e]{1,255}")$';
 
-/** The Idempotency-Key request header of the creating operations (checked in http/idempotency.ts). */
+/** The Idempotency-Key request header of the creating operations (checked in http/policies/idempotency.ts). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({

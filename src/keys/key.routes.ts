@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { idempotentResponse } from '../http/idempotency.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
 import { linkNext } from '../paging.ts';
 import {
   bodyErrors,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { ifMatch, tagged } from '../http/conditional.ts';
-import { idempotentResponse } from '../http/idempotency.ts';
-import { registerMergePatchParser } from '../http/limits.ts';
+import { ifMatch, tagged } from '../http/policies/conditional.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
+import { registerMergePatchParser } from '../http/edge/limits.ts';
 import {
   bodyErrors,
   commonErrors,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { ifMatch, tagged } from '../http/conditional.ts';
-import { idempotentResponse } from '../http/idempotency.ts';
+import { ifMatch, tagged } from '../http/policies/conditional.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
 import {
   bodyErrors,
   commonErrors,

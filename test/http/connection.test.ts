@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { LINGER_MS } from '../../src/http/graceful-close.ts';
+import { LINGER_MS } from '../../src/http/edge/graceful-close.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 
 const MiB = 1024 * 1024;

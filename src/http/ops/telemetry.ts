@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Metrics } from './metrics.ts';
-import { addRouteHook } from './route-hooks.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 // Requests no route matched are counted under one label, so probing random URLs cannot blow up
 // the metrics' cardinality.

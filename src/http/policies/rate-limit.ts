@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 
 /**
  * Where fixed-window counts live. Windows are aligned on the clock (minute boundaries for a

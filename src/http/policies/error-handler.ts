@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../errors.ts';
-import { closeGracefullyAfter } from './graceful-close.ts';
+import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
+import { closeGracefullyAfter } from '../edge/graceful-close.ts';
 import { describeValidationError } from './validation.ts';
 
 export interface HttpError {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config } from '../../config.ts';
 
 /** One response of the Scalar plugin, kept: the page and the bundle are the same every time. */
 interface Asset {

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import type { Config } from '../../config.ts';
+import { AppError } from '../../errors.ts';
 
 /** Deepest object/array nesting a request body may have. */
 export const MAX_JSON_DEPTH = 32;

@@ -1,6 +1,6 @@
 import { METHODS as NODE_METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 
 // Every method node:http parses (llhttp refuses any other before a route can run: connection.ts),
 // the common ones first so that `Allow` lists them in the usual order.

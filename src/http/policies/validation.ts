@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { TEXT_PATTERN } from '../schemas.ts';
+import { TEXT_PATTERN } from '../../schemas.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

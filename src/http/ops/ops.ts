@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage } from '../../storage/storage.ts';
 import { registerHealth } from './health.ts';
 import type { Metrics } from './metrics.ts';
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
-import type { KeyVerifier } from '../keys/key.service.ts';
-import type { Caller, Scope } from '../keys/key.types.ts';
-import type { Limiter, Metrics } from './metrics.ts';
+import { AppError } from '../../errors.ts';
+import type { KeyVerifier } from '../../keys/key.service.ts';
+import type { Caller, Scope } from '../../keys/key.types.ts';
+import type { Limiter, Metrics } from '../ops/metrics.ts';
 import { addressKey, FixedWindowLimiter, type Verdict } from './rate-limit.ts';
-import { headerFieldCount } from './request-target.ts';
-import { addRouteHook } from './route-hooks.ts';
+import { headerFieldCount } from '../edge/request-target.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

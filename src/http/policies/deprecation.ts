@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
-import { addRouteHook } from './route-hooks.ts';
+import type { Clock } from '../../clock.ts';
+import { AppError } from '../../errors.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 export interface Deprecation {
   /** When the operation was deprecated (RFC 9745 `Deprecation: @<unix seconds>`). */

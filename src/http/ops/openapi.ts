@@ -1,13 +1,13 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
-import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
-import { deprecationHeaders, type Deprecation } from './deprecation.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
-import { REQUEST_ID } from './request-id.ts';
-import { EVENT_SCHEMAS } from '../events/event.schemas.ts';
-import { DEFAULT_SCOPES, SCOPES } from '../keys/key.types.ts';
-import { DeliveryHeaders } from '../webhooks/webhook.schemas.ts';
+import type { Config } from '../../config.ts';
+import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import { deprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
+import { REQUEST_ID } from '../edge/request-id.ts';
+import { EVENT_SCHEMAS } from '../../events/event.schemas.ts';
+import { DEFAULT_SCOPES, SCOPES } from '../../keys/key.types.ts';
+import { DeliveryHeaders } from '../../webhooks/webhook.schemas.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -230,7 +230,7 @@ interface ResponseKind {
 }
 
 /**
- * The Idempotency-Key request header as http/idempotency.ts reads it: 1–255 printable ASCII
+ * The Idempotency-Key request header as http/policies/idempotency.ts reads it: 1–255 printable ASCII
  * characters, bare or as a quoted sf-string (whose quotes are not part of the key). The route
  * schema leaves the check to idempotency.ts (400 `bad_request`); the document states the rule.
  */

@@ -1,6 +1,6 @@
 import { maxHeaderSize } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Config } from '../config.ts';
+import type { Config } from '../../config.ts';
 import { clientErrorHandler, refuseWhileClosing, routeWhatNodeAnswers } from './connection.ts';
 import { registerRequestTarget, rewriteUrl } from './request-target.ts';
 

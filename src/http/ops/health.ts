@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage } from '../../storage/storage.ts';
 
 const Health = Type.Object({ status: Type.String() });
 

@@ -1,8 +1,8 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { MEMORY_COUNTER_CAPACITY, type CounterStats } from './rate-limit.ts';
+import { MEMORY_COUNTER_CAPACITY, type CounterStats } from '../policies/rate-limit.ts';
 import { RequestMetrics } from './request-metrics.ts';
-import type { Storage } from '../storage/storage.ts';
-import type { AttemptOutcome, DeliveryMetrics } from '../webhooks/webhook.dispatcher.ts';
+import type { Storage } from '../../storage/storage.ts';
+import type { AttemptOutcome, DeliveryMetrics } from '../../webhooks/webhook.dispatcher.ts';
 
 export type Limiter = 'key' | 'auth_failure';
 

@@ -1,8 +1,8 @@
 import { maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
-import { AppError } from '../errors.ts';
-import { JSON_TYPE } from './error-handler.ts';
+import { AppError } from '../../errors.ts';
+import { JSON_TYPE } from '../policies/error-handler.ts';
 import { closeGracefully, ignoreSocketError } from './graceful-close.ts';
 import { randomUUID } from 'node:crypto';
 
