@@ -9,7 +9,8 @@ import { CategoryService } from './categories/category.service.ts';
 import { registerAuth } from './http/policies/auth.ts';
 import { registerCors } from './http/policies/cors.ts';
 import { registerIdempotency } from './http/policies/idempotency.ts';
-import { registerJsonParser, serverOptions } from './http/edge/limits.ts';
+import { registerJsonParser } from './http/edge/json-body.ts';
+import { serverOptions } from './http/edge/limits.ts';
 import { buildLimits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { registerDeprecation } from './http/policies/deprecation.ts';
@@ -122,8 +123,6 @@ export async function buildApp({
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
-  app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
 
   registerRequestId(app);

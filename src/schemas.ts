@@ -58,7 +58,7 @@ export const errorResponse = errorRef;
 /** What any request can be refused for before its operation looks at it (request-target.ts, auth.ts): part of every 400. */
 export const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
 
-/** What the JSON body parser refuses (http/edge/limits.ts): part of the 400 of every operation that takes a body. */
+/** What the JSON body parser refuses (http/edge/json-body.ts): part of the 400 of every operation that takes a body. */
 export const INVALID_JSON = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
 
 /** The same for an operation that takes no body. */

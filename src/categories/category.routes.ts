@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
 import { idempotentResponse } from '../http/policies/idempotency.ts';
-import { registerMergePatchParser } from '../http/edge/limits.ts';
+import { registerMergePatchParser } from '../http/edge/json-body.ts';
 import {
   bodyErrors,
   commonErrors,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import { notFound } from '../errors.ts';
 import { ifMatch, tagged } from '../http/policies/conditional.ts';
 import { idempotentResponse } from '../http/policies/idempotency.ts';
-import { registerMergePatchParser } from '../http/edge/limits.ts';
+import { registerMergePatchParser } from '../http/edge/json-body.ts';
 import {
   bodyErrors,
   commonErrors,
