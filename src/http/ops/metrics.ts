@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { MEMORY_COUNTER_CAPACITY, type CounterStats } from '../policies/rate-limit.ts';
+import type { CounterStats } from '../policies/counter-store.ts';
+import { MEMORY_COUNTER_CAPACITY } from '../policies/counter-store.memory.ts';
 import { RequestMetrics } from './request-metrics.ts';
 import type { Storage } from '../../storage/storage.ts';
 import type { AttemptOutcome, DeliveryMetrics } from '../../webhooks/webhook.dispatcher.ts';
