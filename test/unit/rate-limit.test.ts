@@ -4,7 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Metrics } from '../../src/http/ops/metrics.ts';
 import { MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from '../../src/http/policies/counter-store.memory.ts';
-import { addressKey, buildLimits, FixedWindowLimiter } from '../../src/http/policies/rate-limit.ts';
+import { addressKey } from '../../src/http/edge/client-address.ts';
+import { buildLimits, FixedWindowLimiter } from '../../src/http/policies/rate-limit.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
 const clock = { now: () => new Date('2026-03-01T10:00:15Z') };

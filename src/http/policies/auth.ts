@@ -3,7 +3,8 @@ import { AppError } from '../../errors.ts';
 import type { KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
 import type { Limiter, Metrics } from '../ops/metrics.ts';
-import { addressKey, FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { addressKey } from '../edge/client-address.ts';
+import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
 import { headerFieldCount } from '../edge/request-target.ts';
 import { addRouteHook } from '../route-hooks.ts';
 

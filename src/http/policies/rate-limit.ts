@@ -1,47 +1,6 @@
-import { isIPv4 } from 'node:net';
 import type { Clock } from '../../clock.ts';
 import type { CounterStats, CounterStore } from './counter-store.ts';
 import { MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from './counter-store.memory.ts';
-
-/**
- * The key the failed-authentication limit counts a client address under: an IPv4 address, or
- * the /64 prefix of an IPv6 address (one subscriber's network; a host picks any address in it
- * at will). An IPv4-mapped IPv6 address counts as its IPv4 address.
- */
-export function addressKey(ip: string): string {
-  if (!ip.includes(':')) return ip;
-  const zone = ip.indexOf('%');
-  const address = (zone === -1 ? ip : ip.slice(0, zone)).toLowerCase();
-  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
-  const gap = address.indexOf('::');
-  const head = groups(gap === -1 ? address : address.slice(0, gap));
-  if (head === undefined) return ip;
-  if (gap === -1 && head.length !== 8) return ip;
-  let first = head;
-  if (head.length < 4) {
-    if (gap === -1) return ip; // fewer than eight groups and no "::": not an IPv6 address
-    const tail = groups(address.slice(gap + 2));
-    if (tail === undefined || head.length + tail.length > 7) return ip;
-    first = [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
-  }
-  return `${first[0]}:${first[1]}:${first[2]}:${first[3]}::/64`;
-}
-
-const GROUP = /^[0-9a-f]{1,4}$/;
-
-/** The groups of one side of an IPv6 address, without leading zeros; undefined if malformed. */
-function groups(side: string): string[] | undefined {
-  if (side === '') return [];
-  const out: string[] = [];
-  for (const g of side.split(':')) {
-    if (GROUP.test(g)) out.push(g.length > 1 && g.charCodeAt(0) === 48 /* 0 */ ? Number.parseInt(g, 16).toString(16) : g);
-    else if (g.includes('.') && isIPv4(g)) {
-      const [a, b, c, d] = g.split('.').map(Number);
-      out.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
-    } else return undefined;
-  }
-  return out;
-}
 
 export interface Verdict {
   readonly allowed: boolean;
