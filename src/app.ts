@@ -18,7 +18,7 @@ import { registerDocs } from './http/ops/docs.ts';
 import { edgeOptions, registerEdge } from './http/edge/edge.ts';
 import { registerErrorHandling, sendError } from './http/policies/error-handler.ts';
 import { Metrics } from './http/ops/metrics.ts';
-import { registerOps } from './http/ops/ops.ts';
+import { registerOps } from './http/ops/ops.routes.ts';
 import { registerRequestId, requestId } from './http/edge/request-id.ts';
 import { registerTelemetry } from './http/ops/telemetry.ts';
 import { methodNotAllowed } from './http/edge/method-not-allowed.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { JSON_TYPE } from '../http/policies/error-handler.ts';
+import { JSON_TYPE } from '../json.ts';
 import { linkNext } from '../paging.ts';
 import { commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
 import { Events, ListEventsQuery, serializeEvent } from './event.schemas.ts';

@@ -2,7 +2,7 @@ import { maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.ts';
-import { JSON_TYPE } from '../policies/error-handler.ts';
+import { JSON_TYPE } from '../../json.ts';
 import { closeGracefully, ignoreSocketError } from './graceful-close.ts';
 import { randomUUID } from 'node:crypto';
 

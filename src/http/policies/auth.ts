@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
 import type { KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
-import type { Limiter, Metrics } from '../ops/metrics.ts';
 import { addressKey } from '../edge/client-address.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
 import { headerFieldCount } from '../edge/request-target.ts';
@@ -39,12 +38,20 @@ export function parseBearer(header: string | undefined): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
+/** Which limit refused a request: the API key's, or the client address's failed authentications. */
+export type Limiter = 'key' | 'auth_failure';
+
+/** What authentication reports (implemented by ops/metrics.ts). */
+export interface AuthMetrics {
+  rateLimited(limiter: Limiter): void;
+}
+
 export interface AuthLimits {
   /** Requests per API key (RATE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly perKey?: FixedWindowLimiter;
   /** Failed authentications per client address (AUTH_FAILURE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly authFailures?: FixedWindowLimiter;
-  readonly metrics: Metrics;
+  readonly metrics: AuthMetrics;
 }
 
 /**
@@ -58,7 +65,7 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
   const { perKey, authFailures, metrics } = limits;
 
   const tooMany = (limiter: Limiter, v: Verdict, message: string): AppError => {
-    metrics.rateLimited.inc({ limiter });
+    metrics.rateLimited(limiter);
     return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
   };
   const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);

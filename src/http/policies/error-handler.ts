@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
+import { JSON_TYPE } from '../../json.ts';
 import { closeGracefullyAfter } from '../edge/graceful-close.ts';
 import { describeValidationError } from './validation.ts';
 
@@ -53,9 +54,6 @@ export function toHttpError(err: unknown): HttpError {
   }
   return { status: 500, code: 'internal_error', message: MESSAGES.internal_error!, headers: {} };
 }
-
-/** The Content-Type of every JSON answer (bodies the service sends as ready-made text included). */
-export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);

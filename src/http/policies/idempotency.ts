@@ -3,12 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, 
 import type { Clock } from '../../clock.ts';
 import { periodic, type Job } from '../../jobs.ts';
 import { AppError } from '../../errors.ts';
-import { canonicalJson } from '../../json.ts';
+import { canonicalJson, JSON_TYPE } from '../../json.ts';
 import { entityTag } from '../../preconditions.ts';
 import { parseBearer } from './auth.ts';
 import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../../storage/storage.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
-import { JSON_TYPE } from './error-handler.ts';
 import { addRouteHook } from '../route-hooks.ts';
 
 declare module 'fastify' {

@@ -1,14 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Storage } from '../../storage/storage.ts';
+import type { Metrics } from './metrics.ts';
 
 const Health = Type.Object({ status: Type.String() });
 
-/** Liveness and readiness for load balancers and orchestrators; public, outside /v1. */
-export function registerHealth(app: FastifyInstance, storage: Storage): void {
+/**
+ * /healthz and /readyz (liveness and readiness for load balancers and orchestrators) and
+ * /metrics: public, outside /v1; on the main port or on METRICS_PORT.
+ */
+export function registerOps(app: FastifyInstance, storage: Storage, metrics: Metrics): void {
   app.get('/healthz', { config: { public: true }, schema: { hide: true, response: { 200: Health } } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { public: true }, schema: { hide: true, response: { 200: Health } } }, async () => {
     await storage.ping(); // throws StorageUnavailableError → 503
     return { status: 'ready' };
+  });
+  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 }
