@@ -25,9 +25,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         querystring: ListEventsQuery,
         response: {
           200: { ...Events, description: 'A page of events' },
-          400: errorResponse(
-            `Invalid \`limit\`, \`type\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
-          ),
+          400: errorResponse`Invalid \`limit\`, \`type\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
 import { deprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
+import { ERROR_CODES_KEY, IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
 import { REQUEST_ID } from '../edge/request-id.ts';
 import { EVENT_SCHEMAS } from '../../events/event.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../keys/key.types.ts';
@@ -183,14 +183,14 @@ function referenced(schema: { $id?: string }): unknown {
 /**
  * Shapes the documented responses; documentation only, the route schemas that serialize replies
  * are untouched. Success bodies built from a shared schema (`{ ...Pet, description }`) reference it.
- * Every error response gets one named example per error code it can carry: the codes come from
- * the response description, which names them in backticks (`validation_failed`); a description
- * naming no code of its status is a mistake in the route schema and fails loudly.
+ * Every error response gets one named example per error code it can carry: the codes the route
+ * schema keeps beside its description (errorResponse in schemas.ts). A response that names no code,
+ * or one of another status, is a mistake in the route schema and fails loudly.
  */
 function documentResponses(response: Record<string, unknown>, kind: ResponseKind): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(response).map(([status, value]) => {
-      const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[] };
+      const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[]; [ERROR_CODES_KEY]?: readonly ErrorCode[] };
       const headers = responseHeaders(Number(status), kind);
       if (Number(status) < 400) {
         // A response without a body (204, 304) is documented by a null schema, and its headers.
@@ -203,10 +203,10 @@ function documentResponses(response: Record<string, unknown>, kind: ResponseKind
       }
       if (r.$ref !== 'Error#') return [status, value];
       const description = r.description ?? '';
-      const codes = [...description.matchAll(/`([a-z_]+)`/g)]
-        .map((m) => m[1] as ErrorCode)
-        .filter((code) => (ERROR_STATUS[code] as number | undefined) === Number(status));
-      if (codes.length === 0) throw new Error(`OpenAPI: the ${status} response "${description}" must name its error code(s) in backticks`);
+      const codes = r[ERROR_CODES_KEY] ?? [];
+      if (codes.length === 0) throw new Error(`OpenAPI: the ${status} response "${description}" names no error code (build it with errorResponse)`);
+      const foreign = codes.filter((code) => ERROR_STATUS[code] !== Number(status));
+      if (foreign.length > 0) throw new Error(`OpenAPI: the ${status} response "${description}" names ${foreign.join(', ')}, of another status`);
       const fallback = description.replace(/\s*\([^)]*`[^)]*\)/g, '');
       const examples = Object.fromEntries(
         codes.map((code) => [code, { summary: code, value: { code, message: EXAMPLE_MESSAGES[code] ?? fallback, status: Number(status) } }]),
