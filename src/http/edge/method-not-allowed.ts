@@ -7,6 +7,11 @@ import { AppError } from '../../errors.ts';
 const COMMON = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const METHODS = [...COMMON, ...NODE_METHODS.filter((m) => !COMMON.includes(m))];
 
+/** 405 for `method` on a path that allows the methods `allow` lists. */
+export function methodNotAllowedHere(method: string, allow: string): AppError {
+  return new AppError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}`, { allow });
+}
+
 /**
  * Fastify answers 404 for a known path with a method it has no route for, and does not route
  * methods such as TRACE or PROPFIND at all; HTTP wants 405 with `Allow` (RFC 9110 §15.5.6) for
@@ -35,7 +40,7 @@ export function methodNotAllowed(app: FastifyInstance) {
         if (missing.length === 0) continue;
         const allow = METHODS.filter((m) => methods.has(m)).join(', ');
         const refuse = (request: FastifyRequest, _reply: FastifyReply, _payload: unknown, done: HookHandlerDoneFunction) =>
-          done(new AppError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}`, { allow }));
+          done(methodNotAllowedHere(request.method, allow));
         app.route({
           method: missing,
           url,

@@ -5,6 +5,7 @@ import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
 import { deprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
 import { ERROR_CODES_KEY, IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
 import { REQUEST_ID } from '../edge/request-id.ts';
+import { errorFacts, type ErrorFacts } from './openapi.errors.ts';
 import { EVENT_SCHEMAS } from '../../events/event.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../keys/key.types.ts';
 import { DeliveryHeaders } from '../../webhooks/webhook.schemas.ts';
@@ -17,6 +18,7 @@ export const API_VERSION = '1.0.0';
  * components.schemas under that name.
  */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  const errors = await errorFacts();
   const servers = [{ url: config.publicBaseUrl || '/v1', description: 'Production' }];
   if (config.stagingBaseUrl) servers.push({ url: config.stagingBaseUrl, description: 'Staging' });
   await app.register(swagger, {
@@ -91,7 +93,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           security,
           ...(body && { body: referenced(body) }),
           ...(requestHeaders && { headers: documentedRequestHeaders(requestHeaders) }),
-          ...(response && { response: documentResponses(response, headers) }),
+          ...(response && { response: documentResponses(response, headers, errors) }),
         } as never,
         url,
       };
@@ -143,38 +145,6 @@ function webhooksSection(): Record<string, unknown> {
   );
 }
 
-// Example messages as the service words them; a code missing here falls back to the response description.
-const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
-  validation_failed: 'body field "name" must be at least 1 character long',
-  invalid_json: 'request body is not valid JSON',
-  unknown_category: 'body/categoryId 42 is not a known category (see GET /v1/categories)',
-  unknown_pet: 'body/petId 42 is not a known pet',
-  pet_has_open_order: 'pet 42 has an open order (placed or approved), so its status cannot be changed; cancel or deliver the order first',
-  category_exists: 'a category named "Horses" already exists (names are unique, ignoring case)',
-  category_in_use: 'category 7 still has animals; move or withdraw them first',
-  precondition_failed: 'If-Match names none of the current entity tags of pet 42; nothing was changed (GET it for its current ETag)',
-  invalid_cursor: 'query parameter "cursor" is not a cursor this service issued; use the Link rel="next" URL as given',
-  webhook_url_not_allowed: 'body field "url" is not allowed: its host hooks.internal resolves to 10.0.0.7 is private (RFC 1918), not a public address',
-  webhook_disabled: 'webhook 3 is disabled; enable it (PATCH {"enabled": true}) before retrying a delivery',
-  unauthorized: 'missing Authorization header; send Authorization: Bearer <API key>',
-  insufficient_scope: 'this API key lacks the scope pets:write',
-  not_found: 'pet 42 does not exist',
-  bad_request: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
-  pet_not_available: 'pet 42 is pending, not available',
-  idempotency_key_in_use: 'a request with this Idempotency-Key is still being processed; retry shortly',
-  idempotency_key_reused: 'this Idempotency-Key was already used with a different request body; use a new key for a new request',
-  invalid_transition: 'order 7 cannot go from delivered to cancelled (delivered is final)',
-  gone: 'this operation was removed on Thu, 05 Dec 2030 00:00:00 GMT; use GET /v1/pets instead',
-  payload_too_large: 'request body is larger than the limit',
-  unsupported_media_type: 'request body must be sent as Content-Type: application/json',
-  rate_limited: 'too many requests; retry after the time in Retry-After',
-  internal_error: 'the service failed unexpectedly; the failure is logged with this request id',
-  service_unavailable: 'the database is unreachable; retry later',
-  request_timeout: 'the request was not received completely in time',
-  request_header_fields_too_large: 'the request line and header fields are larger than 16384 bytes',
-  http_version_not_supported: 'HTTP/2.0 is not supported; use HTTP/1.1',
-};
-
 /** A shared schema (one with an $id) is referenced from components, not repeated inline. */
 function referenced(schema: { $id?: string }): unknown {
   return typeof schema.$id === 'string' ? { $ref: `${schema.$id}#` } : schema;
@@ -183,11 +153,12 @@ function referenced(schema: { $id?: string }): unknown {
 /**
  * Shapes the documented responses; documentation only, the route schemas that serialize replies
  * are untouched. Success bodies built from a shared schema (`{ ...Pet, description }`) reference it.
- * Every error response gets one named example per error code it can carry: the codes the route
- * schema keeps beside its description (errorResponse in schemas.ts). A response that names no code,
- * or one of another status, is a mistake in the route schema and fails loudly.
+ * Every error response gets one named example per error code it can carry (the codes the route
+ * schema keeps beside its description: errorResponse in schemas.ts), as the service words it
+ * (openapi.errors.ts). A response that names no code, or one of another status, is a mistake in
+ * the route schema and fails loudly.
  */
-function documentResponses(response: Record<string, unknown>, kind: ResponseKind): Record<string, unknown> {
+function documentResponses(response: Record<string, unknown>, kind: ResponseKind, errors: Readonly<Record<ErrorCode, ErrorFacts>>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(response).map(([status, value]) => {
       const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[]; [ERROR_CODES_KEY]?: readonly ErrorCode[] };
@@ -207,9 +178,11 @@ function documentResponses(response: Record<string, unknown>, kind: ResponseKind
       if (codes.length === 0) throw new Error(`OpenAPI: the ${status} response "${description}" names no error code (build it with errorResponse)`);
       const foreign = codes.filter((code) => ERROR_STATUS[code] !== Number(status));
       if (foreign.length > 0) throw new Error(`OpenAPI: the ${status} response "${description}" names ${foreign.join(', ')}, of another status`);
-      const fallback = description.replace(/\s*\([^)]*`[^)]*\)/g, '');
       const examples = Object.fromEntries(
-        codes.map((code) => [code, { summary: code, value: { code, message: EXAMPLE_MESSAGES[code] ?? fallback, status: Number(status) } }]),
+        codes.map((code) => {
+          const { message } = errors[code].example(kind);
+          return [code, { summary: code, value: { code, message, status: Number(status) } }];
+        }),
       );
       // The content form lets the media type carry named examples next to the Error reference.
       return [status, { description, headers, content: { 'application/json': { schema: { $ref: 'Error#' }, examples } } }];

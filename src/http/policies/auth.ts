@@ -25,7 +25,9 @@ const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
 const MALFORMED_TEXT = 'Authorization header is not of the form Bearer <API key>';
 // The refusals that depend on nothing in the request are made once: an AppError writes its body
 // once, and the 401 is the answer the service gives most often under a flood (docs/performance.md).
-const MISSING = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+export const MISSING_AUTHORIZATION = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', {
+  'www-authenticate': REALM,
+});
 const MALFORMED = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': REALM });
 const MALFORMED_BEARER = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': INVALID_TOKEN });
 const UNKNOWN = new AppError('unauthorized', 'API key is unknown, revoked or expired', { 'www-authenticate': INVALID_TOKEN });
@@ -46,6 +48,22 @@ export interface AuthMetrics {
   rateLimited(limiter: Limiter): void;
 }
 
+/** 429 with the time left in the window. */
+function rateLimited(what: string, v: Verdict): AppError {
+  return new AppError('rate_limited', `${what}; retry in ${v.reset} s`, { 'retry-after': String(v.reset) });
+}
+
+/** The key used up its requests of the window (RATE_LIMIT_PER_MINUTE). */
+export function keyOverLimit(limiter: { readonly limit: number; readonly windowMs: number }, v: Verdict): AppError {
+  return rateLimited(`this API key made more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s`, v);
+}
+
+export function insufficientScope(scope: Scope): AppError {
+  return new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
+    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
 export interface AuthLimits {
   /** Requests per API key (RATE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly perKey?: FixedWindowLimiter;
@@ -64,11 +82,11 @@ export interface AuthLimits {
 export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): { guardUnmatched(): void } {
   const { perKey, authFailures, metrics } = limits;
 
-  const tooMany = (limiter: Limiter, v: Verdict, message: string): AppError => {
+  const tooMany = (limiter: Limiter, refusal: AppError): AppError => {
     metrics.rateLimited(limiter);
-    return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
+    return refusal;
   };
-  const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
+  const tooManyFailures = (v: Verdict) => tooMany('auth_failure', rateLimited('too many failed authentications from this address', v));
 
   /**
    * A presented bearer token that fails is a guess worth counting. A request without credentials
@@ -93,7 +111,7 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (header !== undefined && headerFieldCount(request.raw, 'authorization') > 1) {
       throw new AppError('bad_request', 'a request must have at most one Authorization header field; this one has several');
     }
-    if (header === undefined) throw MISSING;
+    if (header === undefined) throw MISSING_AUTHORIZATION;
     const token = parseBearer(header);
     if (token === undefined) {
       if (!/^bearer\b/i.test(header)) throw MALFORMED;
@@ -108,13 +126,9 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       const v = await perKey.hit(caller.subject);
       reply.header('ratelimit-policy', perKey.policy);
       reply.header('ratelimit', FixedWindowLimiter.field(v));
-      if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
+      if (!v.allowed) throw tooMany('key', keyOverLimit(perKey, v));
     }
-    if (scope !== undefined && !caller.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
-        'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
-      });
-    }
+    if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope);
   };
 
   app.decorateRequest('principal', null);

@@ -27,6 +27,11 @@ export function deprecationHeaders(d: Deprecation, base: string, docsUrl: string
   };
 }
 
+/** 410: the operation is past its sunset; the answer names its successor. */
+export function pastSunset(d: Deprecation, base: string): AppError {
+  return new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+}
+
 /**
  * Registered before authentication so that every response of a deprecated operation — 401s
  * included — tells the client it is deprecated, when it ends and what replaces it. The headers
@@ -38,7 +43,7 @@ export function registerDeprecation(app: FastifyInstance, clock: Clock, base: st
     if (d === undefined) return;
     const headers = deprecationHeaders(d, base, docsUrl);
     const sunset = d.sunset.getTime();
-    const gone = new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+    const gone = pastSunset(d, base);
     addRouteHook(route, 'onRequest', (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       reply.headers(headers);
       done(clock.now().getTime() >= sunset ? gone : undefined);

@@ -34,6 +34,18 @@ export function parseIdempotencyKey(raw: string): string | undefined {
   return raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
 }
 
+export function malformedIdempotencyKey(): AppError {
+  return new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+}
+
+export function idempotencyKeyReused(): AppError {
+  return new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
+}
+
+export function idempotencyKeyInUse(): AppError {
+  return new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
+}
+
 /** SHA-256 of the body as JSON with object keys sorted, so key order does not matter. */
 export function fingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
@@ -113,7 +125,7 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
       const raw = request.headers['idempotency-key'];
       if (raw === undefined) return;
       const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
-      if (key === undefined) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+      if (key === undefined) throw malformedIdempotencyKey();
       const id = { subject: request.principal!.subject, operation, key };
       const print = fingerprint(request.body);
       const now = clock.now().getTime();
@@ -122,12 +134,8 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
         request.idempotency = { id, stored: false };
         return;
       }
-      if (existing.fingerprint !== print) {
-        throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
-      }
-      if (existing.response === undefined) {
-        throw new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
-      }
+      if (existing.fingerprint !== print) throw idempotencyKeyReused();
+      if (existing.response === undefined) throw idempotencyKeyInUse();
       const { status, location } = existing.response;
       const body = unseal(existing.response.body, callerToken(request), id);
       if (location !== null) reply.header('location', location);
