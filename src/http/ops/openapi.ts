@@ -1,11 +1,9 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
-import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
-import { deprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
-import { ERROR_CODES_KEY, IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
-import { REQUEST_ID } from '../edge/request-id.ts';
-import { errorFacts, type ErrorFacts } from './openapi.errors.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
+import { errorFacts } from './openapi.errors.ts';
+import { documentResponses, referenced, sharedHeaders, type ResponseKind } from './openapi.responses.ts';
 import { EVENT_SCHEMAS } from '../../events/event.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../keys/key.types.ts';
 import { DeliveryHeaders } from '../../webhooks/webhook.schemas.ts';
@@ -59,7 +57,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       ],
       webhooks: webhooksSection(),
     } as never,
-    // Response headers always present become shared components, `required: true` (see header()).
+    // Response headers always present become shared components, `required: true` (openapi.responses.ts).
     transformObject: (documents) => sharedHeaders((documents as { openapiObject: object }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
@@ -79,7 +77,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         querystring?: { properties?: object };
         headers?: { properties?: Record<string, object> };
       };
-      const headers: ResponseKind = {
+      const kind: ResponseKind = {
         deprecation: route.config?.deprecation,
         paged: querystring?.properties !== undefined && 'cursor' in querystring.properties,
         idempotent: route.config?.idempotent === true,
@@ -93,7 +91,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           security,
           ...(body && { body: referenced(body) }),
           ...(requestHeaders && { headers: documentedRequestHeaders(requestHeaders) }),
-          ...(response && { response: documentResponses(response, headers, errors) }),
+          ...(response && { response: documentResponses(response, kind, errors) }),
         } as never,
         url,
       };
@@ -145,63 +143,6 @@ function webhooksSection(): Record<string, unknown> {
   );
 }
 
-/** A shared schema (one with an $id) is referenced from components, not repeated inline. */
-function referenced(schema: { $id?: string }): unknown {
-  return typeof schema.$id === 'string' ? { $ref: `${schema.$id}#` } : schema;
-}
-
-/**
- * Shapes the documented responses; documentation only, the route schemas that serialize replies
- * are untouched. Success bodies built from a shared schema (`{ ...Pet, description }`) reference it.
- * Every error response gets one named example per error code it can carry (the codes the route
- * schema keeps beside its description: errorResponse in schemas.ts), as the service words it
- * (openapi.errors.ts). A response that names no code, or one of another status, is a mistake in
- * the route schema and fails loudly.
- */
-function documentResponses(response: Record<string, unknown>, kind: ResponseKind, errors: Readonly<Record<ErrorCode, ErrorFacts>>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(response).map(([status, value]) => {
-      const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[]; [ERROR_CODES_KEY]?: readonly ErrorCode[] };
-      const headers = responseHeaders(Number(status), kind);
-      if (Number(status) < 400) {
-        // A response without a body (204, 304) is documented by a null schema, and its headers.
-        if (typeof r.$id !== 'string') return [status, { ...r, headers }];
-        const example = r.examples?.[0];
-        return [
-          status,
-          { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } },
-        ];
-      }
-      if (r.$ref !== 'Error#') return [status, value];
-      const description = r.description ?? '';
-      const codes = r[ERROR_CODES_KEY] ?? [];
-      if (codes.length === 0) throw new Error(`OpenAPI: the ${status} response "${description}" names no error code (build it with errorResponse)`);
-      const foreign = codes.filter((code) => ERROR_STATUS[code] !== Number(status));
-      if (foreign.length > 0) throw new Error(`OpenAPI: the ${status} response "${description}" names ${foreign.join(', ')}, of another status`);
-      const examples = Object.fromEntries(
-        codes.map((code) => {
-          const { message } = errors[code].example(kind);
-          return [code, { summary: code, value: { code, message, status: Number(status) } }];
-        }),
-      );
-      // The content form lets the media type carry named examples next to the Error reference.
-      return [status, { description, headers, content: { 'application/json': { schema: { $ref: 'Error#' }, examples } } }];
-    }),
-  );
-}
-
-interface ResponseKind {
-  readonly deprecation: Deprecation | undefined;
-  /** Lists paged with a cursor answer `Link: rel="next"`. */
-  readonly paged: boolean;
-  /** Creating operations that honour `Idempotency-Key`. */
-  readonly idempotent: boolean;
-  /** RATE_LIMIT_PER_MINUTE is on: responses to a request with a valid key carry the RateLimit fields. */
-  readonly rateLimited: boolean;
-  /** Responses carrying one resource carry its ETag (config.etag). */
-  readonly etag: boolean;
-}
-
 /**
  * The Idempotency-Key request header as http/policies/idempotency.ts reads it: 1–255 printable ASCII
  * characters, bare or as a quoted sf-string (whose quotes are not part of the key). The route
@@ -211,120 +152,4 @@ function documentedRequestHeaders(headers: { properties?: Record<string, object>
   const key = headers.properties?.['idempotency-key'];
   if (key === undefined) return headers;
   return { ...headers, properties: { ...headers.properties, 'idempotency-key': { ...key, minLength: 1, maxLength: 257, pattern: IDEMPOTENCY_KEY_PATTERN } } };
-}
-
-const ALWAYS = 'x-always-present';
-
-/**
- * A response header. One that is always present names its entry in components.headers, where it
- * is `required: true` and from where every response references it (sharedHeaders).
- */
-const header = (always: string | false, description: string, example: string, schema: Record<string, unknown> = {}) => ({
-  type: 'string',
-  description,
-  ...schema,
-  examples: [example],
-  ...(always !== false && { [ALWAYS]: always }),
-});
-
-// Statuses whose responses come after the API key was verified and counted, so they carry the
-// RateLimit fields; 400 (two Authorization fields are refused before any key is read), 429 (so
-// is an address over its failed-authentication limit), 500, 503 and 505 (they can come before
-// it) may carry them; 401, 408, 410 and 431 never do.
-const COUNTED = new Set([200, 201, 202, 204, 304, 403, 404, 409, 412, 413, 415, 422]);
-const MAYBE_COUNTED = new Set([400, 429, 500, 503, 505]);
-// Answered before any hook ran (the message could not be parsed) or by the deprecation hook
-// before authentication (410): no Cache-Control.
-const BEFORE_AUTH = new Set([408, 410, 431]);
-
-/** The response headers the service sets (request-id.ts, auth.ts, deprecation.ts, paging.ts, the routes, idempotency.ts, error-handler.ts, connection.ts). */
-function responseHeaders(status: number, kind: ResponseKind): Record<string, unknown> {
-  const headers: Record<string, unknown> = {
-    'X-Request-Id': header(
-      'X-Request-Id',
-      "Names the request: the client's own `X-Request-Id` when it sent a sane one, else a fresh UUID; quote it when reporting a problem",
-      '4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21',
-      {
-        pattern: REQUEST_ID.source,
-      },
-    ),
-    'X-Content-Type-Options': header('X-Content-Type-Options', 'Browsers must not guess another content type', 'nosniff', { enum: ['nosniff'] }),
-  };
-  if (!BEFORE_AUTH.has(status))
-    headers['Cache-Control'] = header('Cache-Control', 'Responses are per API key: no cache keeps them', 'no-store', { enum: ['no-store'] });
-  if (status === 201) headers.Location = header('Location', 'URL of the created resource', '/v1/pets/1');
-  if (kind.etag && (status === 200 || status === 201 || status === 304)) {
-    headers.ETag = header(
-      'ETag',
-      'Strong entity tag of the resource (RFC 9110 §8.8.3); changes whenever the resource does. Send it in `If-Match` or `If-None-Match`',
-      '"kP3v0bLQ7m2mX1Y9Zr4aQw"',
-      {
-        pattern: '^"[A-Za-z0-9_-]{22}"$',
-      },
-    );
-  }
-  if (status === 201 && kind.idempotent) {
-    headers['Idempotent-Replayed'] = header(false, 'Present when this is the stored response of an earlier request with the same `Idempotency-Key`', 'true', {
-      enum: ['true'],
-    });
-  }
-  if (status === 200 && kind.paged) {
-    headers.Link = header(false, '`rel="next"` (RFC 8288) when more results may follow; absent on the last page', '</v1/pets?limit=20&cursor=…>; rel="next"');
-  }
-  if (status === 401 || status === 403)
-    headers['WWW-Authenticate'] = header('WWW-Authenticate', 'Bearer challenge (RFC 6750)', 'Bearer realm="petstore", error="invalid_token"');
-  if (status === 429 || status === 503) headers['Retry-After'] = header('Retry-After', 'Seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
-  if (status === 409 && kind.idempotent)
-    headers['Retry-After'] = header(false, 'With `idempotency_key_in_use`: seconds to wait before retrying', '1', { pattern: '^[0-9]+$' });
-  if (kind.rateLimited && (COUNTED.has(status) || MAYBE_COUNTED.has(status))) {
-    const always = COUNTED.has(status);
-    headers['RateLimit-Policy'] = header(
-      always && 'RateLimit-Policy',
-      "The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds",
-      '"default";q=600;w=60',
-      {
-        pattern: '^"default";q=[0-9]+;w=[0-9]+$',
-      },
-    );
-    headers.RateLimit = header(always && 'RateLimit', 'What is left of the quota: `r` requests, for `t` more seconds', '"default";r=599;t=42', {
-      pattern: '^"default";r=[0-9]+;t=[0-9]+$',
-    });
-  }
-  if (kind.deprecation) {
-    const example = deprecationHeaders(kind.deprecation, '/v1', '/docs');
-    headers.Deprecation = header('Deprecation', 'When the operation was deprecated (RFC 9745)', example.deprecation);
-    headers.Sunset = header('Sunset', 'When the operation stops working (RFC 8594); from then on it answers 410', example.sunset);
-    headers.Link = header('Deprecation-Link', 'The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`)', example.link);
-  }
-  return headers;
-}
-
-type HeaderObject = { schema: Record<string, unknown>; description?: string; required?: boolean } | { $ref: string };
-
-/**
- * Moves each always-present response header to components.headers, `required: true` there (the
- * header object, not its schema, carries it), and references it from every response.
- */
-function sharedHeaders<T>(document: T): T {
-  const doc = document as {
-    paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, HeaderObject> }> }>>;
-    components?: { headers?: Record<string, HeaderObject> };
-  };
-  const shared: Record<string, HeaderObject> = {};
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(item)) {
-      for (const response of Object.values(op.responses ?? {})) {
-        for (const [name, h] of Object.entries(response.headers ?? {})) {
-          if (!('schema' in h)) continue;
-          const id = h.schema[ALWAYS];
-          if (typeof id !== 'string') continue;
-          delete h.schema[ALWAYS];
-          shared[id] ??= { ...h, required: true };
-          response.headers![name] = { $ref: `#/components/headers/${id}` };
-        }
-      }
-    }
-  }
-  doc.components = { ...doc.components, headers: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))) };
-  return document;
 }
