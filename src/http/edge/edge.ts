@@ -1,5 +1,6 @@
 import { maxHeaderSize } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Config } from '../../config.ts';
 import { trustedProxies } from './client-address.ts';
 import { clientErrorHandler, refuseWhileClosing, routeWhatNodeAnswers } from './connection.ts';
@@ -24,8 +25,14 @@ export function edgeOptions(
   };
 }
 
-/** Call first among the hooks: a request that arrives during shutdown is refused before any work. */
-export function registerEdge(app: FastifyInstance): void {
+/**
+ * The edge's hooks: a request that arrives during shutdown is refused before any work (after
+ * request-id's hook, which names the refusal), the request target is checked, and what node:http
+ * would answer itself is routed.
+ */
+export const edgePlugin = fp(edge, { name: 'edge', dependencies: ['request-id'] });
+
+async function edge(app: FastifyInstance): Promise<void> {
   refuseWhileClosing(app);
   registerRequestTarget(app);
   routeWhatNodeAnswers(app);

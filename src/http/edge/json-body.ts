@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { AppError } from '../../errors.ts';
 
 /** Deepest object/array nesting a request body may have. */
@@ -68,7 +69,9 @@ const BOM = [0xef, 0xbb, 0xbf];
  * it), and names each member of an object once. A body that breaks them is refused with 400,
  * never read as something the client may not have meant.
  */
-export function registerJsonParser(app: FastifyInstance): void {
+export const jsonBodyPlugin = fp(jsonBody, { name: 'json-body' });
+
+async function jsonBody(app: FastifyInstance): Promise<void> {
   // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Config } from '../../config.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
 import { errorFacts } from './openapi.errors.ts';
@@ -13,9 +14,13 @@ export const API_VERSION = '1.0.0';
 /**
  * The OpenAPI 3.1 document is generated from the route schemas (the same objects that validate
  * requests and serialize responses). Shared schemas are referenced by $id and land in
- * components.schemas under that name.
+ * components.schemas under that name. Registered before the routes it documents (the API
+ * depends on it): @fastify/swagger collects the routes registered after it. Its own route, the
+ * document, follows the error handler and the plugins that observe every route.
  */
-export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+export const openApiPlugin = fp(openApi, { name: 'openapi', dependencies: ['error-handler', 'telemetry', 'method-not-allowed'] });
+
+async function openApi(app: FastifyInstance, { config }: { readonly config: Config }): Promise<void> {
   const errors = await errorFacts();
   const servers = [{ url: config.publicBaseUrl || '/v1', description: 'Production' }];
   if (config.stagingBaseUrl) servers.push({ url: config.stagingBaseUrl, description: 'Staging' });

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { AppError } from '../../errors.ts';
 import type { KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
@@ -64,7 +65,8 @@ export function insufficientScope(scope: Scope): AppError {
   });
 }
 
-export interface AuthLimits {
+export interface AuthOptions {
+  readonly verifier: KeyVerifier;
   /** Requests per API key (RATE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly perKey?: FixedWindowLimiter;
   /** Failed authentications per client address (AUTH_FAILURE_LIMIT_PER_MINUTE); absent when disabled. */
@@ -78,10 +80,13 @@ export interface AuthLimits {
  * unknown /v1 paths included, so the API cannot be probed without a key. An address over its
  * failure budget is refused before its token is looked at (so a correct guess would not tell);
  * a key over its budget gets 429.
+ *
+ * Two plugins. `auth` gives every route registered after it its hook, after deprecation's (so a
+ * deprecated operation's refusals carry its headers). Unknown /v1 paths have no route, so no
+ * route hook: `auth-unknown-paths` authenticates them with one global hook, after CORS's (so the
+ * 401 carries `Vary` and what a browser needs to read it).
  */
-export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): { guardUnmatched(): void } {
-  const { perKey, authFailures, metrics } = limits;
-
+export function authentication({ verifier, perKey, authFailures, metrics }: AuthOptions) {
   const tooMany = (limiter: Limiter, refusal: AppError): AppError => {
     metrics.rateLimited(limiter);
     return refusal;
@@ -131,27 +136,28 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope);
   };
 
-  app.decorateRequest('principal', null);
   const unknownPath = (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, undefined);
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return;
-    const scope = route.config?.scope;
-    if (route.url.startsWith('/v1/'))
-      return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
-    // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
-    addRouteHook(route, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.url.startsWith('/v1/')) await unknownPath(request, reply);
-    });
-  });
-  return {
-    /**
-     * Unknown /v1 paths have no route, so no route hook: one global hook authenticates them.
-     * Added by the caller after the plugins whose global hooks must run first (CORS adds `Vary`).
-     */
-    guardUnmatched(): void {
-      app.addHook('onRequest', async (request, reply) => {
-        if (request.is404 && request.url.startsWith('/v1/')) await unknownPath(request, reply);
+
+  const routes = async (app: FastifyInstance) => {
+    app.decorateRequest('principal', null);
+    app.addHook('onRoute', (route) => {
+      if (route.config?.public === true) return;
+      const scope = route.config?.scope;
+      if (route.url.startsWith('/v1/'))
+        return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
+      // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
+      addRouteHook(route, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+        if (request.url.startsWith('/v1/')) await unknownPath(request, reply);
       });
-    },
+    });
+  };
+  const unknownPaths = async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.is404 && request.url.startsWith('/v1/')) await unknownPath(request, reply);
+    });
+  };
+  return {
+    routes: fp(routes, { name: 'auth', dependencies: ['deprecation'] }),
+    unknownPaths: fp(unknownPaths, { name: 'auth-unknown-paths', dependencies: ['auth', 'cors'] }),
   };
 }

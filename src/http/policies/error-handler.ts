@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
 import { JSON_TYPE } from '../../json.ts';
 import { closeGracefullyAfter } from '../edge/graceful-close.ts';
@@ -68,7 +69,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** The error and not-found handlers; routes take the error handler set when they are registered. */
+export const errorHandlerPlugin = fp(errorHandling, { name: 'error-handler' });
+
+async function errorHandling(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Clock } from '../../clock.ts';
 import { periodic, type Job } from '../../jobs.ts';
 import { AppError } from '../../errors.ts';
@@ -115,9 +116,17 @@ function unseal(stored: string, token: string, id: IdempotencyId): string {
  *   (idempotentResponse), anything else releases the claim;
  * - same body, answered → the stored response is replayed with `Idempotent-Replayed: true`;
  * - same body, still in flight → 409 idempotency_key_in_use; different body → 422 idempotency_key_reused.
- * Records are kept 24 h (older ones are ignored); the returned job purges them hourly.
+ * Records are kept 24 h (older ones are ignored); idempotencyPurge removes them hourly. Depends on
+ * auth: a key is claimed for the caller authentication found.
  */
-export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): Job {
+export const idempotencyPlugin = fp(idempotency, { name: 'idempotency', dependencies: ['auth'] });
+
+interface IdempotencyOptions {
+  readonly repo: IdempotencyRepository;
+  readonly clock: Clock;
+}
+
+async function idempotency(app: FastifyInstance, { repo, clock }: IdempotencyOptions): Promise<void> {
   app.decorateRequest('idempotency', null);
 
   const claimFor = (operation: string, etag: boolean): preHandlerHookHandler =>
@@ -162,10 +171,13 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     addRouteHook(route, 'preHandler', claimFor(`${[route.method].flat().join(',')} ${route.url}`, route.config.etag === true));
     addRouteHook(route, 'onSend', settle);
   });
+}
 
+/** The job that deletes the records older than IDEMPOTENCY_RETENTION_MS, hourly. */
+export function idempotencyPurge({ repo, clock }: IdempotencyOptions, log: FastifyBaseLogger): Job {
   return periodic(
     PURGE_EVERY_MS,
     () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)),
-    (err) => app.log.warn({ err }, 'purging idempotency keys failed'),
+    (err) => log.warn({ err }, 'purging idempotency keys failed'),
   );
 }
