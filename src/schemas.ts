@@ -45,7 +45,7 @@ export interface ErrorText {
   readonly codes: readonly ErrorCode[];
 }
 
-/** Where an error response schema keeps the codes it can carry: the OpenAPI document gives each an example (http/ops/openapi.ts). */
+/** Where an error response schema keeps the codes it can carry: the OpenAPI document gives each an example (http/ops/openapi.responses.ts). */
 export const ERROR_CODES_KEY = 'x-error-codes';
 
 /**

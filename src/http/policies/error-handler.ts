@@ -46,7 +46,7 @@ export function toHttpError(err: unknown): HttpError {
     const message = mapped === 'payload_too_large' ? 'request body is larger than the limit' : (MESSAGES[mapped] ?? e.message ?? mapped);
     return { status: ERROR_STATUS[mapped], code: mapped, message, headers: {} };
   }
-  // The JSON parser throws SyntaxError (bad JSON, or a __proto__ key) with statusCode 400.
+  // A JSON text that does not parse (Fastify's own parser reports its failures as the codes above).
   if (err instanceof SyntaxError) return { status: 400, code: 'invalid_json', message: `${MESSAGES.invalid_json}: ${err.message}`, headers: {} };
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {

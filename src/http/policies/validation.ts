@@ -22,9 +22,9 @@ interface ObjectSchema {
 }
 
 /**
- * Two ajv instances, neither of which coerces anything: bodies are JSON, whose types are the
- * client's; path and query parameters arrive as text, and only their integer properties are
- * converted — by the grammar above, before validation. Neither strips unknown properties:
+ * One ajv instance, which coerces nothing: bodies are JSON, whose types are the client's; path
+ * and query parameters arrive as text, and only their integer properties are converted — by the
+ * grammar above, before validation (withTextRules). It strips no unknown property either:
  * schemas say additionalProperties:false and we reject.
  */
 export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
