@@ -1,29 +1,31 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import fp from 'fastify-plugin';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { lazyChildLogger } from './logger.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category, CategoryPatch, NewCategory } from './categories/category.schemas.ts';
 import { CategoryService } from './categories/category.service.ts';
-import { registerAuth } from './http/auth.ts';
-import { registerCors } from './http/cors.ts';
-import { registerIdempotency } from './http/idempotency.ts';
-import { registerJsonParser, serverOptions } from './http/limits.ts';
-import { buildLimits } from './http/rate-limit.ts';
+import { authentication } from './http/policies/auth.ts';
+import { corsPlugin } from './http/policies/cors.ts';
+import { idempotencyPlugin, idempotencyPurge } from './http/policies/idempotency.ts';
+import { jsonBodyPlugin } from './http/edge/json-body.ts';
+import { serverOptions } from './http/edge/limits.ts';
+import { buildLimits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
-import { registerDeprecation } from './http/deprecation.ts';
-import { registerDocs } from './http/docs.ts';
-import { edgeOptions, registerEdge } from './http/edge.ts';
-import { registerErrorHandling, sendError } from './http/error-handler.ts';
-import { Metrics } from './http/metrics.ts';
-import { registerOps } from './http/ops.ts';
-import { registerRequestId, requestId } from './http/request-id.ts';
-import { registerTelemetry } from './http/telemetry.ts';
-import { methodNotAllowed } from './http/method-not-allowed.ts';
-import { registerOpenApi } from './http/openapi.ts';
+import { deprecationPlugin } from './http/policies/deprecation.ts';
+import { docsPlugin } from './http/ops/docs.ts';
+import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
+import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
+import { Metrics } from './http/ops/metrics.ts';
+import { opsRoutesPlugin } from './http/ops/ops.routes.ts';
+import { requestId, requestIdPlugin } from './http/edge/request-id.ts';
+import { telemetryPlugin } from './http/ops/telemetry.ts';
+import { methodNotAllowed } from './http/edge/method-not-allowed.ts';
+import { openApiPlugin } from './http/ops/openapi.ts';
 import { CursorCodec } from './paging.ts';
-import { buildValidatorCompiler } from './http/validation.ts';
+import { validationPlugin } from './http/policies/validation.ts';
 import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
@@ -98,6 +100,9 @@ export const SHARED_SCHEMAS = [
 
 export const DOCS_PATH = '/docs';
 
+/** What the API's operations must be registered after: every plugin whose hooks or handlers they take. */
+const API_FOLLOWS = ['json-body', 'edge', 'telemetry', 'validation', 'error-handler', 'deprecation', 'auth', 'idempotency', 'method-not-allowed', 'openapi'];
+
 /** The one app factory: main.ts, the CLI and every test build the service through it. */
 export async function buildApp({
   config,
@@ -122,60 +127,59 @@ export async function buildApp({
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
-  app.removeContentTypeParser('text/plain');
-  registerJsonParser(app);
-
-  registerRequestId(app);
-  registerEdge(app);
-  registerTelemetry(app, metrics);
-
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  app.setValidatorCompiler(buildValidatorCompiler(SHARED_SCHEMAS));
-  registerErrorHandling(app);
-
   const base = config.publicBaseUrl || '/v1';
   const docsUrl = `${config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : ''}${DOCS_PATH}`;
-  registerDeprecation(app, clock, base, docsUrl);
   const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
   app.addHook('onClose', () => limits.close());
   metrics.watchFailureCounts(() => limits.authFailures?.stats);
-  const verifier = new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys, clock);
-  const auth = registerAuth(app, verifier, { ...limits, metrics });
-  // After auth: auth hooks are added per route as routes are registered, and the plugin's '*'
-  // OPTIONS route must get one. Its own global onRequest hook still runs before every route-level
-  // one, so a preflight is answered before authentication.
-  await registerCors(app, config.corsOrigins);
-  auth.guardUnmatched();
-  const notAllowed = methodNotAllowed(app);
-  const idempotencyPurge = registerIdempotency(app, storage.idempotency, clock);
+  const auth = authentication({ verifier: new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys, clock), ...limits, metrics });
+  const notAllowed = methodNotAllowed();
+  const idempotency = { repo: storage.idempotency, clock };
 
-  await registerOpenApi(app, config);
-  await registerDocs(app, config, DOCS_PATH);
-  if (config.metricsPort === undefined) registerOps(app, storage, metrics);
+  // The plugins in the order they must be registered. Fastify runs the hooks of one kind in the
+  // order they were added, and gives a route the route hooks of every onRoute hook added before
+  // it: this order is the order in which a request meets the rules. Each plugin names the ones it
+  // must follow (its `dependencies`), and Fastify refuses to start when one of them is missing or
+  // registered later.
+  await app.register(jsonBodyPlugin);
+  await app.register(requestIdPlugin);
+  await app.register(edgePlugin);
+  await app.register(telemetryPlugin, { metrics });
+  await app.register(validationPlugin, { schemas: SHARED_SCHEMAS });
+  await app.register(errorHandlerPlugin);
+  await app.register(deprecationPlugin, { clock, base, docsUrl });
+  await app.register(auth.routes);
+  await app.register(corsPlugin, { origins: config.corsOrigins });
+  await app.register(auth.unknownPaths);
+  await app.register(notAllowed.collect);
+  await app.register(idempotencyPlugin, idempotency);
+  await app.register(openApiPlugin, { config });
+  await app.register(docsPlugin, { config, path: DOCS_PATH });
+  if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
   // Signing secrets are sealed with WEBHOOK_SECRET_KEY when set, else with a key kept in the
   // database; the database key always opens what it sealed before a configured key existed.
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
-  await app.register(
-    async (v1) => {
-      await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
-      await v1.register(categoryRoutes, { categories: new CategoryService(storage.categories, clock), base });
-      await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
-      await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
-      await v1.register(webhookRoutes, { webhooks: new WebhookService(storage.webhooks, policy, box, cursors, clock), base });
-      await v1.register(inventoryRoutes, { pets: storage.pets });
-      await v1.register(keyRoutes, { keys: new KeyService(storage.apiKeys, cursors, clock), base });
-    },
-    { prefix: '/v1' },
-  );
-  notAllowed.fill();
+  const api = async (v1: FastifyInstance) => {
+    await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
+    await v1.register(categoryRoutes, { categories: new CategoryService(storage.categories, clock), base });
+    await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
+    await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
+    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage.webhooks, policy, box, cursors, clock), base });
+    await v1.register(inventoryRoutes, { pets: storage.pets });
+    await v1.register(keyRoutes, { keys: new KeyService(storage.apiKeys, cursors, clock), base });
+  };
+  // The operations take what the plugins before them set (parsers, error handler, validator
+  // compiler) and pass through their onRoute hooks.
+  await app.register(fp(api, { name: 'api', encapsulate: true, dependencies: API_FOLLOWS }), { prefix: '/v1' });
+  // Last: it answers 405 on every path the routes above registered.
+  await app.register(notAllowed.fill);
 
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
-    idempotencyPurge,
+    idempotencyPurge(idempotency, app.log),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
       webhooks: storage.webhooks,
@@ -216,11 +220,12 @@ export async function buildOpsApp({
     logController: new LogController({ disableRequestLogging: true }),
     ...edgeOptions(),
   });
-  registerRequestId(app);
-  registerEdge(app);
-  registerErrorHandling(app);
-  const notAllowed = methodNotAllowed(app);
-  registerOps(app, storage, metrics);
-  notAllowed.fill();
+  const notAllowed = methodNotAllowed();
+  await app.register(requestIdPlugin);
+  await app.register(edgePlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(notAllowed.collect);
+  await app.register(opsRoutesPlugin, { storage, metrics });
+  await app.register(notAllowed.fill);
   return app;
 }

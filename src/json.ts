@@ -1,3 +1,6 @@
+/** The Content-Type of every JSON answer (bodies the service sends as ready-made text included). */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
  * JSON text of a value with every object's keys sorted, so that two equal values give the same
  * text whatever order their keys were written in (request fingerprints, entity tags).

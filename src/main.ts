@@ -1,7 +1,7 @@
 // Process entry: configuration → storage → app → listen; graceful close on SIGTERM/SIGINT.
 // The only module that reads process.env, listens or exits.
 import { buildApp, buildOpsApp } from './app.ts';
-import { Metrics } from './http/metrics.ts';
+import { Metrics } from './http/ops/metrics.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loggerOptions } from './logger.ts';
 import { createApiKey } from './keys/key.service.ts';

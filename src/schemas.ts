@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ERROR_CODES } from './errors.ts';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
 
 /**
  * Free text a client names things with: not blank, and no U+0000 anywhere (PostgreSQL text cannot
@@ -39,59 +39,97 @@ export const Cursor = Type.String({
 export const PageQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false });
 export type PageQuery = Static<typeof PageQuery>;
 
-const errorRef = (description: string) => Type.Unsafe<ErrorBody>({ $ref: 'Error#', description });
+/** Prose about errors, and the error codes it names (in order, each once). */
+export interface ErrorText {
+  readonly text: string;
+  readonly codes: readonly ErrorCode[];
+}
+
+/** Where an error response schema keeps the codes it can carry: the OpenAPI document gives each an example (http/ops/openapi.responses.ts). */
+export const ERROR_CODES_KEY = 'x-error-codes';
+
+/**
+ * Tags a template of prose about errors: each `${'code'}` in it is an error code — written as
+ * \`code\` in the text and kept as data — and each `${text}` is prose built the same way, whose
+ * codes it takes over.
+ */
+export function errorText(strings: TemplateStringsArray, ...parts: readonly (ErrorCode | ErrorText)[]): ErrorText {
+  let text = strings[0];
+  const codes = new Set<ErrorCode>();
+  parts.forEach((part, i) => {
+    if (typeof part === 'string') {
+      codes.add(part);
+      text += `\`${part}\``;
+    } else {
+      for (const code of part.codes) codes.add(code);
+      text += part.text;
+    }
+    text += strings[i + 1];
+  });
+  return { text, codes: [...codes] };
+}
+
+/** Prose that names no error code, for a template of errorText or errorResponse. */
+export const prose = (text: string): ErrorText => ({ text, codes: [] });
+
+/**
+ * An error response of a route schema (tagged like errorText): the Error body, described by the
+ * prose, with the codes the prose names kept beside it as data.
+ */
+export function errorResponse(strings: TemplateStringsArray, ...parts: readonly (ErrorCode | ErrorText)[]) {
+  const { text, codes } = errorText(strings, ...parts);
+  return Type.Unsafe<ErrorBody>({ $ref: 'Error#', description: text, [ERROR_CODES_KEY]: codes });
+}
 
 /** Error responses every authenticated operation can return. */
 export const commonErrors = {
-  401: errorRef('API key missing or invalid (`unauthorized`)'),
-  403: errorRef('The key lacks the scope this operation needs (`insufficient_scope`)'),
-  408: errorRef('The request was not received completely within the configured time (`request_timeout`); the connection is closed'),
-  429: errorRef('Too many requests for this key, or too many failed authentications from this address (`rate_limited`)'),
-  431: errorRef('The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed'),
-  500: errorRef('Unexpected failure (`internal_error`); details are logged, never returned'),
-  503: errorRef('The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After`'),
-  505: errorRef('The request line names an HTTP version other than 1.x (`http_version_not_supported`)'),
+  401: errorResponse`API key missing or invalid (${'unauthorized'})`,
+  403: errorResponse`The key lacks the scope this operation needs (${'insufficient_scope'})`,
+  408: errorResponse`The request was not received completely within the configured time (${'request_timeout'}); the connection is closed`,
+  429: errorResponse`Too many requests for this key, or too many failed authentications from this address (${'rate_limited'})`,
+  431: errorResponse`The request line and header fields are larger than 16 KiB (${'request_header_fields_too_large'}); the connection is closed`,
+  500: errorResponse`Unexpected failure (${'internal_error'}); details are logged, never returned`,
+  503: errorResponse`The database is unreachable, or the service is shutting down (${'service_unavailable'}); retry after \`Retry-After\``,
+  505: errorResponse`The request line names an HTTP version other than 1.x (${'http_version_not_supported'})`,
 } as const;
 
-export const errorResponse = errorRef;
-
 /** What any request can be refused for before its operation looks at it (request-target.ts, auth.ts): part of every 400. */
-export const MALFORMED = 'a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding)';
+export const MALFORMED = errorText`a malformed request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`;
 
-/** What the JSON body parser refuses (http/limits.ts): part of the 400 of every operation that takes a body. */
-export const INVALID_JSON = 'a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`)';
+/** What the JSON body parser refuses (http/edge/json-body.ts): part of the 400 of every operation that takes a body. */
+export const INVALID_JSON = errorText`a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (${'invalid_json'})`;
 
 /** The same for an operation that takes no body. */
-export const UNEXPECTED_BODY = 'a body (none is expected) that is not JSON (`invalid_json`)';
+export const UNEXPECTED_BODY = errorText`a body (none is expected) that is not JSON (${'invalid_json'})`;
 
 /** The start of a 400: path `ids` that fail their Id schema, a query parameter, and the operation's conditional `header`, if any. */
-export function invalidIds(ids: readonly string[], header?: string): string {
+export function invalidIds(ids: readonly string[], header?: string): ErrorText {
   const what = `${ids.map((id) => `\`${id}\``).join(' or ')} is not an integer between 1 and 2^53-1 written in decimal digits`;
-  return header === undefined ? `${what}, or a query parameter was sent` : `${what}, a query parameter was sent, or a malformed \`${header}\``;
+  return prose(header === undefined ? `${what}, or a query parameter was sent` : `${what}, a query parameter was sent, or a malformed \`${header}\``);
 }
 
-/** The 304 of the conditional reads (http/conditional.ts `tagged`). */
+/** The 304 of the conditional reads (http/policies/conditional.ts `tagged`). */
 export const notModified = { type: 'null', description: 'Not modified: `If-None-Match` names the current `ETag`; no body' } as const;
 
 /** Error responses of every operation that takes a body. */
 export const bodyErrors = {
-  413: errorRef('Request body larger than the limit (`payload_too_large`)'),
-  415: errorRef('Body not sent as application/json (`unsupported_media_type`)'),
+  413: errorResponse`Request body larger than the limit (${'payload_too_large'})`,
+  415: errorResponse`Body not sent as application/json (${'unsupported_media_type'})`,
 } as const;
 
 /** The same for the PATCH operations that take a JSON merge patch (RFC 7396). */
 export const mergePatchBodyErrors = {
   413: bodyErrors[413],
-  415: errorRef('Body sent as neither application/merge-patch+json nor application/json (`unsupported_media_type`)'),
+  415: errorResponse`Body sent as neither application/merge-patch+json nor application/json (${'unsupported_media_type'})`,
 } as const;
 
 /**
- * What http/idempotency.ts accepts as an Idempotency-Key: 1–255 printable ASCII characters, bare
+ * What http/policies/idempotency.ts accepts as an Idempotency-Key: 1–255 printable ASCII characters, bare
  * or as a quoted sf-string (`""` is not a key). The OpenAPI document states it (openapi.ts).
  */
 export const IDEMPOTENCY_KEY_PATTERN = '^(?!""$)(?:[\\x20-\\x7e]{1,255}|"[\\x20-\\x7e]{1,255}")$';
 
-/** The Idempotency-Key request header of the creating operations (checked in http/idempotency.ts). */
+/** The Idempotency-Key request header of the creating operations (checked in http/policies/idempotency.ts). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
@@ -103,7 +141,7 @@ export const IdempotencyHeaders = Type.Object({
 });
 
 export const idempotencyErrors = {
-  422: errorRef('The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`)'),
+  422: errorResponse`The \`Idempotency-Key\` was already used with a different body (${'idempotency_key_reused'})`,
 } as const;
 
 /** If-Match of the conditional writes (evaluated by the storage engines, see preconditions.ts). */
@@ -129,5 +167,5 @@ export const IfNoneMatchHeaders = Type.Object({
 });
 
 export const preconditionErrors = {
-  412: errorRef('`If-Match` names none of the current entity tags (`precondition_failed`); nothing changed — GET the resource for its current `ETag`'),
+  412: errorResponse`\`If-Match\` names none of the current entity tags (${'precondition_failed'}); nothing changed — GET the resource for its current \`ETag\``,
 } as const;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { idempotentResponse } from '../http/idempotency.ts';
-import { registerMergePatchParser } from '../http/limits.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
+import { registerMergePatchParser } from '../http/edge/json-body.ts';
 import {
   bodyErrors,
   commonErrors,
@@ -38,7 +38,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         description: 'All categories an animal can belong to (the values of `categoryId`), ascending by id. Deleted categories are not listed.',
         response: {
           200: { ...Categories, description: 'Every category' },
-          400: errorResponse(`A query parameter was sent (\`validation_failed\`); ${MALFORMED}`),
+          400: errorResponse`A query parameter was sent (${'validation_failed'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
@@ -60,12 +60,8 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         body: NewCategory,
         response: {
           201: { ...Category, description: 'Category added; `Location` names it' },
-          400: errorResponse(
-            `A missing or invalid name, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
-          ),
-          409: errorResponse(
-            'A category with this name exists (`category_exists`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)',
-          ),
+          400: errorResponse`A missing or invalid name, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
+          409: errorResponse`A category with this name exists (${'category_exists'}), or a request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
@@ -90,8 +86,8 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         params: CategoryIdParams,
         response: {
           200: { ...Category, description: 'The category' },
-          400: errorResponse(`${badId} (\`validation_failed\`); ${MALFORMED}`),
-          404: errorResponse('No category with this id, or it was deleted (`not_found`)'),
+          400: errorResponse`${badId} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No category with this id, or it was deleted (${'not_found'})`,
           ...commonErrors,
         },
       },
@@ -122,11 +118,9 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
           body: CategoryPatch,
           response: {
             200: { ...Category, description: 'The category after the change' },
-            400: errorResponse(
-              `${badId}, or a missing or invalid name or an unknown field (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
-            ),
-            404: errorResponse('No category with this id, or it was deleted (`not_found`)'),
-            409: errorResponse('Another category has this name (`category_exists`)'),
+            400: errorResponse`${badId}, or a missing or invalid name or an unknown field (${'validation_failed'}); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
+            404: errorResponse`No category with this id, or it was deleted (${'not_found'})`,
+            409: errorResponse`Another category has this name (${'category_exists'})`,
             ...mergePatchBodyErrors,
             ...commonErrors,
           },
@@ -150,9 +144,9 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         params: CategoryIdParams,
         response: {
           204: { type: 'null', description: 'Deleted; no body' },
-          400: errorResponse(`${badId} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`),
-          404: errorResponse('No category with this id, or it was already deleted (`not_found`)'),
-          409: errorResponse('Animals still belong to the category (`category_in_use`)'),
+          400: errorResponse`${badId} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`,
+          404: errorResponse`No category with this id, or it was already deleted (${'not_found'})`,
+          409: errorResponse`Animals still belong to the category (${'category_in_use'})`,
           ...bodyErrors,
           ...commonErrors,
         },

@@ -6,7 +6,7 @@ import { CategoryService } from '../categories/category.service.ts';
 import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { checkAgainst } from '../http/validation.ts';
+import { checkAgainst } from '../http/policies/validation.ts';
 import { NewApiKey, type ApiKey } from '../keys/key.schemas.ts';
 import { ALL_SCOPES, issueApiKey, parseScopes } from '../keys/key.service.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';

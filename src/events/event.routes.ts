@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { JSON_TYPE } from '../http/error-handler.ts';
+import { JSON_TYPE } from '../json.ts';
 import { linkNext } from '../paging.ts';
 import { commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
 import { Events, ListEventsQuery, serializeEvent } from './event.schemas.ts';
@@ -25,9 +25,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         querystring: ListEventsQuery,
         response: {
           200: { ...Events, description: 'A page of events' },
-          400: errorResponse(
-            `Invalid \`limit\`, \`type\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
-          ),
+          400: errorResponse`Invalid \`limit\`, \`type\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { idempotentResponse } from '../http/idempotency.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
 import { linkNext } from '../paging.ts';
 import {
   bodyErrors,
@@ -41,14 +41,12 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         body: NewApiKey,
         response: {
           201: { ...CreatedApiKey, description: 'Key issued; `Location` names it. Store `key` now: it is never shown again' },
-          400: errorResponse(
-            `Missing or invalid fields (an unknown scope, \`expiresAt\` not RFC 3339 or not in the future), an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
-          ),
-          409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          400: errorResponse`Missing or invalid fields (an unknown scope, \`expiresAt\` not RFC 3339 or not in the future), an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
+          409: errorResponse`A request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
-          403: errorResponse('The calling key lacks `keys:admin`, or a scope it asks to grant (`insufficient_scope`)'),
+          403: errorResponse`The calling key lacks \`keys:admin\`, or a scope it asks to grant (${'insufficient_scope'})`,
         },
       },
     },
@@ -72,9 +70,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         querystring: PageQuery,
         response: {
           200: { ...ApiKeys, description: 'A page of keys' },
-          400: errorResponse(
-            `Invalid \`limit\` or \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`,
-          ),
+          400: errorResponse`Invalid \`limit\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
@@ -99,8 +95,8 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         params: KeyIdParams,
         response: {
           200: { ...ApiKey, description: 'The key' },
-          400: errorResponse(`${badId} (\`validation_failed\`); ${MALFORMED}`),
-          404: errorResponse('No key with this id (`not_found`)'),
+          400: errorResponse`${badId} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No key with this id (${'not_found'})`,
           ...commonErrors,
         },
       },
@@ -122,8 +118,8 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         params: KeyIdParams,
         response: {
           204: { type: 'null', description: 'Revoked; no body' },
-          400: errorResponse(`${badId} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`),
-          404: errorResponse('No key with this id (`not_found`)'),
+          400: errorResponse`${badId} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`,
+          404: errorResponse`No key with this id (${'not_found'})`,
           ...bodyErrors,
           ...commonErrors,
         },

@@ -54,7 +54,7 @@ export async function createApiKey(
   idempotency?: IdempotentResponse<CreatedApiKey>,
 ): Promise<{ key: string; info: ApiKey }> {
   const key = generateKey();
-  // The stored response (Idempotency-Key) is the created key with its secret (sealed by http/idempotency.ts).
+  // The stored response (Idempotency-Key) is the created key with its secret (sealed by http/policies/idempotency.ts).
   const respond = idempotency && { id: idempotency.id, respond: (info: ApiKey) => idempotency.respond({ ...info, key }) };
   const info = await repo.create({ name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt }, { now, idempotency: respond });
   return { key, info };

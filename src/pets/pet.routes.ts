@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { ifMatch, tagged } from '../http/conditional.ts';
-import { idempotentResponse } from '../http/idempotency.ts';
-import { registerMergePatchParser } from '../http/limits.ts';
+import { ifMatch, tagged } from '../http/policies/conditional.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
+import { registerMergePatchParser } from '../http/edge/json-body.ts';
 import {
   bodyErrors,
   commonErrors,
@@ -49,9 +49,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         querystring: ListPetsQuery,
         response: {
           200: { ...Pets, description: 'A page of animals' },
-          400: errorResponse(
-            `Invalid \`limit\`, \`status\`, \`categoryId\` or \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
-          ),
+          400: errorResponse`Invalid \`limit\`, \`status\`, \`categoryId\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
@@ -77,10 +75,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         body: NewPet,
         response: {
           201: { ...Pet, description: 'Animal added; `Location` names it, `ETag` is its entity tag' },
-          400: errorResponse(
-            `Missing or invalid fields, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown category (\`unknown_category\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (\`bad_request\`: \`Host\`, \`Authorization\` twice, percent-encoding)`,
-          ),
-          409: errorResponse('A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)'),
+          400: errorResponse`Missing or invalid fields, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown category (${'unknown_category'}); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`,
+          409: errorResponse`A request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
@@ -111,9 +107,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         response: {
           200: { ...Pet, description: 'The animal; `ETag` is its entity tag' },
           304: notModified,
-          400: errorResponse(`${invalidIds(['petId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`),
-          404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
-          410: errorResponse('The operation is past its sunset date (`gone`)'),
+          400: errorResponse`${invalidIds(['petId'], 'If-None-Match')} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No animal with this id, or it was withdrawn (${'not_found'})`,
+          410: errorResponse`The operation is past its sunset date (${'gone'})`,
           ...commonErrors,
         },
       },
@@ -147,11 +143,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
           body: PetPatch,
           response: {
             200: { ...Pet, description: 'The animal after the change; `ETag` is its new entity tag' },
-            400: errorResponse(
-              `Invalid \`petId\`, body field or \`If-Match\`, an empty patch, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown or deleted category (\`unknown_category\`); a body nested deeper than 32 levels or ${MALFORMED}`,
-            ),
-            404: errorResponse('No animal with this id, or it was withdrawn (`not_found`)'),
-            409: errorResponse('The status would change while an order for the animal is open (`pet_has_open_order`)'),
+            400: errorResponse`Invalid \`petId\`, body field or \`If-Match\`, an empty patch, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown or deleted category (${'unknown_category'}); a body nested deeper than 32 levels or ${MALFORMED}`,
+            404: errorResponse`No animal with this id, or it was withdrawn (${'not_found'})`,
+            409: errorResponse`The status would change while an order for the animal is open (${'pet_has_open_order'})`,
             ...preconditionErrors,
             ...mergePatchBodyErrors,
             ...commonErrors,
@@ -176,9 +170,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         params: PetIdParams,
         response: {
           204: { type: 'null', description: 'Withdrawn; no body' },
-          400: errorResponse(`${invalidIds(['petId'], 'If-Match')} (\`validation_failed\`); ${UNEXPECTED_BODY}; ${MALFORMED}`),
-          404: errorResponse('No animal with this id, or it was already withdrawn (`not_found`)'),
-          409: errorResponse('An order for the animal is open (`pet_has_open_order`)'),
+          400: errorResponse`${invalidIds(['petId'], 'If-Match')} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`,
+          404: errorResponse`No animal with this id, or it was already withdrawn (${'not_found'})`,
+          409: errorResponse`An order for the animal is open (${'pet_has_open_order'})`,
           ...preconditionErrors,
           ...bodyErrors,
           ...commonErrors,

@@ -17,7 +17,7 @@ export const inventoryRoutes: FastifyPluginAsyncTypebox<{ pets: PetRepository }>
         'x-stability': 'experimental',
         response: {
           200: { ...Inventory, description: 'The counts; all three keys are always present' },
-          400: errorResponse(`A query parameter was sent (\`validation_failed\`); ${MALFORMED}`),
+          400: errorResponse`A query parameter was sent (${'validation_failed'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { ifMatch, tagged } from '../http/conditional.ts';
-import { idempotentResponse } from '../http/idempotency.ts';
+import { ifMatch, tagged } from '../http/policies/conditional.ts';
+import { idempotentResponse } from '../http/policies/idempotency.ts';
 import {
   bodyErrors,
   commonErrors,
@@ -41,9 +41,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         querystring: ListOrdersQuery,
         response: {
           200: { ...Orders, description: 'A page of orders' },
-          400: errorResponse(
-            `Invalid \`limit\`, \`status\`, \`petId\` or \`cursor\`, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for these filters (\`invalid_cursor\`); ${MALFORMED}`,
-          ),
+          400: errorResponse`Invalid \`limit\`, \`status\`, \`petId\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
@@ -71,12 +69,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         body: NewOrder,
         response: {
           201: { ...Order, description: 'Order placed; `Location` names it, `ETag` is its entity tag' },
-          400: errorResponse(
-            `Missing or invalid fields, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; an unknown or withdrawn pet (\`unknown_pet\`); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (\`bad_request\`: \`Host\`, \`Authorization\` twice, percent-encoding)`,
-          ),
-          409: errorResponse(
-            'The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`)',
-          ),
+          400: errorResponse`Missing or invalid fields, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown or withdrawn pet (${'unknown_pet'}); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`,
+          409: errorResponse`The animal is not available (${'pet_not_available'}), or a request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
@@ -105,8 +99,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         response: {
           200: { ...Order, description: 'The order; `ETag` is its entity tag' },
           304: notModified,
-          400: errorResponse(`${invalidIds(['orderId'], 'If-None-Match')} (\`validation_failed\`); ${MALFORMED}`),
-          404: errorResponse('No order with this id (`not_found`)'),
+          400: errorResponse`${invalidIds(['orderId'], 'If-None-Match')} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No order with this id (${'not_found'})`,
           ...commonErrors,
         },
       },
@@ -134,11 +128,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         body: OrderUpdate,
         response: {
           200: { ...Order, description: 'The order after the transition; `ETag` is its new entity tag' },
-          400: errorResponse(
-            `Invalid \`orderId\`, body field or \`If-Match\`, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
-          ),
-          404: errorResponse('No order with this id (`not_found`)'),
-          409: errorResponse('The transition is not allowed from the current state (`invalid_transition`)'),
+          400: errorResponse`Invalid \`orderId\`, body field or \`If-Match\`, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
+          404: errorResponse`No order with this id (${'not_found'})`,
+          409: errorResponse`The transition is not allowed from the current state (${'invalid_transition'})`,
           ...preconditionErrors,
           ...bodyErrors,
           ...commonErrors,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { linkNext } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, INVALID_JSON, invalidIds, MALFORMED, PageQuery } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, errorText, INVALID_JSON, invalidIds, MALFORMED, PageQuery, prose } from '../schemas.ts';
 import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
@@ -10,14 +10,11 @@ export interface WebhookRoutesOptions {
   readonly base: string;
 }
 
-const BAD_URL =
-  'a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`)';
-const notFound = errorResponse('No webhook endpoint with this id (`not_found`)');
-const badId = errorResponse(`${invalidIds(['webhookId'])} (\`validation_failed\`); ${MALFORMED}`);
+const BAD_URL = errorText`a URL that is not \`https:\`, carries credentials or a fragment, or whose host does not resolve only to public addresses (${'webhook_url_not_allowed'})`;
+const notFound = errorResponse`No webhook endpoint with this id (${'not_found'})`;
+const badId = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}); ${MALFORMED}`;
 const pageErrors = (what: string) =>
-  errorResponse(
-    `Invalid ${what}, or an unknown or repeated query parameter (\`validation_failed\`); a \`cursor\` this service did not issue for this listing (\`invalid_cursor\`); ${MALFORMED}`,
-  );
+  errorResponse`Invalid ${prose(what)}, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`;
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
 const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
 const config = { scope: 'webhooks:admin' } as const;
@@ -38,9 +35,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: NewWebhook,
         response: {
           201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
-          400: errorResponse(
-            `Missing or invalid fields, an unknown field, event type or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
-          ),
+          400: errorResponse`Missing or invalid fields, an unknown field, event type or query parameter (${'validation_failed'}); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
           ...bodyErrors,
           ...commonErrors,
         },
@@ -101,9 +96,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: WebhookUpdate,
         response: {
           200: { ...Webhook, description: 'The endpoint after the change' },
-          400: errorResponse(
-            `Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (\`validation_failed\`); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
-          ),
+          400: errorResponse`Invalid \`webhookId\` or body field, an empty body, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
@@ -190,9 +183,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         params: DeliveryIdParams,
         response: {
           202: { ...Delivery, description: 'The attempt that will send it' },
-          400: errorResponse(`${invalidIds(['webhookId', 'deliveryId'])} (\`validation_failed\`); ${MALFORMED}`),
-          404: errorResponse('No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (`not_found`)'),
-          409: errorResponse('The endpoint is disabled (`webhook_disabled`)'),
+          400: errorResponse`${invalidIds(['webhookId', 'deliveryId'])} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (${'not_found'})`,
+          409: errorResponse`The endpoint is disabled (${'webhook_disabled'})`,
           ...commonErrors,
         },
       },

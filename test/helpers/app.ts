@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
-import { Metrics } from '../../src/http/metrics.ts';
+import { Metrics } from '../../src/http/ops/metrics.ts';
 import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
 import type { Storage } from '../../src/storage/storage.ts';

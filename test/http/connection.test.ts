@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { LINGER_MS } from '../../src/http/graceful-close.ts';
+import { LINGER_MS } from '../../src/http/edge/graceful-close.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 
 const MiB = 1024 * 1024;
@@ -110,6 +111,25 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
     assert.equal(JSON.parse(first.body).length, 6);
     assertErrorResponse(second, 400, 'bad_request', 'the second message');
     assert.deepEqual(more, []);
+  });
+
+  test('these answers carry every header the OpenAPI document marks required for their status', async (t) => {
+    const doc = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8'));
+    const { port } = await listening(t, { env: { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000' } });
+    const cases: [status: number, bytes: string][] = [
+      [408, `GET /v1/pets HTTP/1.1\r\n${HOST}`],
+      [431, `GET /v1/pets HTTP/1.1\r\n${HOST}Authorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`],
+      [505, `GET /v1/pets HTTP/9.9\r\n${HOST}\r\n`],
+    ];
+    for (const [status, bytes] of cases) {
+      const [r] = responses((await exchange(port, bytes, 4000)).data);
+      assert.equal(r.status, status);
+      // Shared (referenced) response headers are the required ones.
+      const documented = doc.paths['/pets'].get.responses[status].headers as Record<string, { $ref?: string }>;
+      const required = Object.entries(documented).filter(([, h]) => h.$ref !== undefined);
+      assert.ok(required.length > 0, `${status}: the document requires headers`);
+      for (const [name] of required) assert.ok(r.headers.has(name.toLowerCase()), `${status} ${name}`);
+    }
   });
 });
 

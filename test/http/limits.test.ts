@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jsonStructureProblem, MAX_JSON_DEPTH } from '../../src/http/limits.ts';
+import { jsonStructureProblem, MAX_JSON_DEPTH } from '../../src/http/edge/json-body.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 
 const MiB = 1024 * 1024;

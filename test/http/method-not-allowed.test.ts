@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { METHODS } from 'node:http';
 import { describe, test } from 'node:test';
 import { buildOpsApp } from '../../src/app.ts';
-import { Metrics } from '../../src/http/metrics.ts';
+import { Metrics } from '../../src/http/ops/metrics.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 

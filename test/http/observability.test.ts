@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { buildOpsApp } from '../../src/app.ts';
 import { loggerOptions } from '../../src/logger.ts';
 import { loadConfig } from '../../src/config.ts';
-import { Metrics } from '../../src/http/metrics.ts';
+import { Metrics } from '../../src/http/ops/metrics.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { buildTestApp, logCapture } from '../helpers/app.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError, ERROR_CODES, ERROR_STATUS, StorageUnavailableError } from '../../src/errors.ts';
-import { toHttpError } from '../../src/http/error-handler.ts';
+import { toHttpError } from '../../src/http/policies/error-handler.ts';
 
 describe('toHttpError', () => {
   test('AppError keeps its code, status, message and headers', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { displayPrefix, generateKey, hashKey, parseScopes } from '../../src/keys/key.service.ts';
-import { parseBearer } from '../../src/http/auth.ts';
+import { parseBearer } from '../../src/http/policies/auth.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../src/keys/key.types.ts';
 
 describe('API keys', () => {

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Metrics } from '../../src/http/metrics.ts';
-import { addressKey, buildLimits, FixedWindowLimiter, MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from '../../src/http/rate-limit.ts';
+import { Metrics } from '../../src/http/ops/metrics.ts';
+import { MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from '../../src/http/policies/counter-store.memory.ts';
+import { addressKey } from '../../src/http/edge/client-address.ts';
+import { buildLimits, FixedWindowLimiter } from '../../src/http/policies/rate-limit.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
 const clock = { now: () => new Date('2026-03-01T10:00:15Z') };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
-import { requestId } from '../../src/http/request-id.ts';
+import { requestId } from '../../src/http/edge/request-id.ts';
 
 // RFC 9562: version 4 in the 13th hex digit, variant 10xx in the 17th.
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { RequestMetrics } from '../../src/http/request-metrics.ts';
+import { RequestMetrics } from '../../src/http/ops/request-metrics.ts';
 
 const COUNTER = { name: 'http_requests_total', help: 'requests' };
 const HISTOGRAM = { name: 'http_request_duration_seconds', help: 'durations', buckets: [0.001, 0.01, 0.1, 1] };

@@ -1,8 +1,8 @@
 import { maxHeaderSize, ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
-import { AppError } from '../errors.ts';
-import { JSON_TYPE } from './error-handler.ts';
+import { AppError } from '../../errors.ts';
+import { JSON_TYPE } from '../../json.ts';
 import { closeGracefully, ignoreSocketError } from './graceful-close.ts';
 import { randomUUID } from 'node:crypto';
 
@@ -30,7 +30,8 @@ interface ServerSocket extends Socket {
   [ANSWERED]?: true;
 }
 
-interface ParseError extends Error {
+/** What node:http reports of a message llhttp could not parse (or did not receive in time). */
+export interface ParseError extends Error {
   code?: string;
   reason?: string;
   rawPacket?: Buffer;
@@ -61,7 +62,7 @@ function failedRequestLine(err: ParseError): { method?: string; version?: string
 }
 
 /** The answer to a message node:http could not parse (no route, hook or request object exists). */
-function parseErrorAnswer(err: ParseError): AppError {
+export function parseErrorAnswer(err: ParseError): AppError {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new AppError('request_timeout', 'the request was not received completely in time');

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
-import { TEXT_PATTERN } from '../schemas.ts';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import fp from 'fastify-plugin';
+import { TEXT_PATTERN } from '../../schemas.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -21,9 +22,9 @@ interface ObjectSchema {
 }
 
 /**
- * Two ajv instances, neither of which coerces anything: bodies are JSON, whose types are the
- * client's; path and query parameters arrive as text, and only their integer properties are
- * converted — by the grammar above, before validation. Neither strips unknown properties:
+ * One ajv instance, which coerces nothing: bodies are JSON, whose types are the client's; path
+ * and query parameters arrive as text, and only their integer properties are converted — by the
+ * grammar above, before validation (withTextRules). It strips no unknown property either:
  * schemas say additionalProperties:false and we reject.
  */
 export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
@@ -80,6 +81,17 @@ function isDateTime(text: string): boolean {
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   // The day must exist in its month (Date.UTC would roll 02-30 over into March).
   return month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && !Number.isNaN(Date.parse(text));
+}
+
+/**
+ * The shared schemas (referenced by $id) and the validator compiler that knows them; a route takes
+ * the compiler set when it is registered.
+ */
+export const validationPlugin = fp(validation, { name: 'validation' });
+
+async function validation(app: FastifyInstance, { schemas }: { readonly schemas: readonly object[] }): Promise<void> {
+  for (const schema of schemas) app.addSchema(schema);
+  app.setValidatorCompiler(buildValidatorCompiler(schemas));
 }
 
 /**

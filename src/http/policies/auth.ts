@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
-import type { KeyVerifier } from '../keys/key.service.ts';
-import type { Caller, Scope } from '../keys/key.types.ts';
-import type { Limiter, Metrics } from './metrics.ts';
-import { addressKey, FixedWindowLimiter, type Verdict } from './rate-limit.ts';
-import { headerFieldCount } from './request-target.ts';
-import { addRouteHook } from './route-hooks.ts';
+import fp from 'fastify-plugin';
+import { AppError } from '../../errors.ts';
+import type { KeyVerifier } from '../../keys/key.service.ts';
+import type { Caller, Scope } from '../../keys/key.types.ts';
+import { addressKey } from '../edge/client-address.ts';
+import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
+import { headerFieldCount } from '../edge/request-target.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,7 +26,9 @@ const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
 const MALFORMED_TEXT = 'Authorization header is not of the form Bearer <API key>';
 // The refusals that depend on nothing in the request are made once: an AppError writes its body
 // once, and the 401 is the answer the service gives most often under a flood (docs/performance.md).
-const MISSING = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', { 'www-authenticate': REALM });
+export const MISSING_AUTHORIZATION = new AppError('unauthorized', 'missing Authorization header; send Authorization: Bearer <API key>', {
+  'www-authenticate': REALM,
+});
 const MALFORMED = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': REALM });
 const MALFORMED_BEARER = new AppError('unauthorized', MALFORMED_TEXT, { 'www-authenticate': INVALID_TOKEN });
 const UNKNOWN = new AppError('unauthorized', 'API key is unknown, revoked or expired', { 'www-authenticate': INVALID_TOKEN });
@@ -38,12 +41,37 @@ export function parseBearer(header: string | undefined): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
-export interface AuthLimits {
+/** Which limit refused a request: the API key's, or the client address's failed authentications. */
+export type Limiter = 'key' | 'auth_failure';
+
+/** What authentication reports (implemented by ops/metrics.ts). */
+export interface AuthMetrics {
+  rateLimited(limiter: Limiter): void;
+}
+
+/** 429 with the time left in the window. */
+function rateLimited(what: string, v: Verdict): AppError {
+  return new AppError('rate_limited', `${what}; retry in ${v.reset} s`, { 'retry-after': String(v.reset) });
+}
+
+/** The key used up its requests of the window (RATE_LIMIT_PER_MINUTE). */
+export function keyOverLimit(limiter: { readonly limit: number; readonly windowMs: number }, v: Verdict): AppError {
+  return rateLimited(`this API key made more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s`, v);
+}
+
+export function insufficientScope(scope: Scope): AppError {
+  return new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
+    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+export interface AuthOptions {
+  readonly verifier: KeyVerifier;
   /** Requests per API key (RATE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly perKey?: FixedWindowLimiter;
   /** Failed authentications per client address (AUTH_FAILURE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly authFailures?: FixedWindowLimiter;
-  readonly metrics: Metrics;
+  readonly metrics: AuthMetrics;
 }
 
 /**
@@ -52,15 +80,18 @@ export interface AuthLimits {
  * unknown /v1 paths included, so the API cannot be probed without a key. An address over its
  * failure budget is refused before its token is looked at (so a correct guess would not tell);
  * a key over its budget gets 429.
+ *
+ * Two plugins. `auth` gives every route registered after it its hook, after deprecation's (so a
+ * deprecated operation's refusals carry its headers). Unknown /v1 paths have no route, so no
+ * route hook: `auth-unknown-paths` authenticates them with one global hook, after CORS's (so the
+ * 401 carries `Vary` and what a browser needs to read it).
  */
-export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits: AuthLimits): { guardUnmatched(): void } {
-  const { perKey, authFailures, metrics } = limits;
-
-  const tooMany = (limiter: Limiter, v: Verdict, message: string): AppError => {
-    metrics.rateLimited.inc({ limiter });
-    return new AppError('rate_limited', message, { 'retry-after': String(v.reset) });
+export function authentication({ verifier, perKey, authFailures, metrics }: AuthOptions) {
+  const tooMany = (limiter: Limiter, refusal: AppError): AppError => {
+    metrics.rateLimited(limiter);
+    return refusal;
   };
-  const tooManyFailures = (v: Verdict) => tooMany('auth_failure', v, `too many failed authentications from this address; retry in ${v.reset} s`);
+  const tooManyFailures = (v: Verdict) => tooMany('auth_failure', rateLimited('too many failed authentications from this address', v));
 
   /**
    * A presented bearer token that fails is a guess worth counting. A request without credentials
@@ -85,7 +116,7 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
     if (header !== undefined && headerFieldCount(request.raw, 'authorization') > 1) {
       throw new AppError('bad_request', 'a request must have at most one Authorization header field; this one has several');
     }
-    if (header === undefined) throw MISSING;
+    if (header === undefined) throw MISSING_AUTHORIZATION;
     const token = parseBearer(header);
     if (token === undefined) {
       if (!/^bearer\b/i.test(header)) throw MALFORMED;
@@ -100,36 +131,33 @@ export function registerAuth(app: FastifyInstance, verifier: KeyVerifier, limits
       const v = await perKey.hit(caller.subject);
       reply.header('ratelimit-policy', perKey.policy);
       reply.header('ratelimit', FixedWindowLimiter.field(v));
-      if (!v.allowed) throw tooMany('key', v, `this API key made more than ${perKey.limit} requests in ${perKey.windowMs / 1000} s; retry in ${v.reset} s`);
+      if (!v.allowed) throw tooMany('key', keyOverLimit(perKey, v));
     }
-    if (scope !== undefined && !caller.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
-        'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
-      });
-    }
+    if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope);
   };
 
-  app.decorateRequest('principal', null);
   const unknownPath = (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, undefined);
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return;
-    const scope = route.config?.scope;
-    if (route.url.startsWith('/v1/'))
-      return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
-    // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
-    addRouteHook(route, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.url.startsWith('/v1/')) await unknownPath(request, reply);
-    });
-  });
-  return {
-    /**
-     * Unknown /v1 paths have no route, so no route hook: one global hook authenticates them.
-     * Added by the caller after the plugins whose global hooks must run first (CORS adds `Vary`).
-     */
-    guardUnmatched(): void {
-      app.addHook('onRequest', async (request, reply) => {
-        if (request.is404 && request.url.startsWith('/v1/')) await unknownPath(request, reply);
+
+  const routes = async (app: FastifyInstance) => {
+    app.decorateRequest('principal', null);
+    app.addHook('onRoute', (route) => {
+      if (route.config?.public === true) return;
+      const scope = route.config?.scope;
+      if (route.url.startsWith('/v1/'))
+        return addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, scope));
+      // A pattern that is not under /v1 itself ('*', …) may still match /v1 URLs.
+      addRouteHook(route, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+        if (request.url.startsWith('/v1/')) await unknownPath(request, reply);
       });
-    },
+    });
+  };
+  const unknownPaths = async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.is404 && request.url.startsWith('/v1/')) await unknownPath(request, reply);
+    });
+  };
+  return {
+    routes: fp(routes, { name: 'auth', dependencies: ['deprecation'] }),
+    unknownPaths: fp(unknownPaths, { name: 'auth-unknown-paths', dependencies: ['auth', 'cors'] }),
   };
 }

@@ -1,39 +1,10 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../../errors.ts';
 
 /** Deepest object/array nesting a request body may have. */
 export const MAX_JSON_DEPTH = 32;
-
-/**
- * Node http.Server timeouts, so slow or stalled clients cannot hold connections: the whole
- * header block within HEADERS_TIMEOUT_MS, the whole request within REQUEST_TIMEOUT_MS, idle
- * keep-alive connections closed after KEEP_ALIVE_TIMEOUT_MS. Node enforces the first two from a
- * periodic sweep whose default period (30 s) would let a slow client linger far past them, so
- * the sweep runs every second. A socket silent for longer than a request may take plus two sweeps
- * is dead (it covers a client that stops reading a response); it must outlast the request
- * deadline and the sweep that enforces it, or a stalled request would be dropped without its 408.
- * The body limit is checked against Content-Length before reading, and while streaming when
- * there is none: 413 comes before the body is buffered.
- */
-export function serverOptions(config: Config): Pick<FastifyServerOptions, 'bodyLimit' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'> & {
-  http: { headersTimeout: number; connectionsCheckingInterval: number; requireHostHeader: boolean };
-} {
-  const sweepMs = Math.min(1000, config.headersTimeoutMs);
-  return {
-    bodyLimit: config.bodyLimitBytes,
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionTimeout: config.requestTimeoutMs + 2 * sweepMs,
-    http: {
-      headersTimeout: config.headersTimeoutMs,
-      connectionsCheckingInterval: sweepMs,
-      // node:http would answer a missing Host with a bare 400; request-target.ts checks Host instead.
-      requireHostHeader: false,
-    },
-  };
-}
 
 /**
  * What is wrong with the structure of a JSON text, if anything this service refuses although
@@ -98,7 +69,11 @@ const BOM = [0xef, 0xbb, 0xbf];
  * it), and names each member of an object once. A body that breaks them is refused with 400,
  * never read as something the client may not have meant.
  */
-export function registerJsonParser(app: FastifyInstance): void {
+export const jsonBodyPlugin = fp(jsonBody, { name: 'json-body' });
+
+async function jsonBody(app: FastifyInstance): Promise<void> {
+  // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   addJsonParser(app, 'application/json');
 }

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../errors.ts';
-import { closeGracefullyAfter } from './graceful-close.ts';
+import fp from 'fastify-plugin';
+import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
+import { JSON_TYPE } from '../../json.ts';
+import { closeGracefullyAfter } from '../edge/graceful-close.ts';
 import { describeValidationError } from './validation.ts';
 
 export interface HttpError {
@@ -44,7 +46,7 @@ export function toHttpError(err: unknown): HttpError {
     const message = mapped === 'payload_too_large' ? 'request body is larger than the limit' : (MESSAGES[mapped] ?? e.message ?? mapped);
     return { status: ERROR_STATUS[mapped], code: mapped, message, headers: {} };
   }
-  // The JSON parser throws SyntaxError (bad JSON, or a __proto__ key) with statusCode 400.
+  // A JSON text that does not parse (Fastify's own parser reports its failures as the codes above).
   if (err instanceof SyntaxError) return { status: 400, code: 'invalid_json', message: `${MESSAGES.invalid_json}: ${err.message}`, headers: {} };
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
@@ -53,9 +55,6 @@ export function toHttpError(err: unknown): HttpError {
   }
   return { status: 500, code: 'internal_error', message: MESSAGES.internal_error!, headers: {} };
 }
-
-/** The Content-Type of every JSON answer (bodies the service sends as ready-made text included). */
-export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);
@@ -70,7 +69,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** The error and not-found handlers; routes take the error handler set when they are registered. */
+export const errorHandlerPlugin = fp(errorHandling, { name: 'error-handler' });
+
+async function errorHandling(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

@@ -1,15 +1,15 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import type { Clock } from '../clock.ts';
-import { periodic, type Job } from '../jobs.ts';
-import { AppError } from '../errors.ts';
-import { canonicalJson } from '../json.ts';
-import { entityTag } from '../preconditions.ts';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Clock } from '../../clock.ts';
+import { periodic, type Job } from '../../jobs.ts';
+import { AppError } from '../../errors.ts';
+import { canonicalJson, JSON_TYPE } from '../../json.ts';
+import { entityTag } from '../../preconditions.ts';
 import { parseBearer } from './auth.ts';
-import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../storage/storage.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../schemas.ts';
-import { JSON_TYPE } from './error-handler.ts';
-import { addRouteHook } from './route-hooks.ts';
+import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../../storage/storage.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,6 +33,18 @@ const KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 export function parseIdempotencyKey(raw: string): string | undefined {
   if (!KEY.test(raw)) return undefined;
   return raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+}
+
+export function malformedIdempotencyKey(): AppError {
+  return new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+}
+
+export function idempotencyKeyReused(): AppError {
+  return new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
+}
+
+export function idempotencyKeyInUse(): AppError {
+  return new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
 }
 
 /** SHA-256 of the body as JSON with object keys sorted, so key order does not matter. */
@@ -104,9 +116,17 @@ function unseal(stored: string, token: string, id: IdempotencyId): string {
  *   (idempotentResponse), anything else releases the claim;
  * - same body, answered → the stored response is replayed with `Idempotent-Replayed: true`;
  * - same body, still in flight → 409 idempotency_key_in_use; different body → 422 idempotency_key_reused.
- * Records are kept 24 h (older ones are ignored); the returned job purges them hourly.
+ * Records are kept 24 h (older ones are ignored); idempotencyPurge removes them hourly. Depends on
+ * auth: a key is claimed for the caller authentication found.
  */
-export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepository, clock: Clock): Job {
+export const idempotencyPlugin = fp(idempotency, { name: 'idempotency', dependencies: ['auth'] });
+
+interface IdempotencyOptions {
+  readonly repo: IdempotencyRepository;
+  readonly clock: Clock;
+}
+
+async function idempotency(app: FastifyInstance, { repo, clock }: IdempotencyOptions): Promise<void> {
   app.decorateRequest('idempotency', null);
 
   const claimFor = (operation: string, etag: boolean): preHandlerHookHandler =>
@@ -114,7 +134,7 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
       const raw = request.headers['idempotency-key'];
       if (raw === undefined) return;
       const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : undefined;
-      if (key === undefined) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+      if (key === undefined) throw malformedIdempotencyKey();
       const id = { subject: request.principal!.subject, operation, key };
       const print = fingerprint(request.body);
       const now = clock.now().getTime();
@@ -123,12 +143,8 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
         request.idempotency = { id, stored: false };
         return;
       }
-      if (existing.fingerprint !== print) {
-        throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body; use a new key for a new request');
-      }
-      if (existing.response === undefined) {
-        throw new AppError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly', { 'retry-after': '1' });
-      }
+      if (existing.fingerprint !== print) throw idempotencyKeyReused();
+      if (existing.response === undefined) throw idempotencyKeyInUse();
       const { status, location } = existing.response;
       const body = unseal(existing.response.body, callerToken(request), id);
       if (location !== null) reply.header('location', location);
@@ -155,10 +171,13 @@ export function registerIdempotency(app: FastifyInstance, repo: IdempotencyRepos
     addRouteHook(route, 'preHandler', claimFor(`${[route.method].flat().join(',')} ${route.url}`, route.config.etag === true));
     addRouteHook(route, 'onSend', settle);
   });
+}
 
+/** The job that deletes the records older than IDEMPOTENCY_RETENTION_MS, hourly. */
+export function idempotencyPurge({ repo, clock }: IdempotencyOptions, log: FastifyBaseLogger): Job {
   return periodic(
     PURGE_EVERY_MS,
     () => repo.purge(new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS)),
-    (err) => app.log.warn({ err }, 'purging idempotency keys failed'),
+    (err) => log.warn({ err }, 'purging idempotency keys failed'),
   );
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
-import { addRouteHook } from './route-hooks.ts';
+import fp from 'fastify-plugin';
+import type { Clock } from '../../clock.ts';
+import { AppError } from '../../errors.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 export interface Deprecation {
   /** When the operation was deprecated (RFC 9745 `Deprecation: @<unix seconds>`). */
@@ -27,18 +28,32 @@ export function deprecationHeaders(d: Deprecation, base: string, docsUrl: string
   };
 }
 
+/** 410: the operation is past its sunset; the answer names its successor. */
+export function pastSunset(d: Deprecation, base: string): AppError {
+  return new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+}
+
+export interface DeprecationOptions {
+  readonly clock: Clock;
+  /** The API base (`/v1` or PUBLIC_BASE_URL) the successor is named under. */
+  readonly base: string;
+  readonly docsUrl: string;
+}
+
 /**
- * Registered before authentication so that every response of a deprecated operation — 401s
- * included — tells the client it is deprecated, when it ends and what replaces it. The headers
- * are formatted once per route, and only deprecated routes get the hook.
+ * Registered before authentication (the auth plugin depends on it) so that every response of a
+ * deprecated operation — 401s included — tells the client it is deprecated, when it ends and
+ * what replaces it. The headers are formatted once per route, and only deprecated routes get the hook.
  */
-export function registerDeprecation(app: FastifyInstance, clock: Clock, base: string, docsUrl: string): void {
+export const deprecationPlugin = fp(deprecation, { name: 'deprecation' });
+
+async function deprecation(app: FastifyInstance, { clock, base, docsUrl }: DeprecationOptions): Promise<void> {
   app.addHook('onRoute', (route) => {
     const d = route.config?.deprecation;
     if (d === undefined) return;
     const headers = deprecationHeaders(d, base, docsUrl);
     const sunset = d.sunset.getTime();
-    const gone = new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);
+    const gone = pastSunset(d, base);
     addRouteHook(route, 'onRequest', (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       reply.headers(headers);
       done(clock.now().getTime() >= sunset ? gone : undefined);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { entityTag, ifNoneMatchPasses, parseCondition, type Condition } from '../preconditions.ts';
+import { entityTag, ifNoneMatchPasses, parseCondition, type Condition } from '../../preconditions.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.ts';
+import fp from 'fastify-plugin';
+import type { Config } from '../../config.ts';
 
 /** One response of the Scalar plugin, kept: the page and the bundle are the same every time. */
 interface Asset {
@@ -23,7 +24,9 @@ const SCRIPT = 'js/scalar.js';
  * request registers the plugin on a private Fastify instance, takes the page and the bundle from
  * it once, and this app serves them from then on — the plugin's own bytes and content types.
  */
-export async function registerDocs(app: FastifyInstance, config: Config, path: `/${string}`): Promise<void> {
+export const docsPlugin = fp(docs, { name: 'docs', dependencies: ['error-handler', 'telemetry', 'method-not-allowed'] });
+
+async function docs(app: FastifyInstance, { config, path }: { readonly config: Config; readonly path: `/${string}` }): Promise<void> {
   const csp = contentSecurityPolicy(config);
   let assets: Promise<Map<string, Asset>> | undefined;
   const load = () => {

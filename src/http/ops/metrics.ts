@@ -1,21 +1,21 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { MEMORY_COUNTER_CAPACITY, type CounterStats } from './rate-limit.ts';
+import type { AuthMetrics, Limiter } from '../policies/auth.ts';
+import type { CounterStats } from '../policies/counter-store.ts';
+import { MEMORY_COUNTER_CAPACITY } from '../policies/counter-store.memory.ts';
 import { RequestMetrics } from './request-metrics.ts';
-import type { Storage } from '../storage/storage.ts';
-import type { AttemptOutcome, DeliveryMetrics } from '../webhooks/webhook.dispatcher.ts';
-
-export type Limiter = 'key' | 'auth_failure';
+import type { Storage } from '../../storage/storage.ts';
+import type { AttemptOutcome, DeliveryMetrics } from '../../webhooks/webhook.dispatcher.ts';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (not prom-client's global one) so
  * that every app — and every test — counts separately. With METRICS_PORT, main.ts hands the same
  * instance to the main app (which counts) and the ops app (which serves /metrics).
  */
-export class Metrics implements DeliveryMetrics {
+export class Metrics implements DeliveryMetrics, AuthMetrics {
   readonly registry = new Registry();
   /** http_requests_total and http_request_duration_seconds, by method, route pattern and status. */
   readonly #requests: RequestMetrics;
-  readonly rateLimited: Counter<'limiter'>;
+  readonly #rateLimited: Counter<'limiter'>;
   #failureCounts: (() => CounterStats | undefined) | undefined;
   readonly #webhookAttempts: Counter<'outcome'>;
   readonly #webhookInFlight: Gauge;
@@ -31,7 +31,7 @@ export class Metrics implements DeliveryMetrics {
         buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       },
     );
-    this.rateLimited = new Counter({
+    this.#rateLimited = new Counter({
       name: 'http_rate_limited_total',
       help: 'Requests refused with 429, by limiter (key: per API key; auth_failure: per client address)',
       labelNames: ['limiter'],
@@ -108,6 +108,10 @@ export class Metrics implements DeliveryMetrics {
   /** Where the failed-authentication limiter's counts are read from (the in-memory store only). */
   watchFailureCounts(stats: () => CounterStats | undefined): void {
     this.#failureCounts = stats;
+  }
+
+  rateLimited(limiter: Limiter): void {
+    this.#rateLimited.inc({ limiter });
   }
 
   attempted(outcome: AttemptOutcome): void {

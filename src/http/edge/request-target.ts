@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 import { unsupportedVersion } from './connection.ts';
 
 /**

@@ -1,6 +1,8 @@
 import { maxHeaderSize } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Config } from '../config.ts';
+import fp from 'fastify-plugin';
+import type { Config } from '../../config.ts';
+import { trustedProxies } from './client-address.ts';
 import { clientErrorHandler, refuseWhileClosing, routeWhatNodeAnswers } from './connection.ts';
 import { registerRequestTarget, rewriteUrl } from './request-target.ts';
 
@@ -12,8 +14,7 @@ export function edgeOptions(
   trustProxy: Config['trustProxy'] = false,
 ): Pick<FastifyServerOptions, 'clientErrorHandler' | 'rewriteUrl' | 'routerOptions' | 'return503OnClosing' | 'trustProxy'> {
   return {
-    // request.ip is the client: the TCP peer, or the address the trusted proxies name (TRUST_PROXY).
-    trustProxy: typeof trustProxy === 'number' ? trustHops(trustProxy) : typeof trustProxy === 'object' ? [...trustProxy] : false,
+    trustProxy: trustedProxies(trustProxy),
     clientErrorHandler,
     // connection.ts answers requests that arrive during shutdown, in the Error shape.
     return503OnClosing: false,
@@ -25,17 +26,13 @@ export function edgeOptions(
 }
 
 /**
- * A hop count trusts the last `hops` addresses of the chain (the peer, then X-Forwarded-For from
- * the right) whoever sent them. Fastify treats a bare number as trusting nothing, because a
- * client that reaches an instance directly could name any address; TRUST_PROXY=<hops> is for
- * instances only the proxies can reach (docs/deploy.md), otherwise list the proxies' addresses.
+ * The edge's hooks: a request that arrives during shutdown is refused before any work (after
+ * request-id's hook, which names the refusal), the request target is checked, and what node:http
+ * would answer itself is routed.
  */
-function trustHops(hops: number): (address: string, hop: number) => boolean {
-  return (_address, hop) => hop < hops;
-}
+export const edgePlugin = fp(edge, { name: 'edge', dependencies: ['request-id'] });
 
-/** Call first among the hooks: a request that arrives during shutdown is refused before any work. */
-export function registerEdge(app: FastifyInstance): void {
+async function edge(app: FastifyInstance): Promise<void> {
   refuseWhileClosing(app);
   registerRequestTarget(app);
   routeWhatNodeAnswers(app);

@@ -82,7 +82,7 @@ export class RequestMetrics {
 
   /**
    * The observation function of one route pattern; each (method, status) series is made once.
-   * The same function for every caller naming the route (a GET route and its HEAD, the hot lane).
+   * The same function for every caller naming the route (a GET route and the HEAD route Fastify derives from it).
    */
   observer(route: string): (method: string, status: number, seconds: number) => void {
     let observe = this.#observers.get(route);

@@ -1,5 +1,5 @@
 import { createClient } from '@redis/client';
-import type { CounterStore } from './rate-limit.ts';
+import type { CounterStore } from './counter-store.ts';
 
 /**
  * Counts shared by every instance through Redis: INCR on a key named for the window, expiring

@@ -1,5 +1,6 @@
 import type { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 
 /** Response headers a browser script may read: paging, creation, limits, deprecation, tracing, entity tags. */
 export const EXPOSED_HEADERS = [
@@ -24,7 +25,9 @@ const OFF: FastifyCorsOptions = { origin: false };
  * is not CORS at all (no Origin), or an OPTIONS that is no preflight, is left alone, so it still
  * gets the service's own answers (405 with Allow for a bare OPTIONS).
  */
-export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+export const corsPlugin = fp(crossOrigin, { name: 'cors', dependencies: ['auth'] });
+
+async function crossOrigin(app: FastifyInstance, { origins }: { readonly origins: readonly string[] }): Promise<void> {
   if (origins.length === 0) return;
   const on: FastifyCorsOptions = {
     origin: origins.includes('*') ? '*' : [...origins],

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Metrics } from './metrics.ts';
-import { addRouteHook } from './route-hooks.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 // Requests no route matched are counted under one label, so probing random URLs cannot blow up
 // the metrics' cardinality.
@@ -13,7 +14,9 @@ const UNMATCHED = 'unmatched';
  * Each route gets its own hook with its pattern and metric series bound once; requests no route
  * matched are observed by one global hook.
  */
-export function registerTelemetry(app: FastifyInstance, metrics: Metrics): void {
+export const telemetryPlugin = fp(telemetry, { name: 'telemetry' });
+
+async function telemetry(app: FastifyInstance, { metrics }: { readonly metrics: Metrics }): Promise<void> {
   // The request line is written by a logger of its own per route log level, without redaction:
   // its fields are fixed here, so nothing from headers, bodies or keys can reach it (the request
   // id was vetted on arrival), and pino's wildcard redaction paths would cost more than the rest

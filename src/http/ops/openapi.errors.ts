@@ -1,0 +1,127 @@
+import { errorCodes } from 'fastify';
+import type { ValidateFunction } from 'ajv';
+import { notFound, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
+import { CursorCodec } from '../../paging.ts';
+import { parseCondition } from '../../preconditions.ts';
+import {
+  assertIfMatch,
+  assertPetOrderable,
+  assertTransition,
+  categoryInUse,
+  duplicateCategory,
+  petHasOpenOrder,
+  unknownCategory,
+  webhookDisabled,
+} from '../../storage/rules.ts';
+import { AddressPolicy } from '../../webhooks/webhook.address.ts';
+import { parseErrorAnswer, type ParseError, unsupportedVersion } from '../edge/connection.ts';
+import { methodNotAllowedHere } from '../edge/method-not-allowed.ts';
+import { insufficientScope, keyOverLimit, MISSING_AUTHORIZATION } from '../policies/auth.ts';
+import { pastSunset, type Deprecation } from '../policies/deprecation.ts';
+import { toHttpError, type HttpError } from '../policies/error-handler.ts';
+import { idempotencyKeyInUse, idempotencyKeyReused, malformedIdempotencyKey } from '../policies/idempotency.ts';
+import { buildValidatorCompiler } from '../policies/validation.ts';
+
+/**
+ * Where on its way in a request is refused, which decides the headers set along the way that the
+ * refusal carries (app.ts orders the hooks):
+ * - `connection`: before Fastify saw a request; connection.ts writes the whole answer, Cache-Control included;
+ * - `before-auth`: by a hook that runs before authentication (the shutdown refusal, a deprecated
+ *   operation's 410): no Cache-Control, which authentication sets;
+ * - `auth`: by authentication, before the key was counted: Cache-Control, no RateLimit fields;
+ * - `counted`: once the key was counted (the route's own checks, its body, its handler): both.
+ */
+export type Stage = 'connection' | 'before-auth' | 'auth' | 'counted';
+
+/** What the document says of one error code. */
+export interface ErrorFacts {
+  /** Every stage that can refuse a request with this code. */
+  readonly raised: readonly Stage[];
+  /** An example, as the service answers it: what the service throws, through the error handler. */
+  example(route: { readonly deprecation?: Deprecation }): HttpError;
+}
+
+/** What `check` throws: the examples are refusals of the very checks the service makes. */
+function thrownBy(check: () => unknown): unknown {
+  try {
+    check();
+  } catch (err) {
+    return err;
+  }
+  throw new Error(`expected a refusal from ${check}`);
+}
+
+/** The error Fastify throws when a body fails its schema, as the route validators build it. */
+function validationError(schema: object, body: unknown): unknown {
+  const validate = buildValidatorCompiler([])({ schema, httpPart: 'body', method: 'POST', url: '' }) as ValidateFunction;
+  validate(body);
+  return { validation: validate.errors, validationContext: 'body' };
+}
+
+/** What node:http reports of a message it could not parse. */
+function parseError(code: string, packet = ''): ParseError {
+  return Object.assign(new Error(code), { code, rawPacket: Buffer.from(packet, 'latin1'), bytesParsed: 0 });
+}
+
+/** An example of every error code, from what the service throws, and where it is raised. */
+async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
+  // The one refusal only an asynchronous check makes: a webhook URL whose host resolves to a private address.
+  const privateAddress = new AddressPolicy({ allowedHosts: [], allowHttp: false, resolve: async () => [{ address: '10.0.0.7', family: 4 }] });
+  const refusedUrl = await privateAddress.check('https://hooks.internal/').then(
+    (url) => new Error(`${url} was expected to be refused`),
+    (err: unknown) => err,
+  );
+  const facts = (raised: readonly Stage[], thrown: (route: { readonly deprecation?: Deprecation }) => unknown): ErrorFacts => ({
+    raised,
+    example: (route) => toHttpError(thrown(route)),
+  });
+  const counted = ['counted'] as const;
+  return {
+    validation_failed: facts(counted, () => validationError({ type: 'object', properties: { name: { type: 'string', minLength: 1 } } }, { name: '' })),
+    invalid_json: facts(counted, () => new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY()),
+    // Two Authorization fields are refused by authentication; a request the parser refuses by connection.ts.
+    bad_request: facts(['connection', 'auth', 'counted'], () => malformedIdempotencyKey()),
+    unknown_category: facts(counted, () => unknownCategory(42)),
+    unknown_pet: facts(counted, () => thrownBy(() => assertPetOrderable(42, undefined))),
+    invalid_cursor: facts(counted, () => thrownBy(() => new CursorCodec('example').decode('pets', 'not-a-cursor'))),
+    webhook_url_not_allowed: facts(counted, () => refusedUrl),
+    unauthorized: facts(['auth'], () => MISSING_AUTHORIZATION),
+    insufficient_scope: facts(counted, () => insufficientScope('pets:write')),
+    not_found: facts(counted, () => notFound('pet 42')),
+    method_not_allowed: facts(counted, () => methodNotAllowedHere('PUT', 'GET, HEAD, PATCH, DELETE')),
+    pet_not_available: facts(counted, () => thrownBy(() => assertPetOrderable(42, 'pending'))),
+    invalid_transition: facts(counted, () => thrownBy(() => assertTransition(7, { status: 'delivered' }, 'cancelled'))),
+    idempotency_key_in_use: facts(counted, () => idempotencyKeyInUse()),
+    pet_has_open_order: facts(counted, () => petHasOpenOrder(42, 'status')),
+    category_exists: facts(counted, () => duplicateCategory('Horses')),
+    category_in_use: facts(counted, () => categoryInUse(7)),
+    webhook_disabled: facts(counted, () => webhookDisabled(3)),
+    request_timeout: facts(['connection'], () => parseErrorAnswer(parseError('ERR_HTTP_REQUEST_TIMEOUT'))),
+    gone: facts(['before-auth'], ({ deprecation }) => {
+      if (deprecation === undefined) throw new Error('OpenAPI: only a deprecated operation answers 410 `gone`');
+      return pastSunset(deprecation, '/v1');
+    }),
+    precondition_failed: facts(counted, () => thrownBy(() => assertIfMatch('pet 42', parseCondition('"stale"', 'If-Match'), { id: 42 }))),
+    payload_too_large: facts(counted, () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()),
+    unsupported_media_type: facts(counted, () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()),
+    idempotency_key_reused: facts(counted, () => idempotencyKeyReused()),
+    // An address over its failed-authentication limit is refused before its key is read; a key over its own limit after it was counted.
+    rate_limited: facts(['auth', 'counted'], () => keyOverLimit({ limit: 600, windowMs: 60_000 }, { allowed: false, remaining: 0, reset: 42 })),
+    request_header_fields_too_large: facts(['connection'], () => parseErrorAnswer(parseError('HPE_HEADER_OVERFLOW'))),
+    // Key verification can fail with the database, or unexpectedly.
+    internal_error: facts(['auth', 'counted'], () => new Error('a failure whose details stay in the log')),
+    not_implemented: facts(['connection'], () => parseErrorAnswer(parseError('HPE_INVALID_METHOD', 'BREW /pot HTTP/1.1\r\n'))),
+    // Refused during shutdown before any route hook ran, or the database is unreachable.
+    service_unavailable: facts(['before-auth', 'auth', 'counted'], () => new StorageUnavailableError('connection refused')),
+    // A request line llhttp cannot read as HTTP/1, or one it reads (HTTP/2.0) that request-target.ts refuses.
+    http_version_not_supported: facts(['connection', 'counted'], () => unsupportedVersion('HTTP/2.0')),
+  };
+}
+
+let built: Promise<Readonly<Record<ErrorCode, ErrorFacts>>> | undefined;
+
+/** The facts of every error code; built once per process (they depend on no configuration). */
+export function errorFacts(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
+  built ??= build();
+  return built;
+}

@@ -1,0 +1,160 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../../config.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
+import { errorFacts } from './openapi.errors.ts';
+import { documentResponses, referenced, sharedHeaders, type ResponseKind } from './openapi.responses.ts';
+import { EVENT_SCHEMAS } from '../../events/event.schemas.ts';
+import { DEFAULT_SCOPES, SCOPES } from '../../keys/key.types.ts';
+import { DeliveryHeaders } from '../../webhooks/webhook.schemas.ts';
+
+export const API_VERSION = '1.0.0';
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas (the same objects that validate
+ * requests and serialize responses). Shared schemas are referenced by $id and land in
+ * components.schemas under that name. Registered before the routes it documents (the API
+ * depends on it): @fastify/swagger collects the routes registered after it. Its own route, the
+ * document, follows the error handler and the plugins that observe every route.
+ */
+export const openApiPlugin = fp(openApi, { name: 'openapi', dependencies: ['error-handler', 'telemetry', 'method-not-allowed'] });
+
+async function openApi(app: FastifyInstance, { config }: { readonly config: Config }): Promise<void> {
+  const errors = await errorFacts();
+  const servers = [{ url: config.publicBaseUrl || '/v1', description: 'Production' }];
+  if (config.stagingBaseUrl) servers.push({ url: config.stagingBaseUrl, description: 'Staging' });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Pet Store API',
+        version: API_VERSION,
+        description: [
+          'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
+          'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
+        ].join('\n\n'),
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers,
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description; a key without it gets 403 \`insufficient_scope\`.`,
+          },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: 'Pets', description: 'Animals offered in the store, and their categories' },
+        { name: 'Store', description: 'Orders: how an animal moves from available to pending to sold; the inventory' },
+        { name: 'Events', description: 'Every change, as a feed: replay what a webhook endpoint missed' },
+        { name: 'Webhooks', description: 'Endpoints that receive every change as a signed POST (Standard Webhooks 1.0), and their delivery logs' },
+        { name: 'Keys', description: 'API keys: issue, inspect and revoke them (scope `keys:admin`)' },
+      ],
+      'x-tagGroups': [
+        { name: 'Store', tags: ['Store'] },
+        { name: 'Pets', tags: ['Pets'] },
+        { name: 'Events', tags: ['Events', 'Webhooks'] },
+        { name: 'Administration', tags: ['Keys'] },
+      ],
+      webhooks: webhooksSection(),
+    } as never,
+    // Response headers always present become shared components, `required: true` (openapi.responses.ts).
+    transformObject: (documents) => sharedHeaders((documents as { openapiObject: object }).openapiObject),
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
+      const scope = route.config?.scope;
+      const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
+      const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
+      const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
+      const {
+        body,
+        response,
+        querystring,
+        headers: requestHeaders,
+      } = schema as {
+        body?: { $id?: string };
+        response?: Record<string, unknown>;
+        querystring?: { properties?: object };
+        headers?: { properties?: Record<string, object> };
+      };
+      const kind: ResponseKind = {
+        deprecation: route.config?.deprecation,
+        paged: querystring?.properties !== undefined && 'cursor' in querystring.properties,
+        idempotent: route.config?.idempotent === true,
+        rateLimited: config.rateLimitPerMinute > 0,
+        etag: route.config?.etag === true,
+      };
+      return {
+        schema: {
+          ...schema,
+          description,
+          security,
+          ...(body && { body: referenced(body) }),
+          ...(requestHeaders && { headers: documentedRequestHeaders(requestHeaders) }),
+          ...(response && { response: documentResponses(response, kind, errors) }),
+        } as never,
+        url,
+      };
+    },
+  });
+  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: one POST per event type, as the service sends it to a
+ * registered endpoint — the body is that type's event schema (the same one the feed's items
+ * follow), the headers are DeliveryHeaders (Content-Type is the media type's).
+ */
+function webhooksSection(): Record<string, unknown> {
+  const parameters = Object.entries(DeliveryHeaders.properties)
+    .filter(([name]) => name !== 'content-type')
+    .map(([name, header]) => {
+      const { description, ...schema } = header as unknown as { description: string };
+      return { name, in: 'header', required: true, description, schema };
+    });
+  return Object.fromEntries(
+    EVENT_SCHEMAS.map((schema) => {
+      // TypeBox types do not declare the options an object schema was made with.
+      const event = schema as unknown as { $id: string; description: string; examples: unknown[]; properties: { type: { const: string } } };
+      const type = event.properties.type.const;
+      return [
+        type,
+        {
+          post: {
+            summary: type,
+            description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
+            tags: ['Webhooks'],
+            security: [],
+            parameters,
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${event.$id}` }, example: event.examples[0] } },
+            },
+            responses: {
+              '2XX': { description: 'Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored' },
+              default: {
+                description: 'Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule',
+              },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
+/**
+ * The Idempotency-Key request header as http/policies/idempotency.ts reads it: 1–255 printable ASCII
+ * characters, bare or as a quoted sf-string (whose quotes are not part of the key). The route
+ * schema leaves the check to idempotency.ts (400 `bad_request`); the document states the rule.
+ */
+function documentedRequestHeaders(headers: { properties?: Record<string, object> }): unknown {
+  const key = headers.properties?.['idempotency-key'];
+  if (key === undefined) return headers;
+  return { ...headers, properties: { ...headers.properties, 'idempotency-key': { ...key, minLength: 1, maxLength: 257, pattern: IDEMPOTENCY_KEY_PATTERN } } };
+}

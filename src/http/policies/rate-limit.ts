@@ -1,0 +1,129 @@
+import type { Clock } from '../../clock.ts';
+import type { CounterStats, CounterStore } from './counter-store.ts';
+import { MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from './counter-store.memory.ts';
+
+export interface Verdict {
+  readonly allowed: boolean;
+  readonly remaining: number;
+  /** Seconds until the window resets (≥ 1). */
+  readonly reset: number;
+}
+
+/** A fixed-window limiter: at most `limit` hits per key per window. */
+export class FixedWindowLimiter {
+  readonly limit: number;
+  readonly windowMs: number;
+  /** The IETF RateLimit-Policy field value for this limiter. */
+  readonly policy: string;
+  readonly #store: CounterStore;
+  readonly #clock: Clock;
+  readonly #onStoreError: (err: unknown) => void;
+  // Keys known to be over the limit, until their window ends: answered without asking the store.
+  // At most MEMORY_COUNTER_CAPACITY of them; the earliest blocked is forgotten first, which takes
+  // that many other keys going over the limit within the window.
+  #blockedWindow = -1;
+  #blocked = new Set<string>();
+
+  readonly #name: string;
+
+  constructor(options: { name: string; limit: number; windowMs?: number; store: CounterStore; clock: Clock; onStoreError?: (err: unknown) => void }) {
+    this.#name = `${options.name}:`;
+    this.limit = options.limit;
+    this.windowMs = options.windowMs ?? 60_000;
+    this.policy = `"default";q=${this.limit};w=${Math.round(this.windowMs / 1000)}`;
+    this.#store = options.store;
+    this.#clock = options.clock;
+    this.#onStoreError = options.onStoreError ?? (() => {});
+  }
+
+  #window(now: number): number {
+    const start = now - (now % this.windowMs);
+    if (start !== this.#blockedWindow) {
+      this.#blockedWindow = start;
+      this.#blocked = new Set();
+    }
+    return start;
+  }
+
+  #reset(now: number, start: number): number {
+    return Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
+  }
+
+  /** What the store says about its keys (the in-memory store; undefined with Redis). */
+  get stats(): CounterStats | undefined {
+    return this.#store.stats;
+  }
+
+  /** Whether `key` already used up this window here, without counting a hit. */
+  isBlocked(key: string): Verdict | undefined {
+    const now = this.#clock.now().getTime();
+    const start = this.#window(now);
+    return this.#blocked.has(key) ? { allowed: false, remaining: 0, reset: this.#reset(now, start) } : undefined;
+  }
+
+  /** Counts one hit. If the store fails the request is let through (fail open) and reported. */
+  async hit(key: string): Promise<Verdict> {
+    const now = this.#clock.now().getTime();
+    const start = this.#window(now);
+    let count: number;
+    try {
+      count = await this.#store.increment(this.#name + key, start, this.windowMs);
+    } catch (err) {
+      this.#onStoreError(err);
+      return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
+    }
+    if (count > this.limit && !this.#blocked.has(key)) {
+      if (this.#blocked.size >= MEMORY_COUNTER_CAPACITY) this.#blocked.delete(this.#blocked.values().next().value!);
+      this.#blocked.add(key);
+    }
+    return { allowed: count <= this.limit, remaining: Math.max(0, this.limit - count), reset: this.#reset(now, start) };
+  }
+
+  /** The IETF RateLimit field value for a verdict. */
+  static field(v: Verdict): string {
+    return `"default";r=${v.remaining};t=${v.reset}`;
+  }
+}
+
+export interface Limits {
+  readonly perKey?: FixedWindowLimiter;
+  readonly authFailures?: FixedWindowLimiter;
+  close(): Promise<void>;
+}
+
+/**
+ * The two limiters from configuration: per-instance counts, or counts shared through Redis when
+ * REDIS_URL is set. Store failures are logged at most every 10 s and the request is let through.
+ */
+export async function buildLimits(
+  config: { rateLimitPerMinute: number; authFailureLimitPerMinute: number; redisUrl: string },
+  clock: Clock,
+  warn: (err: unknown, message: string) => void,
+): Promise<Limits> {
+  let lastWarning = 0;
+  const onStoreError = (err: unknown) => {
+    const now = Date.now();
+    if (now - lastWarning < 10_000) return;
+    lastWarning = now;
+    warn(err, 'rate-limit store unavailable; requests are let through uncounted');
+  };
+  const wanted = config.rateLimitPerMinute > 0 || config.authFailureLimitPerMinute > 0;
+  let shared: CounterStore | undefined;
+  if (wanted && config.redisUrl) {
+    const { RedisCounterStore } = await import('./counter-store.redis.ts');
+    const redis = new RedisCounterStore(config.redisUrl, onStoreError);
+    // Start-up does not wait on Redis for long: until it answers, limits fail open.
+    await Promise.race([redis.connect().catch(onStoreError), new Promise((r) => setTimeout(r, 2000).unref())]);
+    shared = redis;
+  }
+  // Only the failure limit is keyed by something a client chooses (its address): only its store is bounded.
+  const make = (name: string, limit: number, capacity?: number) =>
+    limit > 0
+      ? new FixedWindowLimiter({ name, limit, store: shared ?? new MemoryCounterStore({ ceiling: limit + 1, capacity }), clock, onStoreError })
+      : undefined;
+  return {
+    perKey: make('key', config.rateLimitPerMinute),
+    authFailures: make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY),
+    close: async () => shared?.close(),
+  };
+}
