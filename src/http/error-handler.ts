@@ -3,6 +3,13 @@ import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from 
 import { closeGracefullyAfter } from './graceful-close.ts';
 import { describeValidationError } from './validation.ts';
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The `code` of the Error body this reply sent, if it sent one: the access log line names it (telemetry.ts). */
+    errorCode: ErrorCode | null;
+  }
+}
+
 export interface HttpError {
   readonly status: number;
   readonly code: ErrorCode;
@@ -59,6 +66,7 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);
+  reply.errorCode = http.code;
   if (http.status >= 500) request.log.error({ err }, 'request failed');
   // frameworkErrors (a malformed URL) are answered before any hook ran: name the request here too.
   reply.header('x-request-id', request.id);
@@ -70,10 +78,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);
 }
 
+/** The path of a request target without its query, which may carry secrets: what logs and messages may show. */
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
+  app.decorateReply('errorCode', null);
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    sendError(request, reply, new AppError('not_found', `no resource at ${request.method} ${path}`));
+    sendError(request, reply, new AppError('not_found', `no resource at ${request.method} ${pathOf(request.url)}`));
   });
 }

@@ -79,6 +79,33 @@ describe('request log', () => {
     assert.ok(!logs.text().includes('pst_wrongwrongwrong'), 'a rejected token never reaches the log');
   });
 
+  test('names the Error code of a 4xx or 5xx answer (5xx at error level), and the path without its query for a request no route matched', async (t) => {
+    const logs = logCapture();
+    const { app, auth, storage } = await buildTestApp(t, {
+      storage: openSqlite({ path: ':memory:' }),
+      logger: { ...(loggerOptions(loadConfig({})) as object), stream: logs.stream },
+    });
+    await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    await app.inject({ method: 'GET', url: '/v1/pets?limit=0', headers: auth });
+    await app.inject({ method: 'DELETE', url: '/v1/pets', headers: auth });
+    await app.inject({ method: 'GET', url: '/nowhere/x?token=s3cret-query' });
+    await storage.close();
+    await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    const lines = logs.lines().filter((l) => l.msg === 'request');
+    assert.deepEqual(
+      lines.map(({ route, path, status, code }) => ({ route, path, status, code })),
+      [
+        { route: '/v1/pets', path: undefined, status: 200, code: null },
+        { route: '/v1/pets', path: undefined, status: 400, code: 'validation_failed' },
+        { route: '/v1/pets', path: undefined, status: 405, code: 'method_not_allowed' },
+        { route: 'unmatched', path: '/nowhere/x', status: 404, code: 'not_found' },
+        { route: '/v1/pets', path: undefined, status: 500, code: 'internal_error' },
+      ],
+    );
+    assert.equal(lines.at(-1)?.level, 50);
+    assert.doesNotMatch(logs.text(), /s3cret-query/);
+  });
+
   test('redacts authorization wherever a log line carries headers', async (t) => {
     const logs = logCapture();
     const { app } = await buildTestApp(t, { logger: { ...(loggerOptions(loadConfig({})) as object), stream: logs.stream } });
