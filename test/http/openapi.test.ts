@@ -339,6 +339,20 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test('If-Match and If-None-Match state the entity-tag list grammar (RFC 9110 §13.1.1) as a pattern clients can check', () => {
+    const headers = operations(doc).flatMap(({ op }) => (op.parameters ?? []).filter((p: Json) => p.in === 'header' && /^if-(none-)?match$/.test(p.name)));
+    assert.deepEqual([...new Set(headers.map((p: Json) => p.name))].sort(), ['if-match', 'if-none-match']);
+    for (const p of headers) {
+      assert.equal(p.schema.type, 'string');
+      // As a JSON Schema validator (ECMA-262, with Unicode) reads it from the document.
+      const grammar = new RegExp(p.schema.pattern, 'u');
+      for (const good of ['*', ' * ', '"kP3v0bLQ7m2mX1Y9Zr4aQw"', 'W/"a", "b"', '"a" ,, "",\t"x\u00e9"', ',', ''])
+        assert.ok(grammar.test(good), `${p.name}: ${good}`);
+      for (const bad of ['{{7*7}}', 'a', '"a" "b"', 'W/a', 'w/"a"', '"a', '"a"b', '*, "a"', '"a b"', '"a\u0100"'])
+        assert.ok(!grammar.test(bad), `${p.name}: ${bad}`);
+    }
+  });
+
   test('operations with parameters or a body document 400; those with a body also 413 and 415', () => {
     for (const { method, path, op } of operations(doc)) {
       const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;

@@ -2480,7 +2480,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body.
+                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-none-match"?: string;
@@ -2732,7 +2732,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-match"?: string;
@@ -2966,7 +2966,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-match"?: string;
@@ -4633,7 +4633,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body.
+                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-none-match"?: string;
@@ -4836,7 +4836,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-match"?: string;
