@@ -11,6 +11,9 @@ import { DeliveryHeaders } from '../webhooks/webhook.schemas.ts';
 
 export const API_VERSION = '1.0.0';
 
+/** The operation's extension that lists the scopes its API key needs (all of them). */
+export const SCOPES_EXTENSION = 'x-required-scopes';
+
 /**
  * The OpenAPI 3.1 document is generated from the route schemas (the same objects that validate
  * requests and serialize responses). Shared schemas are referenced by $id and land in
@@ -29,6 +32,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
           'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
         ].join('\n\n'),
+        contact: { name: 'Pet Store service team' },
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers,
@@ -37,7 +41,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description; a key without it gets 403 \`insufficient_scope\`.`,
+            description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description and in its \`${SCOPES_EXTENSION}\` list; a key without it gets 403 \`insufficient_scope\`.`,
           },
         },
       },
@@ -65,7 +69,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const scope = route.config?.scope;
       const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
-      const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
+      // The scope stays out of the security requirement: OpenAPI gives scopes to OAuth2 and OpenID
+      // Connect schemes, and the key is a plain bearer token (docs/reference.md, "Scopes").
+      const security = route.config?.public ? [] : [{ bearerAuth: [] }];
       const {
         body,
         response,
@@ -89,6 +95,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           ...schema,
           description,
           security,
+          ...(scope && { [SCOPES_EXTENSION]: [scope] }),
           ...(body && { body: referenced(body) }),
           ...(requestHeaders && { headers: documentedRequestHeaders(requestHeaders) }),
           ...(response && { response: documentResponses(response, headers) }),
@@ -121,6 +128,8 @@ function webhooksSection(): Record<string, unknown> {
         type,
         {
           post: {
+            // Generators name the receiving handler after it: pet.created → petCreatedWebhook.
+            operationId: `${type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())}Webhook`,
             summary: type,
             description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
             tags: ['Webhooks'],

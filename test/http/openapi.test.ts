@@ -282,12 +282,14 @@ describe('the OpenAPI document', () => {
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /openapi|docs|healthz|readyz/);
   });
 
-  test('declares the bearer scheme and applies it globally; each operation names the scope it needs', () => {
+  test('declares the bearer scheme and applies it globally; each operation names the scope it needs in x-required-scopes and its description', () => {
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
     assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
     for (const [id, scope] of Object.entries(SCOPE_OF)) {
       const op = byId(doc, id);
-      assert.deepEqual(op.security, [{ bearerAuth: [scope] }], id);
+      // No scopes in the requirement: OpenAPI keeps those for OAuth2 / OpenID Connect schemes.
+      assert.deepEqual(op.security, [{ bearerAuth: [] }], id);
+      assert.deepEqual(op['x-required-scopes'], [scope], id);
       assert.match(op.description, new RegExp(`Requires scope \`${scope}\``), id);
     }
     for (const { method, path, op } of operations(doc)) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);

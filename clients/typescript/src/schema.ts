@@ -425,57 +425,7 @@ export interface webhooks {
          * pet.created
          * @description An animal was added: `data` is the Pet. Sent to every enabled endpoint subscribed to `pet.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "pet.created",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "available"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetCreatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -495,57 +445,7 @@ export interface webhooks {
          * pet.updated
          * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "pet.updated",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "pending"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetUpdatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -565,54 +465,7 @@ export interface webhooks {
          * pet.deleted
          * @description An animal was withdrawn: `data` is `{id}`. Sent to every enabled endpoint subscribed to `pet.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "pet.deleted",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 1
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetDeletedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -632,58 +485,7 @@ export interface webhooks {
          * order.placed
          * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order. Sent to every enabled endpoint subscribed to `order.placed`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.placed",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "placed",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderPlacedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderPlacedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -703,58 +505,7 @@ export interface webhooks {
          * order.approved
          * @description An order was approved: `data` is the Order. Sent to every enabled endpoint subscribed to `order.approved`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.approved",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "approved",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderApprovedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderApprovedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -774,58 +525,7 @@ export interface webhooks {
          * order.delivered
          * @description An order was delivered (its animal becomes `sold`): `data` is the Order. Sent to every enabled endpoint subscribed to `order.delivered`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.delivered",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "delivered",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderDeliveredEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderDeliveredWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -845,58 +545,7 @@ export interface webhooks {
          * order.cancelled
          * @description An order was cancelled (its animal becomes `available` again): `data` is the Order. Sent to every enabled endpoint subscribed to `order.cancelled`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.cancelled",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "cancelled",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderCancelledEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderCancelledWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -916,55 +565,7 @@ export interface webhooks {
          * category.created
          * @description A category was added: `data` is the Category. Sent to every enabled endpoint subscribed to `category.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "category.created",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "name": "Horses"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CategoryCreatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["categoryCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -984,55 +585,7 @@ export interface webhooks {
          * category.updated
          * @description A category was renamed: `data` is the Category. Sent to every enabled endpoint subscribed to `category.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "category.updated",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "name": "Ponies"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CategoryUpdatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["categoryUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1052,54 +605,7 @@ export interface webhooks {
          * category.deleted
          * @description A category was deleted: `data` is `{id}`. Sent to every enabled endpoint subscribed to `category.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "category.deleted",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CategoryDeletedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["categoryDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7727,6 +7233,510 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    petCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.created",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "Rex",
+                 *         "categoryId": 1,
+                 *         "status": "available"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    petUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.updated",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "Rex",
+                 *         "categoryId": 1,
+                 *         "status": "pending"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    petDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.deleted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderPlacedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.placed",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "placed",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderPlacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.approved",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "approved",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderDeliveredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.delivered",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "delivered",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.cancelled",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "cancelled",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    categoryCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "category.created",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Horses"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    categoryUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "category.updated",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Ponies"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    categoryDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "category.deleted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
