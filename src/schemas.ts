@@ -17,7 +17,11 @@ export const Timestamp = (description: string) =>
 
 export const ErrorBody = Type.Object(
   {
-    code: Type.String({ description: 'Machine-readable error code; stable, see docs/api.md', examples: ['validation_failed'], enum: ERROR_CODES }),
+    code: Type.String({
+      description: 'Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"',
+      examples: ['validation_failed'],
+      enum: ERROR_CODES,
+    }),
     message: Type.String({ description: 'Human-readable description', examples: ['body/name must not be blank'] }),
     status: Type.Integer({ description: 'The HTTP status code', minimum: 400, maximum: 599, examples: [400] }),
   },

@@ -20,7 +20,8 @@ export const SCOPES_EXTENSION = 'x-required-scopes';
  * components.schemas under that name.
  */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
-  const servers = [{ url: config.publicBaseUrl || '/v1', description: 'Production' }];
+  // Without PUBLIC_BASE_URL the document names the server that serves it, whatever that is.
+  const servers = [config.publicBaseUrl ? { url: config.publicBaseUrl, description: 'Production' } : { url: '/v1', description: 'This server' }];
   if (config.stagingBaseUrl) servers.push({ url: config.stagingBaseUrl, description: 'Staging' });
   await app.register(swagger, {
     openapi: {
@@ -29,7 +30,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'Pet Store API',
         version: API_VERSION,
         description: [
-          'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
+          'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; its `code` is one of those the `Error` schema lists, each explained in the [API guide](/docs/api.md), which also states the rules below in full. Each operation lists the answers that depend on it; the failures of the HTTP exchange itself (408, 431, 500, 505), the same for every operation, are its `default` response. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
           'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
         ].join('\n\n'),
         contact: { name: 'Pet Store service team' },
@@ -62,7 +63,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       webhooks: webhooksSection(),
     } as never,
     // Response headers always present become shared components, `required: true` (see header()).
-    transformObject: (documents) => sharedHeaders((documents as { openapiObject: object }).openapiObject),
+    transformObject: (documents) => groupExchangeErrors(sharedHeaders((documents as { openapiObject: object }).openapiObject)),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
@@ -131,7 +132,7 @@ function webhooksSection(): Record<string, unknown> {
             // Generators name the receiving handler after it: pet.created → petCreatedWebhook.
             operationId: `${type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())}Webhook`,
             summary: type,
-            description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
+            description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).`,
             tags: ['Webhooks'],
             security: [],
             parameters,
@@ -362,5 +363,69 @@ function sharedHeaders<T>(document: T): T {
     }
   }
   doc.components = { ...doc.components, headers: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))) };
+  return document;
+}
+
+// Answers about the HTTP exchange rather than the operation (a request not received in time, too
+// large a header, an HTTP version other than 1.x, an unexpected failure): the same for every
+// operation, so each operation's `default` response states them once, after the answers that
+// depend on it (docs/reference.md, "Responses").
+const EXCHANGE_STATUSES = ['408', '431', '500', '505'] as const;
+const EXCHANGE_ERROR = 'ExchangeError';
+
+type ResponseObject = {
+  description: string;
+  headers?: Record<string, HeaderObject>;
+  content: { 'application/json': { schema: unknown; examples: Record<string, unknown> } };
+};
+
+/**
+ * Moves the exchange errors of every operation into one `components.responses` entry that each
+ * operation's `default` references: its description lists each status with its own description,
+ * its examples are theirs (each example names its status), its headers those all of them carry on
+ * every operation (an operation's own headers, getPet's deprecation fields, are on its other
+ * answers). Operations whose exchange errors are described differently would be misdescribed by
+ * one entry: that fails loudly.
+ */
+function groupExchangeErrors<T>(document: T): T {
+  const doc = document as {
+    paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    components?: { responses?: Record<string, unknown> };
+  };
+  let shared: ResponseObject | undefined;
+  let headers: Record<string, HeaderObject> | undefined;
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      const responses = op.responses;
+      if (responses === undefined || !EXCHANGE_STATUSES.some((status) => status in responses)) continue;
+      const grouped = EXCHANGE_STATUSES.map((status) => responses[status] as ResponseObject | undefined);
+      if (grouped.some((r) => r === undefined))
+        throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} documents only some of ${EXCHANGE_STATUSES.join(', ')}`);
+      for (const r of grouped as ResponseObject[]) {
+        headers = Object.fromEntries(Object.entries(headers ?? r.headers ?? {}).filter(([name, h]) => JSON.stringify(r.headers?.[name]) === JSON.stringify(h)));
+      }
+      const group: ResponseObject = {
+        description: [
+          'A failure of the HTTP exchange itself, the same for every operation, with the `Error` body:',
+          ...EXCHANGE_STATUSES.map((status, i) => `- **${status}**: ${(grouped[i] as ResponseObject).description}`),
+        ].join('\n'),
+        content: {
+          'application/json': {
+            schema: (grouped[0] as ResponseObject).content['application/json'].schema,
+            examples: Object.assign({}, ...(grouped as ResponseObject[]).map((r) => r.content['application/json'].examples)),
+          },
+        },
+      };
+      shared ??= group;
+      if (JSON.stringify(group) !== JSON.stringify(shared))
+        throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} describes the exchange errors differently`);
+      for (const status of EXCHANGE_STATUSES) delete responses[status];
+      responses.default = { $ref: `#/components/responses/${EXCHANGE_ERROR}` };
+    }
+  }
+  if (shared !== undefined) {
+    const response = { description: shared.description, headers, content: shared.content };
+    doc.components = { ...doc.components, responses: { ...doc.components?.responses, [EXCHANGE_ERROR]: response } };
+  }
   return document;
 }

@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (docs/events.md).
+         * @description Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)).
          *
          *     Requires scope `events:read`.
          */
@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and docs/events.md. `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
+         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -423,7 +423,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.created
-         * @description An animal was added: `data` is the Pet. Sent to every enabled endpoint subscribed to `pet.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An animal was added: `data` is the Pet. Sent to every enabled endpoint subscribed to `pet.created`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["petCreatedWebhook"];
         delete?: never;
@@ -443,7 +443,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.updated
-         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["petUpdatedWebhook"];
         delete?: never;
@@ -463,7 +463,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.deleted
-         * @description An animal was withdrawn: `data` is `{id}`. Sent to every enabled endpoint subscribed to `pet.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An animal was withdrawn: `data` is `{id}`. Sent to every enabled endpoint subscribed to `pet.deleted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["petDeletedWebhook"];
         delete?: never;
@@ -483,7 +483,7 @@ export interface webhooks {
         put?: never;
         /**
          * order.placed
-         * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order. Sent to every enabled endpoint subscribed to `order.placed`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order. Sent to every enabled endpoint subscribed to `order.placed`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["orderPlacedWebhook"];
         delete?: never;
@@ -503,7 +503,7 @@ export interface webhooks {
         put?: never;
         /**
          * order.approved
-         * @description An order was approved: `data` is the Order. Sent to every enabled endpoint subscribed to `order.approved`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was approved: `data` is the Order. Sent to every enabled endpoint subscribed to `order.approved`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["orderApprovedWebhook"];
         delete?: never;
@@ -523,7 +523,7 @@ export interface webhooks {
         put?: never;
         /**
          * order.delivered
-         * @description An order was delivered (its animal becomes `sold`): `data` is the Order. Sent to every enabled endpoint subscribed to `order.delivered`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was delivered (its animal becomes `sold`): `data` is the Order. Sent to every enabled endpoint subscribed to `order.delivered`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["orderDeliveredWebhook"];
         delete?: never;
@@ -543,7 +543,7 @@ export interface webhooks {
         put?: never;
         /**
          * order.cancelled
-         * @description An order was cancelled (its animal becomes `available` again): `data` is the Order. Sent to every enabled endpoint subscribed to `order.cancelled`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was cancelled (its animal becomes `available` again): `data` is the Order. Sent to every enabled endpoint subscribed to `order.cancelled`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["orderCancelledWebhook"];
         delete?: never;
@@ -563,7 +563,7 @@ export interface webhooks {
         put?: never;
         /**
          * category.created
-         * @description A category was added: `data` is the Category. Sent to every enabled endpoint subscribed to `category.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description A category was added: `data` is the Category. Sent to every enabled endpoint subscribed to `category.created`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["categoryCreatedWebhook"];
         delete?: never;
@@ -583,7 +583,7 @@ export interface webhooks {
         put?: never;
         /**
          * category.updated
-         * @description A category was renamed: `data` is the Category. Sent to every enabled endpoint subscribed to `category.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description A category was renamed: `data` is the Category. Sent to every enabled endpoint subscribed to `category.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["categoryUpdatedWebhook"];
         delete?: never;
@@ -603,7 +603,7 @@ export interface webhooks {
         put?: never;
         /**
          * category.deleted
-         * @description A category was deleted: `data` is `{id}`. Sent to every enabled endpoint subscribed to `category.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description A category was deleted: `data` is `{id}`. Sent to every enabled endpoint subscribed to `category.deleted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["categoryDeletedWebhook"];
         delete?: never;
@@ -625,7 +625,7 @@ export interface components {
          */
         Error: {
             /**
-             * @description Machine-readable error code; stable, see docs/api.md
+             * @description Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"
              * @example validation_failed
              * @enum {string}
              */
@@ -1418,7 +1418,7 @@ export interface components {
             sold: number;
         };
         /**
-         * @description A permission a key holds (docs/api.md, "Authentication")
+         * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
         Scope: "pets:read" | "pets:write" | "orders:read" | "orders:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin";
@@ -1544,7 +1544,25 @@ export interface components {
             key: string;
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description A failure of the HTTP exchange itself, the same for every operation, with the `Error` body:
+         *     - **408**: The request was not received completely within the configured time (`request_timeout`); the connection is closed
+         *     - **431**: The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed
+         *     - **500**: Unexpected failure (`internal_error`); details are logged, never returned
+         *     - **505**: The request line names an HTTP version other than 1.x (`http_version_not_supported`)
+         */
+        ExchangeError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1654,17 +1672,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -1672,33 +1679,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -1726,22 +1706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createPet: {
@@ -1833,17 +1798,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -1919,33 +1873,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -1963,22 +1890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getPet: {
@@ -2111,20 +2023,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The operation is past its sunset date (`gone`) */
             410: {
                 headers: {
@@ -2159,39 +2057,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -2212,25 +2077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     deletePet: {
@@ -2321,17 +2168,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description An order for the animal is open (`pet_has_open_order`) */
             409: {
                 headers: {
@@ -2405,33 +2241,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -2449,22 +2258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updatePet: {
@@ -2571,17 +2365,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The status would change while an order for the animal is open (`pet_has_open_order`) */
             409: {
                 headers: {
@@ -2655,33 +2438,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -2699,22 +2455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listCategories: {
@@ -2784,17 +2525,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -2802,33 +2532,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -2856,22 +2559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createCategory: {
@@ -2960,17 +2648,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description A category with this name exists (`category_exists`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -3046,33 +2723,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -3090,22 +2740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getCategory: {
@@ -3198,17 +2833,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -3216,33 +2840,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -3270,22 +2867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     deleteCategory: {
@@ -3370,17 +2952,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Animals still belong to the category (`category_in_use`) */
             409: {
                 headers: {
@@ -3440,33 +3011,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -3484,22 +3028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updateCategory: {
@@ -3597,17 +3126,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Another category has this name (`category_exists`) */
             409: {
                 headers: {
@@ -3667,33 +3185,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -3711,22 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listOrders: {
@@ -3806,17 +3282,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -3824,33 +3289,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -3878,22 +3316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     placeOrder: {
@@ -3986,17 +3409,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -4072,33 +3484,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -4116,22 +3501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getOrder: {
@@ -4247,17 +3617,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -4265,33 +3624,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -4319,22 +3651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updateOrder: {
@@ -4441,17 +3758,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The transition is not allowed from the current state (`invalid_transition`) */
             409: {
                 headers: {
@@ -4525,33 +3831,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -4569,22 +3848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listEvents: {
@@ -4667,17 +3931,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -4685,33 +3938,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -4739,22 +3965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listWebhooks: {
@@ -4831,17 +4042,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -4849,33 +4049,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -4903,22 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createWebhook: {
@@ -5007,17 +4165,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -5063,33 +4210,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -5107,22 +4227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getWebhook: {
@@ -5222,17 +4327,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5240,33 +4334,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -5294,22 +4361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     deleteWebhook: {
@@ -5394,17 +4446,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5412,33 +4453,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -5466,22 +4480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updateWebhook: {
@@ -5585,17 +4584,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -5641,33 +4629,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -5685,22 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     rotateWebhookSecret: {
@@ -5801,17 +4747,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5819,33 +4754,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -5873,22 +4781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listWebhookDeliveries: {
@@ -5982,17 +4875,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6000,33 +4882,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6054,22 +4909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     retryWebhookDelivery: {
@@ -6173,17 +5013,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The endpoint is disabled (`webhook_disabled`) */
             409: {
                 headers: {
@@ -6215,33 +5044,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -6259,22 +5061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getInventory: {
@@ -6351,17 +5138,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6369,33 +5145,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6423,22 +5172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listKeys: {
@@ -6515,17 +5249,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6533,33 +5256,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6587,22 +5283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createKey: {
@@ -6700,17 +5381,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -6786,33 +5456,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -6830,22 +5473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getKey: {
@@ -6946,17 +5574,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6964,33 +5581,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -7018,22 +5608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     revokeKey: {
@@ -7118,17 +5693,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -7174,33 +5738,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -7218,22 +5755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     petCreatedWebhook: {
