@@ -32,9 +32,19 @@ export function entityTag(resource: object): string {
   return tag;
 }
 
-// One list element: an optional entity-tag (W/ prefix, quoted etagc*) between optional white
-// space, then a comma or the end. Empty elements (", ,") are allowed, as RFC 9110 §5.6.1 asks.
-const ELEMENT = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)/y;
+// The grammar of If-Match and If-None-Match (RFC 9110 §13.1.1, §13.1.2): `*`, or a list (§5.6.1,
+// empty elements allowed) of entity-tags (§8.8.3: an optional W/, then etagc* between double
+// quotes; etagc is %x21 / %x23-7E / obs-text). The route header schemas carry it as their
+// `pattern` (so the OpenAPI document states it and validation enforces it) and parseCondition
+// checks it too. Each run of white space has one place to go, so matching stays linear.
+const OWS = '[ \\t]*';
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7e\\x80-\\xff]*"';
+export const CONDITION_PATTERN = `^${OWS}(?:\\*${OWS}|(?:${ENTITY_TAG}${OWS})?(?:,${OWS}(?:${ENTITY_TAG}${OWS})?)*)$`;
+const CONDITION = new RegExp(CONDITION_PATTERN, 'u');
+const TAG = /(W\/)?"([^"]*)"/g;
+
+/** What a malformed If-Match or If-None-Match is told (after `header "If-Match"`). */
+export const CONDITION_RULE = 'must be * or a comma-separated list of entity tags such as "xyz" or W/"xyz"';
 
 /**
  * Parses an If-Match or If-None-Match field value; undefined when the request has none. A value
@@ -43,21 +53,11 @@ const ELEMENT = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)/y;
  */
 export function parseCondition(value: string | undefined, field: 'If-Match' | 'If-None-Match'): Condition | undefined {
   if (value === undefined) return undefined;
+  if (!CONDITION.test(value)) throw new AppError('validation_failed', `header "${field}" ${CONDITION_RULE}`);
   if (value.trim() === '*') return '*';
-  const list: EntityTag[] = [];
-  for (let i = 0; i < value.length; ) {
-    ELEMENT.lastIndex = i;
-    const m = ELEMENT.exec(value);
-    if (m === null || ELEMENT.lastIndex === i) return invalid(field);
-    if (m[2] !== undefined) list.push({ opaque: m[2], weak: m[1] !== undefined });
-    i = ELEMENT.lastIndex;
-  }
-  // An empty list (`If-Match: ,`) is valid syntax; it names no tag, so no tag matches it.
-  return list;
-}
-
-function invalid(field: string): never {
-  throw new AppError('validation_failed', `header "${field}" must be * or a comma-separated list of entity tags such as "xyz" or W/"xyz"`);
+  // The value is a well-formed list, so its tags are exactly its quoted parts; an empty list
+  // (`If-Match: ,`) names no tag, so no tag matches it.
+  return Array.from(value.matchAll(TAG), (m) => ({ opaque: m[2], weak: m[1] !== undefined }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { CONDITION_PATTERN } from './preconditions.ts';
 
 /**
  * Free text a client names things with: not blank, and no U+0000 anywhere (PostgreSQL text cannot
@@ -16,7 +17,11 @@ export const Timestamp = (description: string) =>
 
 export const ErrorBody = Type.Object(
   {
-    code: Type.String({ description: 'Machine-readable error code; stable, see docs/api.md', examples: ['validation_failed'], enum: ERROR_CODES }),
+    code: Type.String({
+      description: 'Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"',
+      examples: ['validation_failed'],
+      enum: ERROR_CODES,
+    }),
     message: Type.String({ description: 'Human-readable description', examples: ['body/name must not be blank'] }),
     status: Type.Integer({ description: 'The HTTP status code', minimum: 400, maximum: 599, examples: [400] }),
   },
@@ -149,7 +154,8 @@ export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(
     Type.String({
       description:
-        'Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.',
+        'Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.',
+      pattern: CONDITION_PATTERN,
       examples: ['"kP3v0bLQ7m2mX1Y9Zr4aQw"'],
     }),
   ),
@@ -160,7 +166,8 @@ export const IfNoneMatchHeaders = Type.Object({
   'if-none-match': Type.Optional(
     Type.String({
       description:
-        'Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body.',
+        'Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.',
+      pattern: CONDITION_PATTERN,
       examples: ['"kP3v0bLQ7m2mX1Y9Zr4aQw"'],
     }),
   ),

@@ -6,7 +6,7 @@ export const ScopeSchema = Type.Unsafe<Scope>({
   $id: 'Scope',
   type: 'string',
   enum: [...SCOPES],
-  description: 'A permission a key holds (docs/api.md, "Authentication")',
+  description: 'A permission a key holds (the [API guide](/docs/api.md), "Authentication")',
 });
 const scopeRef = Type.Unsafe<Scope>({ $ref: 'Scope#' });
 

@@ -8,7 +8,7 @@ import type { SecretBox } from './webhook.secret-box.ts';
 import { USER_AGENT, type Sender, type SendResult } from './webhook.sender.ts';
 import { signatureHeader } from './webhook.signature.ts';
 
-/** How an attempt ended, as counted in webhook_deliveries_total. */
+/** How an attempt ended, as counted in petstore_webhook_delivery_attempts_total. */
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
 
 export interface DeliveryMetrics {

@@ -112,12 +112,14 @@ for (const engine of ENGINES) {
     test('a malformed If-None-Match → 400 naming the header; a missing pet is 404 whatever the condition', async (t) => {
       const server = await serve(t, engine);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
-      for (const condition of ['abc', '"a" "b"', 'W/abc', '"a', 'w/"a"']) {
+      for (const condition of ['abc', '"a" "b"', 'W/abc', '"a', 'w/"a"', '{{7*7}}']) {
         const res = await server.call('GET', `/v1/pets/${pet.json.id}`, { headers: { 'if-none-match': condition } });
         assert.equal(res.status, 400, condition);
-        const body = await res.json();
-        assert.equal(body.code, 'validation_failed');
-        assert.match(body.message, /header "If-None-Match"/);
+        assert.deepEqual(await res.json(), {
+          code: 'validation_failed',
+          message: 'header "If-None-Match" must be * or a comma-separated list of entity tags such as "xyz" or W/"xyz"',
+          status: 400,
+        });
       }
       assert.equal((await server.call('GET', '/v1/pets/999', { headers: { 'if-none-match': '*' } })).status, 404);
       // An empty list names no tag: nothing matches it.

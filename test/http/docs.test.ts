@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -41,6 +42,21 @@ describe('GET /docs (API reference page)', () => {
     const { app } = await buildTestApp(t, { env: { PUBLIC_BASE_URL: 'https://api.example.com/v1', STAGING_BASE_URL: 'https://staging.example.com/v1' } });
     const res = await app.inject({ method: 'GET', url: '/docs/' });
     assert.match(String(res.headers['content-security-policy']), /connect-src 'self' https:\/\/api\.example\.com https:\/\/staging\.example\.com(;|$)/);
+  });
+
+  test('serves the guides the document links to (docs/api.md, docs/events.md) beside the page, and the document names no other', async (t) => {
+    const { app } = await buildTestApp(t);
+    const text = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).body;
+    assert.match(text, /\[API guide\]\(\/docs\/api\.md\)/);
+    const named = new Set([...text.matchAll(/\(?\/?docs\/[\w.-]+\.md/g)].map((m) => m[0]));
+    assert.deepEqual([...named].sort(), ['(/docs/api.md', '(/docs/events.md'], 'every guide is linked as served');
+    for (const name of ['api.md', 'events.md']) {
+      const res = await app.inject({ method: 'GET', url: `/docs/${name}` });
+      assert.equal(res.statusCode, 200, name);
+      assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');
+      assert.equal(res.body, await readFile(new URL(`../../docs/${name}`, import.meta.url), 'utf8'));
+      assert.match(String(res.headers['content-security-policy']), /default-src 'self'/);
+    }
   });
 
   test('answers 405 to other methods', async (t) => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { buildOpsApp } from '../../src/app.ts';
 import { loggerOptions } from '../../src/logger.ts';
 import { loadConfig } from '../../src/config.ts';
-import { Metrics } from '../../src/http/ops/metrics.ts';
+import { LEGACY_NAMES, Metrics } from '../../src/http/ops/metrics.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { buildTestApp, logCapture } from '../helpers/app.ts';
 
@@ -79,6 +80,33 @@ describe('request log', () => {
     assert.ok(!logs.text().includes('pst_wrongwrongwrong'), 'a rejected token never reaches the log');
   });
 
+  test('names the Error code of a 4xx or 5xx answer (5xx at error level), and the path without its query for a request no route matched', async (t) => {
+    const logs = logCapture();
+    const { app, auth, storage } = await buildTestApp(t, {
+      storage: openSqlite({ path: ':memory:' }),
+      logger: { ...(loggerOptions(loadConfig({})) as object), stream: logs.stream },
+    });
+    await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    await app.inject({ method: 'GET', url: '/v1/pets?limit=0', headers: auth });
+    await app.inject({ method: 'DELETE', url: '/v1/pets', headers: auth });
+    await app.inject({ method: 'GET', url: '/nowhere/x?token=s3cret-query' });
+    await storage.close();
+    await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    const lines = logs.lines().filter((l) => l.msg === 'request');
+    assert.deepEqual(
+      lines.map(({ route, path, status, code }) => ({ route, path, status, code })),
+      [
+        { route: '/v1/pets', path: undefined, status: 200, code: null },
+        { route: '/v1/pets', path: undefined, status: 400, code: 'validation_failed' },
+        { route: '/v1/pets', path: undefined, status: 405, code: 'method_not_allowed' },
+        { route: 'unmatched', path: '/nowhere/x', status: 404, code: 'not_found' },
+        { route: '/v1/pets', path: undefined, status: 500, code: 'internal_error' },
+      ],
+    );
+    assert.equal(lines.at(-1)?.level, 50);
+    assert.doesNotMatch(logs.text(), /s3cret-query/);
+  });
+
   test('redacts authorization wherever a log line carries headers', async (t) => {
     const logs = logCapture();
     const { app } = await buildTestApp(t, { logger: { ...(loggerOptions(loadConfig({})) as object), stream: logs.stream } });
@@ -112,19 +140,56 @@ describe('GET /metrics', () => {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     const text = res.body;
-    assert.match(text, /^http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 3$/m);
-    assert.match(text, /^http_requests_total\{method="GET",route="\/v1\/pets",status="401"\} 1$/m);
-    assert.match(text, /^http_requests_total\{method="GET",route="\/v1\/pets\/:petId",status="404"\} 1$/m);
-    assert.match(text, /^http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
-    assert.match(text, /^http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/v1\/pets",status="200"\} 3$/m);
-    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/v1\/pets",status="200"\} 3$/m);
-    assert.match(text, /^# TYPE http_rate_limited_total counter$/m);
-    assert.match(text, /^db_connections\{state="total"\} 1$/m);
-    assert.match(text, /^db_connections\{state="idle"\} 1$/m);
-    assert.match(text, /^db_waiting_queries 0$/m);
+    assert.match(text, /^petstore_http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 3$/m);
+    assert.match(text, /^petstore_http_requests_total\{method="GET",route="\/v1\/pets",status="401"\} 1$/m);
+    assert.match(text, /^petstore_http_requests_total\{method="GET",route="\/v1\/pets\/:petId",status="404"\} 1$/m);
+    assert.match(text, /^petstore_http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
+    assert.match(text, /^petstore_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/v1\/pets",status="200"\} 3$/m);
+    assert.match(text, /^petstore_http_request_duration_seconds_count\{method="GET",route="\/v1\/pets",status="200"\} 3$/m);
+    assert.match(text, /^# TYPE petstore_http_rate_limited_total counter$/m);
+    assert.match(text, /^petstore_db_connections\{state="idle"\} 1$/m);
+    assert.match(text, /^petstore_db_connections\{state="in_use"\} 0$/m);
+    assert.match(text, /^petstore_db_waiting_queries 0$/m);
     assert.match(text, /^process_cpu_user_seconds_total \d/m);
     assert.match(text, /^nodejs_eventloop_lag_seconds /m);
     assert.doesNotMatch(text, /junk/);
+  });
+
+  test('names every metric of its own petstore_* and reports its build as petstore_build_info', async (t) => {
+    const { app } = await buildTestApp(t);
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const own = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]).filter((n) => !(n in LEGACY_NAMES) && n !== 'db_connections');
+    assert.ok(own.length >= 10);
+    for (const name of own) assert.match(name, /^petstore_/);
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    assert.match(
+      text,
+      new RegExp(`^petstore_build_info\\{version="${version.replaceAll('.', '\\.')}",nodejs_version="${process.version}",engine="sqlite"\\} 1$`, 'm'),
+    );
+  });
+
+  test('still serves the old metric names, each the same series as its new name, for one release', async (t) => {
+    const storage = openSqlite({ path: ':memory:' });
+    const { app, auth } = await buildTestApp(t, { storage, metrics: new Metrics(storage, { processMetrics: false }) });
+    t.after(() => storage.close());
+    await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    await app.inject({ method: 'GET', url: '/v1/pets' });
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const series = (name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name}_`) || l.startsWith(`${name} `));
+    for (const [legacy, current] of Object.entries(LEGACY_NAMES)) {
+      const now = series(current);
+      assert.deepEqual(
+        series(legacy),
+        now.map((l) => legacy + l.slice(current.length)),
+        legacy,
+      );
+      assert.match(text, new RegExp(`^# HELP ${legacy} Deprecated: use ${current}\\. `, 'm'));
+      assert.match(text, new RegExp(`^# TYPE ${legacy} (counter|gauge|histogram)$`, 'm'));
+    }
+    assert.equal(series('http_requests_total').length, 2);
+    assert.equal(series('http_request_duration_seconds').length, 2 * 15);
+    assert.match(text, /^db_connections\{state="total"\} 1$/m);
+    assert.match(text, /^db_connections\{state="idle"\} 1$/m);
   });
 
   test('health and metrics answer without a key; /readyz says ready', async (t) => {

@@ -81,6 +81,11 @@ function differences(a: unknown, b: unknown, at = '', out: string[] = []): strin
 }
 
 /** The media-type objects of a response or request body. */
+/** The responses an operation states itself: `default` is the shared ExchangeError, tested on its own. */
+function ownResponses(op: Json): [string, Json][] {
+  return Object.entries(op.responses as Json).filter(([status]) => status !== 'default');
+}
+
 function media(container: Json | undefined): Json[] {
   return Object.values((container?.content ?? {}) as Json);
 }
@@ -179,10 +184,8 @@ describe('GET /v1/openapi.json', () => {
 
   test('servers is the relative /v1 when PUBLIC_BASE_URL and STAGING_BASE_URL are unset', async () => {
     const doc = await documentFor({});
-    assert.deepEqual(
-      doc.servers.map((s: Json) => s.url),
-      ['/v1'],
-    );
+    // Labelled for what it is: whatever server serves the document, not a production one.
+    assert.deepEqual(doc.servers, [{ url: '/v1', description: 'This server' }]);
   });
 
   test('servers lists production then staging from PUBLIC_BASE_URL and STAGING_BASE_URL', async () => {
@@ -282,12 +285,14 @@ describe('the OpenAPI document', () => {
     for (const path of Object.keys(doc.paths)) assert.doesNotMatch(path, /openapi|docs|healthz|readyz/);
   });
 
-  test('declares the bearer scheme and applies it globally; each operation names the scope it needs', () => {
+  test('declares the bearer scheme and applies it globally; each operation names the scope it needs in x-required-scopes and its description', () => {
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
     assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
     for (const [id, scope] of Object.entries(SCOPE_OF)) {
       const op = byId(doc, id);
-      assert.deepEqual(op.security, [{ bearerAuth: [scope] }], id);
+      // No scopes in the requirement: OpenAPI keeps those for OAuth2 / OpenID Connect schemes.
+      assert.deepEqual(op.security, [{ bearerAuth: [] }], id);
+      assert.deepEqual(op['x-required-scopes'], [scope], id);
       assert.match(op.description, new RegExp(`Requires scope \`${scope}\``), id);
     }
     for (const { method, path, op } of operations(doc)) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
@@ -323,7 +328,7 @@ describe('the OpenAPI document', () => {
 
   test('every response has a description, and every 4xx/5xx response has the Error body', () => {
     for (const { method, path, op } of operations(doc)) {
-      for (const [status, response] of Object.entries(op.responses as Json)) {
+      for (const [status, response] of ownResponses(op)) {
         assert.ok(response.description && response.description !== 'Default Response', `${method} ${path} ${status} description`);
         if (Number(status) >= 400) {
           const schemas = media(response).map((m) => m.schema.$ref);
@@ -335,7 +340,22 @@ describe('the OpenAPI document', () => {
 
   test('every operation documents 401, 403, 500 and 503', () => {
     for (const { method, path, op } of operations(doc)) {
-      for (const status of ['401', '403', '500', '503']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+      for (const status of ['401', '403', '503']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+      assert.deepEqual(op.responses.default, { $ref: '#/components/responses/ExchangeError' }, `${method} ${path} default`);
+    }
+  });
+
+  test('If-Match and If-None-Match state the entity-tag list grammar (RFC 9110 §13.1.1) as a pattern clients can check', () => {
+    const headers = operations(doc).flatMap(({ op }) => (op.parameters ?? []).filter((p: Json) => p.in === 'header' && /^if-(none-)?match$/.test(p.name)));
+    assert.deepEqual([...new Set(headers.map((p: Json) => p.name))].sort(), ['if-match', 'if-none-match']);
+    for (const p of headers) {
+      assert.equal(p.schema.type, 'string');
+      // As a JSON Schema validator (ECMA-262, with Unicode) reads it from the document.
+      const grammar = new RegExp(p.schema.pattern, 'u');
+      for (const good of ['*', ' * ', '"kP3v0bLQ7m2mX1Y9Zr4aQw"', 'W/"a", "b"', '"a" ,, "",\t"x\u00e9"', ',', ''])
+        assert.ok(grammar.test(good), `${p.name}: ${good}`);
+      for (const bad of ['{{7*7}}', 'a', '"a" "b"', 'W/a', 'w/"a"', '"a', '"a"b', '*, "a"', '"a b"', '"a\u0100"'])
+        assert.ok(!grammar.test(bad), `${p.name}: ${bad}`);
     }
   });
 
@@ -373,7 +393,7 @@ describe('the OpenAPI document', () => {
 
   test('every error response has one named example per code it can carry, with that status', () => {
     for (const { method, path, op } of operations(doc)) {
-      for (const [status, response] of Object.entries(op.responses as Json)) {
+      for (const [status, response] of ownResponses(op)) {
         if (Number(status) < 400) continue;
         const where = `${method} ${path} ${status}`;
         const examples = Object.entries((media(response)[0].examples ?? {}) as Json);
@@ -397,7 +417,7 @@ describe('the OpenAPI document', () => {
       assert.ok(headerNames(byId(doc, id), '201').includes('Location'), `${id} 201 Location`);
     for (const id of ['listPets', 'listOrders', 'listKeys']) assert.ok(headerNames(byId(doc, id), '200').includes('Link'), `${id} 200 Link`);
     const getPet = byId(doc, 'getPet');
-    for (const status of Object.keys(getPet.responses)) {
+    for (const [status] of ownResponses(getPet)) {
       assert.deepEqual(
         headerNames(getPet, status).filter((h) => ['Deprecation', 'Sunset', 'Link'].includes(h)),
         ['Deprecation', 'Sunset', 'Link'],
@@ -529,7 +549,7 @@ describe('the OpenAPI document', () => {
 
   test('headers that are always present are required: X-Request-Id everywhere, Location on 201, Retry-After on 429 and 503, the deprecation headers on getPet', () => {
     for (const { method, path, op } of operations(doc)) {
-      for (const [status, response] of Object.entries(op.responses as Json)) {
+      for (const [status, response] of ownResponses(op)) {
         const where = `${method} ${path} ${status}`;
         const names = required(response);
         assert.ok(names.includes('X-Request-Id'), `${where} X-Request-Id`);
@@ -562,11 +582,31 @@ describe('the OpenAPI document', () => {
       for (const response of Object.values(op.responses as Json)) assert.equal((response as Json).headers?.RateLimit, undefined);
   });
 
+  test("states the exchange errors (408, 431, 500, 505) once, as every operation's default response, each status with its code", () => {
+    const shared = doc.components.responses.ExchangeError;
+    for (const [status, code] of [
+      [408, 'request_timeout'],
+      [431, 'request_header_fields_too_large'],
+      [500, 'internal_error'],
+      [505, 'http_version_not_supported'],
+    ] as const) {
+      assert.match(shared.description, new RegExp(`\\*\\*${status}\\*\\*: [^\\n]*\`${code}\``));
+      assert.equal(media(shared)[0].examples[code].value.status, status);
+      assert.equal(ERROR_STATUS[code], status);
+    }
+    assert.deepEqual(media(shared)[0].schema, { $ref: '#/components/schemas/Error' });
+    assert.deepEqual(Object.keys(shared.headers), ['X-Request-Id', 'X-Content-Type-Options', 'Cache-Control']);
+    for (const { method, path, op } of operations(doc)) {
+      for (const status of ['408', '431', '500', '505']) assert.equal(op.responses[status], undefined, `${method} ${path} lists ${status} itself`);
+    }
+  });
+
   test('every operation documents 400 naming bad_request, and 408, 431, 503 and 505', () => {
     for (const { method, path, op } of operations(doc)) {
       assert.match(op.responses['400']?.description ?? '', /`bad_request`/, `${method} ${path} 400`);
       assert.match(op.responses['400'].description, /`validation_failed`/, `${method} ${path} 400`);
-      for (const status of ['408', '431', '503', '505']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+      assert.ok(op.responses['503'], `${method} ${path} documents 503`);
+      assert.ok(op.responses.default, `${method} ${path} documents 408, 431 and 505 (default)`);
     }
   });
 

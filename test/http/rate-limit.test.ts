@@ -44,7 +44,7 @@ describe('rate limit per API key', () => {
     );
 
     const metrics = await app.inject({ method: 'GET', url: '/metrics' });
-    assert.match(metrics.body, /^http_rate_limited_total\{limiter="key"\} 1$/m);
+    assert.match(metrics.body, /^petstore_http_rate_limited_total\{limiter="key"\} 1$/m);
 
     clock.set(new Date('2026-03-01T10:01:00Z'));
     const next = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
@@ -97,7 +97,7 @@ describe('failed-authentication limit per client address', () => {
     assert.equal(valid.statusCode, 429, 'a correct key is not even checked, so guessing learns nothing');
     assert.equal((await from('203.0.113.8', auth)).statusCode, 200);
     assert.equal((await from('203.0.113.8')).statusCode, 401);
-    assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^http_rate_limited_total\{limiter="auth_failure"\} 2$/m);
+    assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^petstore_http_rate_limited_total\{limiter="auth_failure"\} 2$/m);
 
     clock.set(new Date('2026-03-01T10:01:00Z'));
     assert.equal((await from('203.0.113.7', auth)).statusCode, 200);

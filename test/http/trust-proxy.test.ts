@@ -105,8 +105,8 @@ describe('failed-authentication counts are observable', () => {
     await send('203.0.113.2');
     await send('2001:db8::1');
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(metrics, /^auth_failure_addresses 3$/m);
-    assert.match(metrics, /^auth_failure_addresses_evicted_total 0$/m);
+    assert.match(metrics, /^petstore_auth_failure_addresses 3$/m);
+    assert.match(metrics, /^petstore_auth_failure_addresses_evicted_total 0$/m);
   });
 });
 

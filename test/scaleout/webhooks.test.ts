@@ -57,13 +57,13 @@ test(`two instances on one PostgreSQL database: ${PETS} events reach each of two
   const succeeded = await Promise.all(
     instances.map(async (i) => {
       const text = await (await fetch(`${i.base}/metrics`)).text();
-      return Number(/^webhook_deliveries_total\{outcome="succeeded"\} (\d+)$/m.exec(text)?.[1]);
+      return Number(/^petstore_webhook_delivery_attempts_total\{outcome="succeeded"\} (\d+)$/m.exec(text)?.[1]);
     }),
   );
   t.diagnostic(`attempts per instance: ${succeeded.join(' + ')}`);
   assert.equal(succeeded[0] + succeeded[1], 2 * PETS);
   await eventually(
-    async () => (/^webhook_oldest_pending_seconds 0$/m.test(await (await fetch(`${instances[0].base}/metrics`)).text()) ? true : undefined),
+    async () => (/^petstore_webhook_oldest_pending_seconds 0$/m.test(await (await fetch(`${instances[0].base}/metrics`)).text()) ? true : undefined),
     5_000,
   );
 });

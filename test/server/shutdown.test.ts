@@ -77,7 +77,7 @@ test('with METRICS_PORT the process serves health and metrics there, not on PORT
     assert.equal((await fetch(`${ops}${path}`)).status, 200, `METRICS_PORT ${path}`);
   }
   const metrics = await (await fetch(`${ops}/metrics`)).text();
-  assert.match(metrics, /^http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 1$/m);
+  assert.match(metrics, /^petstore_http_requests_total\{method="GET",route="\/v1\/pets",status="200"\} 1$/m);
   assert.match(metrics, /^process_resident_memory_bytes \d+/m);
   assert.equal(await svc.stop('SIGINT'), 0);
 });

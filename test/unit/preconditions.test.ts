@@ -47,6 +47,13 @@ describe('If-Match / If-None-Match', () => {
     }
   });
 
+  test('check a long hostile value in linear time (no backtracking blow-up)', () => {
+    const hostile = [`,${' '.repeat(60_000)}x`, `${'"a" ,'.repeat(12_000)} "b`, `${'W/"" '.repeat(12_000)}`];
+    const started = performance.now();
+    for (const value of hostile) assert.throws(() => parseCondition(value, 'If-None-Match'), AppError);
+    assert.ok(performance.now() - started < 500, `${performance.now() - started} ms`);
+  });
+
   test('If-Match compares strongly: a weak tag never matches; * always does', () => {
     const tag = '"abc"';
     assert.equal(ifMatchPasses(parseCondition('"abc"', 'If-Match')!, tag), true);

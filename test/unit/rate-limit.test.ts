@@ -132,12 +132,12 @@ describe('MemoryCounterStore: bounded, and eviction does not free a counted addr
     let stats = { size: 3, evicted: 0 };
     metrics.watchFailureCounts(() => stats);
     const text = () => metrics.registry.metrics();
-    assert.match(await text(), /^auth_failure_addresses 3$/m);
-    assert.match(await text(), /^auth_failure_addresses_evicted_total 0$/m);
+    assert.match(await text(), /^petstore_auth_failure_addresses 3$/m);
+    assert.match(await text(), /^petstore_auth_failure_addresses_evicted_total 0$/m);
     stats = { size: MEMORY_COUNTER_CAPACITY, evicted: 7 };
-    assert.match(await text(), /^auth_failure_addresses_evicted_total 7$/m);
+    assert.match(await text(), /^petstore_auth_failure_addresses_evicted_total 7$/m);
     stats = { size: MEMORY_COUNTER_CAPACITY, evicted: 9 };
-    assert.match(await text(), /^auth_failure_addresses_evicted_total 9$/m);
-    assert.match(await text(), /^auth_failure_addresses 100000$/m);
+    assert.match(await text(), /^petstore_auth_failure_addresses_evicted_total 9$/m);
+    assert.match(await text(), /^petstore_auth_failure_addresses 100000$/m);
   });
 });

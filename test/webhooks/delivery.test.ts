@@ -303,17 +303,17 @@ for (const engine of ENGINES) {
         const text = (await w.app.inject({ method: 'GET', url: '/metrics' })).body;
         return Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
       };
-      assert.equal(await metric('webhook_oldest_pending_seconds'), 0);
+      assert.equal(await metric('petstore_webhook_oldest_pending_seconds'), 0);
       await w.createPet('one');
       await w.receiver.waitFor(2);
-      await eventually(async () => ((await metric('webhook_deliveries_total{outcome="succeeded"}')) === 1 ? true : undefined));
-      assert.equal(await metric('webhook_deliveries_total{outcome="retrying"}'), 1);
-      assert.equal(await metric('webhook_deliveries_total{outcome="failed"}'), 0);
+      await eventually(async () => ((await metric('petstore_webhook_delivery_attempts_total{outcome="succeeded"}')) === 1 ? true : undefined));
+      assert.equal(await metric('petstore_webhook_delivery_attempts_total{outcome="retrying"}'), 1);
+      assert.equal(await metric('petstore_webhook_delivery_attempts_total{outcome="failed"}'), 0);
       await w.createPet('two'); // this one hangs until the timeout
       await w.receiver.waitFor(3);
-      await eventually(async () => ((await metric('webhook_attempts_in_flight')) === 1 ? true : undefined));
+      await eventually(async () => ((await metric('petstore_webhook_delivery_attempts_in_flight')) === 1 ? true : undefined));
       await new Promise((r) => setTimeout(r, 50));
-      assert.ok((await metric('webhook_oldest_pending_seconds')) > 0.04, 'the pending delivery is getting older');
+      assert.ok((await metric('petstore_webhook_oldest_pending_seconds')) > 0.04, 'the pending delivery is getting older');
     });
 
     test('at most 64 KiB of a response is read: a huge 2xx answer still counts, and the next delivery goes out on a new connection', async (t) => {
@@ -335,11 +335,11 @@ for (const engine of ENGINES) {
     test('/metrics answers while the database does not: the pending-age gauge keeps its last value', async (t) => {
       const storage = await openTestStorage(t, engine);
       const { app } = await buildTestApp(t, { storage });
-      assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^webhook_oldest_pending_seconds 0$/m);
+      assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^petstore_webhook_oldest_pending_seconds 0$/m);
       await storage.close();
       const res = await app.inject({ method: 'GET', url: '/metrics' });
       assert.equal(res.statusCode, 200);
-      assert.match(res.body, /^webhook_oldest_pending_seconds 0$/m);
+      assert.match(res.body, /^petstore_webhook_oldest_pending_seconds 0$/m);
     });
 
     test('an attempt whose event was purged before it could be made fails without a request', async (t) => {

@@ -69,8 +69,20 @@ export function errorStatusesOf(doc: Json): number[] {
   const statuses = new Set<number>();
   for (const item of Object.values(doc.paths as Json))
     for (const method of HTTP_METHODS)
-      for (const status of Object.keys(item[method]?.responses ?? {})) if (/^[45]\d\d$/.test(status)) statuses.add(Number(status));
+      for (const [status, response] of Object.entries((item[method]?.responses ?? {}) as Json)) {
+        if (/^[45]\d\d$/.test(status)) statuses.add(Number(status));
+        // A `default` response covers several statuses: its examples (Error bodies) name each one.
+        else if (status === 'default') for (const s of exampleStatuses(doc, response)) statuses.add(s);
+      }
   return [...statuses].sort((a, b) => a - b);
+}
+
+/** The `status` of every example Error body of a response (a local $ref to components.responses is followed). */
+function exampleStatuses(doc: Json, response: Json): number[] {
+  const ref = response.$ref as string | undefined;
+  const resolved: Json | undefined = ref ? doc.components?.responses?.[ref.replace('#/components/responses/', '')] : response;
+  const examples = Object.values((resolved?.content?.['application/json']?.examples ?? {}) as Json) as Json[];
+  return examples.map((e) => e.value?.status).filter((s): s is number => Number.isInteger(s) && s >= 400 && s < 600);
 }
 
 function routesSource(doc: Json): string {

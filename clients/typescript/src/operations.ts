@@ -6,7 +6,9 @@
 import type { ROUTES } from './routes.ts';
 import type { operations } from './schema.ts';
 
-export type OperationId = keyof operations;
+// The operations the service answers (the document's paths, as routes.ts lists them); the
+// `webhooks` section's operations, which schema.ts lists too, are requests the service sends.
+export type OperationId = keyof operations & keyof typeof ROUTES;
 
 export const METHODS = {
   listPets: 'pets.list',

@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (docs/events.md).
+         * @description Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)).
          *
          *     Requires scope `events:read`.
          */
@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and docs/events.md. `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
+         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -423,59 +423,9 @@ export interface webhooks {
         put?: never;
         /**
          * pet.created
-         * @description An animal was added: `data` is the Pet. Sent to every enabled endpoint subscribed to `pet.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An animal was added: `data` is the Pet. Sent to every enabled endpoint subscribed to `pet.created`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "pet.created",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "available"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetCreatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -493,59 +443,9 @@ export interface webhooks {
         put?: never;
         /**
          * pet.updated
-         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "pet.updated",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "pending"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetUpdatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -563,56 +463,9 @@ export interface webhooks {
         put?: never;
         /**
          * pet.deleted
-         * @description An animal was withdrawn: `data` is `{id}`. Sent to every enabled endpoint subscribed to `pet.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An animal was withdrawn: `data` is `{id}`. Sent to every enabled endpoint subscribed to `pet.deleted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "pet.deleted",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 1
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetDeletedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -630,60 +483,9 @@ export interface webhooks {
         put?: never;
         /**
          * order.placed
-         * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order. Sent to every enabled endpoint subscribed to `order.placed`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order. Sent to every enabled endpoint subscribed to `order.placed`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.placed",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "placed",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderPlacedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderPlacedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -701,60 +503,9 @@ export interface webhooks {
         put?: never;
         /**
          * order.approved
-         * @description An order was approved: `data` is the Order. Sent to every enabled endpoint subscribed to `order.approved`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was approved: `data` is the Order. Sent to every enabled endpoint subscribed to `order.approved`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.approved",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "approved",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderApprovedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderApprovedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -772,60 +523,9 @@ export interface webhooks {
         put?: never;
         /**
          * order.delivered
-         * @description An order was delivered (its animal becomes `sold`): `data` is the Order. Sent to every enabled endpoint subscribed to `order.delivered`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was delivered (its animal becomes `sold`): `data` is the Order. Sent to every enabled endpoint subscribed to `order.delivered`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.delivered",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "delivered",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderDeliveredEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderDeliveredWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,60 +543,9 @@ export interface webhooks {
         put?: never;
         /**
          * order.cancelled
-         * @description An order was cancelled (its animal becomes `available` again): `data` is the Order. Sent to every enabled endpoint subscribed to `order.cancelled`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description An order was cancelled (its animal becomes `available` again): `data` is the Order. Sent to every enabled endpoint subscribed to `order.cancelled`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "order.cancelled",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "petId": 1,
-                     *         "status": "cancelled",
-                     *         "createdAt": "2026-11-22T12:00:00.000Z",
-                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderCancelledEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderCancelledWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -914,57 +563,9 @@ export interface webhooks {
         put?: never;
         /**
          * category.created
-         * @description A category was added: `data` is the Category. Sent to every enabled endpoint subscribed to `category.created`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description A category was added: `data` is the Category. Sent to every enabled endpoint subscribed to `category.created`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "category.created",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "name": "Horses"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CategoryCreatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["categoryCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -982,57 +583,9 @@ export interface webhooks {
         put?: never;
         /**
          * category.updated
-         * @description A category was renamed: `data` is the Category. Sent to every enabled endpoint subscribed to `category.updated`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description A category was renamed: `data` is the Category. Sent to every enabled endpoint subscribed to `category.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "category.updated",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7,
-                     *         "name": "Ponies"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CategoryUpdatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["categoryUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,56 +603,9 @@ export interface webhooks {
         put?: never;
         /**
          * category.deleted
-         * @description A category was deleted: `data` is `{id}`. Sent to every enabled endpoint subscribed to `category.deleted`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).
+         * @description A category was deleted: `data` is `{id}`. Sent to every enabled endpoint subscribed to `category.deleted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
-                    "webhook-id": string;
-                    /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
-                    "webhook-signature": string;
-                    /** @description Identifies the sender */
-                    "user-agent": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_42",
-                     *       "type": "category.deleted",
-                     *       "createdAt": "2026-11-22T12:00:00.000Z",
-                     *       "data": {
-                     *         "id": 7
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["CategoryDeletedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["categoryDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1119,7 +625,7 @@ export interface components {
          */
         Error: {
             /**
-             * @description Machine-readable error code; stable, see docs/api.md
+             * @description Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"
              * @example validation_failed
              * @enum {string}
              */
@@ -1912,7 +1418,7 @@ export interface components {
             sold: number;
         };
         /**
-         * @description A permission a key holds (docs/api.md, "Authentication")
+         * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
         Scope: "pets:read" | "pets:write" | "orders:read" | "orders:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin";
@@ -2038,7 +1544,26 @@ export interface components {
             key: string;
         };
     };
-    responses: never;
+    responses: {
+        /**
+         * @description A failure of the HTTP exchange itself, the same for every operation, with the `Error` body:
+         *     - **408**: The request was not received completely within the configured time (`request_timeout`); the connection is closed
+         *     - **431**: The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed
+         *     - **500**: Unexpected failure (`internal_error`); details are logged, never returned
+         *     - **505**: The request line names an HTTP version other than 1.x (`http_version_not_supported`)
+         */
+        ExchangeError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -2148,18 +1673,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -2167,34 +1680,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -2223,22 +1708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createPet: {
@@ -2330,18 +1800,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -2416,34 +1874,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -2462,22 +1892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getPet: {
@@ -2485,7 +1900,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body.
+                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-none-match"?: string;
@@ -2610,21 +2025,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The operation is past its sunset date (`gone`) */
             410: {
                 headers: {
@@ -2659,40 +2059,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -2714,25 +2080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Deprecation-Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     deletePet: {
@@ -2740,7 +2088,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-match"?: string;
@@ -2823,18 +2171,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description An order for the animal is open (`pet_has_open_order`) */
             409: {
                 headers: {
@@ -2908,34 +2244,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -2954,22 +2262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updatePet: {
@@ -2977,7 +2270,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-match"?: string;
@@ -3076,18 +2369,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The status would change while an order for the animal is open (`pet_has_open_order`) */
             409: {
                 headers: {
@@ -3161,34 +2442,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -3207,22 +2460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listCategories: {
@@ -3292,18 +2530,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -3311,34 +2537,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -3367,22 +2565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createCategory: {
@@ -3471,18 +2654,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description A category with this name exists (`category_exists`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -3558,34 +2729,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -3604,22 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getCategory: {
@@ -3712,18 +2840,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -3731,34 +2847,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -3787,22 +2875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     deleteCategory: {
@@ -3887,18 +2960,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Animals still belong to the category (`category_in_use`) */
             409: {
                 headers: {
@@ -3958,34 +3019,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -4004,22 +3037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updateCategory: {
@@ -4117,18 +3135,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Another category has this name (`category_exists`) */
             409: {
                 headers: {
@@ -4188,34 +3194,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -4234,22 +3212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listOrders: {
@@ -4329,18 +3292,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -4348,34 +3299,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -4404,22 +3327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     placeOrder: {
@@ -4512,18 +3420,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The animal is not available (`pet_not_available`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -4599,34 +3495,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -4645,22 +3513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getOrder: {
@@ -4668,7 +3521,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body.
+                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-none-match"?: string;
@@ -4776,18 +3629,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -4795,34 +3636,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -4851,22 +3664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updateOrder: {
@@ -4874,7 +3672,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes.
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
                  * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
                  */
                 "if-match"?: string;
@@ -4973,18 +3771,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The transition is not allowed from the current state (`invalid_transition`) */
             409: {
                 headers: {
@@ -5058,34 +3844,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -5104,22 +3862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listEvents: {
@@ -5202,18 +3945,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5221,34 +3952,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -5277,22 +3980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listWebhooks: {
@@ -5369,18 +4057,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5388,34 +4064,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -5444,22 +4092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createWebhook: {
@@ -5548,18 +4181,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -5605,34 +4226,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -5651,22 +4244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getWebhook: {
@@ -5766,18 +4344,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5785,34 +4351,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -5841,22 +4379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     deleteWebhook: {
@@ -5941,18 +4464,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5960,34 +4471,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6016,22 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     updateWebhook: {
@@ -6135,18 +4603,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -6192,34 +4648,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -6238,22 +4666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     rotateWebhookSecret: {
@@ -6354,18 +4767,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6373,34 +4774,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6429,22 +4802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listWebhookDeliveries: {
@@ -6538,18 +4896,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6557,34 +4903,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6613,22 +4931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     retryWebhookDelivery: {
@@ -6732,18 +5035,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The endpoint is disabled (`webhook_disabled`) */
             409: {
                 headers: {
@@ -6775,34 +5066,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -6821,22 +5084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getInventory: {
@@ -6913,18 +5161,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -6932,34 +5168,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -6988,22 +5196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     listKeys: {
@@ -7080,18 +5273,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -7099,34 +5280,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -7155,22 +5308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     createKey: {
@@ -7268,18 +5406,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
@@ -7354,34 +5480,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -7400,22 +5498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     getKey: {
@@ -7516,18 +5599,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -7535,34 +5606,6 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of the quota: `r` requests, for `t` more seconds */
@@ -7591,22 +5634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            default: components["responses"]["ExchangeError"];
         };
     };
     revokeKey: {
@@ -7691,18 +5719,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request was not received completely within the configured time (`request_timeout`); the connection is closed */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Request body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -7748,34 +5764,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and header fields are larger than 16 KiB (`request_header_fields_too_large`); the connection is closed */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (`internal_error`); details are logged, never returned */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
@@ -7794,21 +5782,510 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line names an HTTP version other than 1.x (`http_version_not_supported`) */
-            505: {
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    petCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.created",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "Rex",
+                 *         "categoryId": 1,
+                 *         "status": "available"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
-                    "RateLimit-Policy"?: string;
-                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
-                    RateLimit?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
                 };
+                content?: never;
+            };
+        };
+    };
+    petUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.updated",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "Rex",
+                 *         "categoryId": 1,
+                 *         "status": "pending"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    petDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.deleted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderPlacedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.placed",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "placed",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderPlacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.approved",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "approved",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderDeliveredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.delivered",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "delivered",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "order.cancelled",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "petId": 1,
+                 *         "status": "cancelled",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    categoryCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "category.created",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Horses"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    categoryUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "category.updated",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7,
+                 *         "name": "Ponies"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    categoryDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "category.deleted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 7
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CategoryDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.ts';
+import { GUIDES } from '../../guide.ts';
 
 /** One response of the Scalar plugin, kept: the page and the bundle are the same every time. */
 interface Asset {
@@ -23,6 +25,8 @@ const SCRIPT = 'js/scalar.js';
  * tens of MiB of memory. So it is imported on the first request for the page, not at start-up: that
  * request registers the plugin on a private Fastify instance, takes the page and the bundle from
  * it once, and this app serves them from then on — the plugin's own bytes and content types.
+ * The guides the document points to (docs/api.md, docs/events.md) are served beside the page as
+ * Markdown text, each read once when first asked for.
  */
 export const docsPlugin = fp(docs, { name: 'docs', dependencies: ['error-handler', 'telemetry', 'method-not-allowed'] });
 
@@ -51,6 +55,16 @@ async function docs(app: FastifyInstance, { config, path }: { readonly config: C
   app.get(path, { ...common }, async (request, reply) => reply.redirect(`${new URL(request.url, `${request.protocol}://${request.hostname}`).pathname}/`, 301));
   app.get(`${path}/`, { ...common }, serve('page'));
   app.get(`${path}/${SCRIPT}`, { ...common }, serve('script'));
+  for (const [name, file] of Object.entries(GUIDES)) {
+    let text: Promise<string> | undefined;
+    app.get(`${path}/${name}`, { ...common }, async (_request, reply) => {
+      text ??= readFile(file, 'utf8').catch((err: unknown) => {
+        text = undefined; // a failed read is retried by the next request
+        throw err;
+      });
+      return reply.type('text/markdown; charset=utf-8').send(await text);
+    });
+  }
 }
 
 async function renderWithPlugin(path: `/${string}`): Promise<Map<string, Asset>> {

@@ -206,3 +206,67 @@ export function sharedHeaders<T>(document: T): T {
   doc.components = { ...doc.components, headers: Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))) };
   return document;
 }
+
+// Answers about the HTTP exchange rather than the operation (a request not received in time, too
+// large a header, an HTTP version other than 1.x, an unexpected failure): the same for every
+// operation, so each operation's `default` response states them once, after the answers that
+// depend on it (docs/reference.md, "Responses").
+const EXCHANGE_STATUSES = ['408', '431', '500', '505'] as const;
+const EXCHANGE_ERROR = 'ExchangeError';
+
+type ResponseObject = {
+  description: string;
+  headers?: Record<string, HeaderObject>;
+  content: { 'application/json': { schema: unknown; examples: Record<string, unknown> } };
+};
+
+/**
+ * Moves the exchange errors of every operation into one `components.responses` entry that each
+ * operation's `default` references: its description lists each status with its own description,
+ * its examples are theirs (each example names its status), its headers those all of them carry on
+ * every operation (an operation's own headers, getPet's deprecation fields, are on its other
+ * answers). Operations whose exchange errors are described differently would be misdescribed by
+ * one entry: that fails loudly.
+ */
+export function groupExchangeErrors<T>(document: T): T {
+  const doc = document as {
+    paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    components?: { responses?: Record<string, unknown> };
+  };
+  let shared: ResponseObject | undefined;
+  let headers: Record<string, HeaderObject> | undefined;
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      const responses = op.responses;
+      if (responses === undefined || !EXCHANGE_STATUSES.some((status) => status in responses)) continue;
+      const grouped = EXCHANGE_STATUSES.map((status) => responses[status] as ResponseObject | undefined);
+      if (grouped.some((r) => r === undefined))
+        throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} documents only some of ${EXCHANGE_STATUSES.join(', ')}`);
+      for (const r of grouped as ResponseObject[]) {
+        headers = Object.fromEntries(Object.entries(headers ?? r.headers ?? {}).filter(([name, h]) => JSON.stringify(r.headers?.[name]) === JSON.stringify(h)));
+      }
+      const group: ResponseObject = {
+        description: [
+          'A failure of the HTTP exchange itself, the same for every operation, with the `Error` body:',
+          ...EXCHANGE_STATUSES.map((status, i) => `- **${status}**: ${(grouped[i] as ResponseObject).description}`),
+        ].join('\n'),
+        content: {
+          'application/json': {
+            schema: (grouped[0] as ResponseObject).content['application/json'].schema,
+            examples: Object.assign({}, ...(grouped as ResponseObject[]).map((r) => r.content['application/json'].examples)),
+          },
+        },
+      };
+      shared ??= group;
+      if (JSON.stringify(group) !== JSON.stringify(shared))
+        throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} describes the exchange errors differently`);
+      for (const status of EXCHANGE_STATUSES) delete responses[status];
+      responses.default = { $ref: `#/components/responses/${EXCHANGE_ERROR}` };
+    }
+  }
+  if (shared !== undefined) {
+    const response = { description: shared.description, headers, content: shared.content };
+    doc.components = { ...doc.components, responses: { ...doc.components?.responses, [EXCHANGE_ERROR]: response } };
+  }
+  return document;
+}

@@ -4,12 +4,15 @@ import fp from 'fastify-plugin';
 import type { Config } from '../../config.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
 import { errorFacts } from './openapi.errors.ts';
-import { documentResponses, referenced, sharedHeaders, type ResponseKind } from './openapi.responses.ts';
+import { documentResponses, groupExchangeErrors, referenced, sharedHeaders, type ResponseKind } from './openapi.responses.ts';
 import { EVENT_SCHEMAS } from '../../events/event.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES } from '../../keys/key.types.ts';
 import { DeliveryHeaders } from '../../webhooks/webhook.schemas.ts';
 
 export const API_VERSION = '1.0.0';
+
+/** The operation's extension that lists the scopes its API key needs (all of them). */
+export const SCOPES_EXTENSION = 'x-required-scopes';
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas (the same objects that validate
@@ -22,7 +25,8 @@ export const openApiPlugin = fp(openApi, { name: 'openapi', dependencies: ['erro
 
 async function openApi(app: FastifyInstance, { config }: { readonly config: Config }): Promise<void> {
   const errors = await errorFacts();
-  const servers = [{ url: config.publicBaseUrl || '/v1', description: 'Production' }];
+  // Without PUBLIC_BASE_URL the document names the server that serves it, whatever that is.
+  const servers = [config.publicBaseUrl ? { url: config.publicBaseUrl, description: 'Production' } : { url: '/v1', description: 'This server' }];
   if (config.stagingBaseUrl) servers.push({ url: config.stagingBaseUrl, description: 'Staging' });
   await app.register(swagger, {
     openapi: {
@@ -31,9 +35,10 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
         title: 'Pet Store API',
         version: API_VERSION,
         description: [
-          'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; the codes are listed in docs/api.md. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
+          'Lists, creates, changes and withdraws animals and their categories, sells them through store orders, counts the inventory, and issues API keys; records every change as an event, readable from a feed and pushed to registered webhook endpoints (the `webhooks` section describes those requests). Every operation needs an API key sent as `Authorization: Bearer <key>`. Every error has the body `{code, message, status}`; its `code` is one of those the `Error` schema lists, each explained in the [API guide](/docs/api.md), which also states the rules below in full. Each operation lists the answers that depend on it; the failures of the HTTP exchange itself (408, 431, 500, 505), the same for every operation, are its `default` response. Responses carrying one animal or order have a strong `ETag`: send it in `If-Match` to change only what you saw, or in `If-None-Match` to re-read only what changed.',
           'Requests are read strictly: an integer path or query parameter is written in decimal digits, without sign, leading zeros or exponent; an operation takes only the query parameters it documents, each at most once; paths have no trailing slash; a request has exactly one valid `Host`; JSON bodies are UTF-8 without a byte-order mark and name each member of an object once. Anything else is refused with 400 (404 for a trailing slash).',
         ].join('\n\n'),
+        contact: { name: 'Pet Store service team' },
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers,
@@ -42,7 +47,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description; a key without it gets 403 \`insufficient_scope\`.`,
+            description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description and in its \`${SCOPES_EXTENSION}\` list; a key without it gets 403 \`insufficient_scope\`.`,
           },
         },
       },
@@ -63,14 +68,16 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
       webhooks: webhooksSection(),
     } as never,
     // Response headers always present become shared components, `required: true` (openapi.responses.ts).
-    transformObject: (documents) => sharedHeaders((documents as { openapiObject: object }).openapiObject),
+    transformObject: (documents) => groupExchangeErrors(sharedHeaders((documents as { openapiObject: object }).openapiObject)),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
       const scope = route.config?.scope;
       const note = scope ? `\n\nRequires scope \`${scope}\`.` : '';
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
-      const security = route.config?.public ? [] : [{ bearerAuth: scope ? [scope] : [] }];
+      // The scope stays out of the security requirement: OpenAPI gives scopes to OAuth2 and OpenID
+      // Connect schemes, and the key is a plain bearer token (docs/reference.md, "Scopes").
+      const security = route.config?.public ? [] : [{ bearerAuth: [] }];
       const {
         body,
         response,
@@ -94,6 +101,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
           ...schema,
           description,
           security,
+          ...(scope && { [SCOPES_EXTENSION]: [scope] }),
           ...(body && { body: referenced(body) }),
           ...(requestHeaders && { headers: documentedRequestHeaders(requestHeaders) }),
           ...(response && { response: documentResponses(response, kind, errors) }),
@@ -126,8 +134,10 @@ function webhooksSection(): Record<string, unknown> {
         type,
         {
           post: {
+            // Generators name the receiving handler after it: pet.created → petCreatedWebhook.
+            operationId: `${type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())}Webhook`,
             summary: type,
-            description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (docs/events.md).`,
+            description: `${event.description} Sent to every enabled endpoint subscribed to \`${type}\`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).`,
             tags: ['Webhooks'],
             security: [],
             parameters,

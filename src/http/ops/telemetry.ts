@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
+import { pathOf } from '../policies/error-handler.ts';
 import type { Metrics } from './metrics.ts';
 import { addRouteHook } from '../route-hooks.ts';
 
@@ -10,7 +11,9 @@ const UNMATCHED = 'unmatched';
 /**
  * One JSON log line and one metrics observation per request, keyed by the route pattern
  * (`/v1/pets/:petId`), never the raw URL. The key id is logged; the key itself never is. The
- * client address is logged as request.ip, which follows TRUST_PROXY.
+ * client address is logged as request.ip, which follows TRUST_PROXY. An error answer's line
+ * names its Error `code`; a request no route matched names its path (never the query, which may
+ * carry secrets) — the metrics keep one label for all of those.
  * Each route gets its own hook with its pattern and metric series bound once; requests no route
  * matched are observed by one global hook.
  */
@@ -33,7 +36,7 @@ async function telemetry(app: FastifyInstance, { metrics }: { readonly metrics: 
     return log;
   };
   // One observation and, when its level is enabled, one line per answered request.
-  const recorder = (route: string, log: FastifyBaseLogger) => {
+  const recorder = (route: string, log: FastifyBaseLogger, unmatched = false) => {
     const observe = metrics.observer(route);
     // pino has isLevelEnabled; the no-op logger of `logger: false` has not (and writes nothing).
     const enabled = (level: string) => (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? false;
@@ -45,8 +48,11 @@ async function telemetry(app: FastifyInstance, { metrics }: { readonly metrics: 
       if (enabled(level)) {
         const keyId = request.principal?.keyId ?? null;
         // ip: the client (request.ip follows TRUST_PROXY), not a proxy in front.
+        // path: only where no route pattern names the request (pino leaves an undefined field out).
+        const path = unmatched ? pathOf(request.url) : undefined;
+        const code = reply.errorCode;
         log[level](
-          { reqId: request.id, method: request.method, route, status, durationMs: Math.round(durationMs * 1000) / 1000, keyId, ip: request.ip },
+          { reqId: request.id, method: request.method, route, path, status, code, durationMs: Math.round(durationMs * 1000) / 1000, keyId, ip: request.ip },
           'request',
         );
       }
@@ -54,6 +60,6 @@ async function telemetry(app: FastifyInstance, { metrics }: { readonly metrics: 
     };
   };
   app.addHook('onRoute', (route) => addRouteHook(route, 'onResponse', recorder(route.url, accessLog(route.logLevel))));
-  const unmatched = recorder(UNMATCHED, accessLog(undefined));
+  const unmatched = recorder(UNMATCHED, accessLog(undefined), true);
   app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
 }

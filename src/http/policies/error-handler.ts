@@ -5,6 +5,13 @@ import { JSON_TYPE } from '../../json.ts';
 import { closeGracefullyAfter } from '../edge/graceful-close.ts';
 import { describeValidationError } from './validation.ts';
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The `code` of the Error body this reply sent, if it sent one: the access log line names it (telemetry.ts). */
+    errorCode: ErrorCode | null;
+  }
+}
+
 export interface HttpError {
   readonly status: number;
   readonly code: ErrorCode;
@@ -58,6 +65,7 @@ export function toHttpError(err: unknown): HttpError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const http = toHttpError(err);
+  reply.errorCode = http.code;
   if (http.status >= 500) request.log.error({ err }, 'request failed');
   // frameworkErrors (a malformed URL) are answered before any hook ran: name the request here too.
   reply.header('x-request-id', request.id);
@@ -69,13 +77,19 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);
 }
 
+/** The path of a request target without its query, which may carry secrets: what logs and messages may show. */
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
 /** The error and not-found handlers; routes take the error handler set when they are registered. */
 export const errorHandlerPlugin = fp(errorHandling, { name: 'error-handler' });
 
 async function errorHandling(app: FastifyInstance): Promise<void> {
+  app.decorateReply('errorCode', null);
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    sendError(request, reply, new AppError('not_found', `no resource at ${request.method} ${path}`));
+    sendError(request, reply, new AppError('not_found', `no resource at ${request.method} ${pathOf(request.url)}`));
   });
 }

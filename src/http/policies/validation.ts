@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import fp from 'fastify-plugin';
 import { TEXT_PATTERN } from '../../schemas.ts';
+import { CONDITION_PATTERN, CONDITION_RULE } from '../../preconditions.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -114,7 +115,9 @@ const PART_LABEL: Record<string, string> = {
 export function describeValidationError(part: string, errors: readonly ErrorObject[]): string {
   const e = errors[0];
   const label = PART_LABEL[part] ?? part;
-  const field = e.instancePath.split('/').filter(Boolean).join('.');
+  const path = e.instancePath.split('/').filter(Boolean).join('.');
+  // Header names as HTTP writes them (`If-Match`); Fastify hands them over in lower case.
+  const field = part === 'headers' ? path.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()) : path;
   const subject = field === '' ? (part === 'body' ? 'request body' : label) : `${label} "${field}"`;
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -135,7 +138,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
     case 'maxLength':
       return `${subject} must be at most ${p.limit} characters long`;
     case 'pattern':
-      return p.pattern === TEXT_PATTERN ? `${subject} must not be blank nor contain the NUL character (U+0000)` : `${subject} must match ${p.pattern}`;
+      if (p.pattern === TEXT_PATTERN) return `${subject} must not be blank nor contain the NUL character (U+0000)`;
+      return p.pattern === CONDITION_PATTERN ? `${subject} ${CONDITION_RULE}` : `${subject} must match ${p.pattern}`;
     case 'repeated':
       return `${subject} must be given once`;
     case 'enum':
