@@ -161,13 +161,13 @@ export async function buildApp({
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   await app.register(
     async (v1) => {
-      await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
-      await v1.register(categoryRoutes, { categories: new CategoryService(storage.categories, clock), base });
-      await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
+      await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock), base });
+      await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
+      await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
       await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
-      await v1.register(webhookRoutes, { webhooks: new WebhookService(storage.webhooks, policy, box, cursors, clock), base });
+      await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock), base });
       await v1.register(inventoryRoutes, { pets: storage.pets });
-      await v1.register(keyRoutes, { keys: new KeyService(storage.apiKeys, cursors, clock), base });
+      await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock), base });
     },
     { prefix: '/v1' },
   );
@@ -178,7 +178,7 @@ export async function buildApp({
     idempotencyPurge,
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
-      webhooks: storage.webhooks,
+      storage,
       sender: new WebhookSender(policy, config.webhooks.timeoutMs),
       box,
       clock,

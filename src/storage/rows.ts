@@ -5,10 +5,9 @@ import type { Category } from '../categories/category.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
-import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
-import type { ClaimedAttempt, IdempotencyRecord } from './storage.ts';
+import type { ClaimedAttempt, IdempotencyRecord, WebhookState } from './storage.ts';
 
 export interface PetRow {
   id: number;
@@ -27,8 +26,6 @@ export interface OrderRow {
   updated_at: string;
 }
 export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
-/** SQL condition: the order is open (not final), so it holds its pet's status. */
-export const ORDER_IS_OPEN = `status IN (${OPEN_ORDER_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
 
 export interface EventRow {
@@ -97,12 +94,18 @@ export const isDeadClaim = (r: IdempotencyRow, expiredBefore: Date, abandonedBef
 export interface WebhookRow {
   id: number;
   url: string;
-  events: string | null; // space-separated types; NULL = every type
+  events: string | null; // the subscribed types, space-separated in the order given; NULL = every type
   description: string | null;
   enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
   created_at: string;
+  failing_since: string | null;
 }
-export const WEBHOOK_COLUMNS = 'id, url, events, description, enabled, created_at';
+/**
+ * The columns of `webhooks w` plus its subscriptions (migration 7): NULL when it takes every type.
+ * `types` is the engine's ordered aggregate of webhook_subscriptions.event_type for w.
+ */
+export const webhookColumns = (types: string): string =>
+  `w.id, w.url, CASE WHEN w.all_events THEN NULL ELSE ${types} END AS events, w.description, w.enabled, w.created_at, w.failing_since`;
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
   url: r.url,
@@ -111,6 +114,8 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
   enabled: Boolean(r.enabled),
   createdAt: r.created_at,
 });
+export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since });
+/** webhooks.events as the release before migration 7 reads it (space-separated, NULL = every type); still written for it. */
 export const eventList = (events: readonly EventType[] | null): string | null => (events === null ? null : events.join(' '));
 
 export interface DeliveryRow {

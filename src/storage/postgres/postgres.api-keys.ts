@@ -1,10 +1,9 @@
 import type { ApiKey } from '../../keys/key.schemas.ts';
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import { KEY_COLUMNS as COLUMNS, toApiKey, toStoredPrincipal, type KeyRow, type PrincipalRow } from '../rows.ts';
-import type { ApiKeyCreate, ApiKeyRepository, KeyQuery, WriteContext } from '../storage.ts';
+import type { ApiKeyCreate, ApiKeyRepository, ApiKeyTx, KeyQuery } from '../storage.ts';
 import { BatchedLookup } from './postgres.batch.ts';
-import type { PgDb } from './postgres.db.ts';
-import { recordEffects } from './postgres.outbox.ts';
+import type { PgDb, Query } from './postgres.db.ts';
 
 export class PostgresApiKeys implements ApiKeyRepository {
   readonly #db: PgDb;
@@ -18,16 +17,6 @@ export class PostgresApiKeys implements ApiKeyRepository {
         [hashes],
       );
       return new Map(rows.map((r) => [r.hash, toStoredPrincipal(r)]));
-    });
-  }
-
-  create(input: ApiKeyCreate, ctx: WriteContext<ApiKey>): Promise<ApiKey> {
-    return this.#db.transaction(async (query) => {
-      const [row] = await query<KeyRow>(
-        `INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [input.name, input.prefix, input.hash, input.scopes.join(' '), ctx.now.toISOString(), input.expiresAt?.toISOString() ?? null],
-      );
-      return recordEffects(query, ctx, toApiKey(row), []);
     });
   }
 
@@ -47,15 +36,34 @@ export class PostgresApiKeys implements ApiKeyRepository {
     return row && toApiKey(row);
   }
 
-  async revoke(id: number, now: Date): Promise<boolean> {
-    // One statement, so one atomic transaction; the row lock the UPDATE takes makes two concurrent
-    // revocations of the same key report true exactly once (the second re-checks revoked_at IS NULL).
-    const rows = await this.#db.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id', [now.toISOString(), id]);
-    return rows.length === 1;
-  }
-
   async count(): Promise<number> {
     const [row] = await this.#db.query<{ n: number }>('SELECT count(*) AS n FROM api_keys');
     return row.n;
+  }
+}
+
+export class PostgresApiKeyTx implements ApiKeyTx {
+  readonly #query: Query;
+
+  constructor(query: Query) {
+    this.#query = query;
+  }
+
+  async insert(input: ApiKeyCreate, at: Date): Promise<ApiKey> {
+    const [row] = await this.#query<KeyRow>(
+      `INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [input.name, input.prefix, input.hash, input.scopes.join(' '), at.toISOString(), input.expiresAt?.toISOString() ?? null],
+    );
+    return toApiKey(row);
+  }
+
+  async lock(id: number): Promise<ApiKey | undefined> {
+    // Two concurrent revocations of one key: the second waits here, then reads it revoked.
+    const [row] = await this.#query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+    return row && toApiKey(row);
+  }
+
+  async revoke(id: number, at: Date): Promise<void> {
+    await this.#query('UPDATE api_keys SET revoked_at = $2 WHERE id = $1', [id, at.toISOString()]);
   }
 }

@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_COLUMNS, toIdempotencyRecord, type IdempotencyRow } from '../rows.ts';
-import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository } from '../storage.ts';
-import type { PgDb } from './postgres.db.ts';
+import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository, IdempotencyTx, StoredResponse } from '../storage.ts';
+import type { PgDb, Query } from './postgres.db.ts';
 
 const ID = 'subject = $1 AND operation = $2 AND key = $3';
 
@@ -43,5 +43,18 @@ export class PostgresIdempotency implements IdempotencyRepository {
       [before.getTime()],
     );
     return row.n;
+  }
+}
+
+export class PostgresIdempotencyTx implements IdempotencyTx {
+  readonly #query: Query;
+
+  constructor(query: Query) {
+    this.#query = query;
+  }
+
+  async complete(id: IdempotencyId, r: StoredResponse): Promise<boolean> {
+    const sql = `UPDATE idempotency_keys SET status = $4, body = $5, location = $6 WHERE ${ID} AND status IS NULL RETURNING 1`;
+    return (await this.#query(sql, [id.subject, id.operation, id.key, r.status, r.body, r.location])).length === 1;
   }
 }

@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Migration } from '../migration.ts';
 import type { Storage } from '../storage.ts';
-import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
+import { isUnavailable, PgDb, type PgTimeouts, type Query } from './postgres.db.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
-import { PostgresApiKeys } from './postgres.api-keys.ts';
-import { PostgresCategories } from './postgres.categories.ts';
-import { PostgresEvents } from './postgres.events.ts';
-import { PostgresIdempotency } from './postgres.idempotency.ts';
-import { PostgresOrders } from './postgres.orders.ts';
-import { PostgresPets } from './postgres.pets.ts';
-import { PostgresWebhooks } from './postgres.webhooks.ts';
+import { PostgresApiKeys, PostgresApiKeyTx } from './postgres.api-keys.ts';
+import { PostgresCategories, PostgresCategoryTx } from './postgres.categories.ts';
+import { PostgresEvents, PostgresEventTx } from './postgres.events.ts';
+import { PostgresIdempotency, PostgresIdempotencyTx } from './postgres.idempotency.ts';
+import { PostgresOrders, PostgresOrderTx } from './postgres.orders.ts';
+import { PostgresPets, PostgresPetTx } from './postgres.pets.ts';
+import { PostgresDeliveryTx, PostgresWebhooks, PostgresWebhookTx } from './postgres.webhooks.ts';
 
 export interface PostgresOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -66,6 +66,20 @@ function postgresStorage(db: PgDb): Storage {
     idempotency: new PostgresIdempotency(db),
     events: new PostgresEvents(db),
     webhooks: new PostgresWebhooks(db),
+    // Repositories bound to the transaction's connection: a few small objects per workflow.
+    transaction: (work) =>
+      db.transaction((query: Query) =>
+        work({
+          pets: new PostgresPetTx(query),
+          categories: new PostgresCategoryTx(query),
+          orders: new PostgresOrderTx(query),
+          apiKeys: new PostgresApiKeyTx(query),
+          idempotency: new PostgresIdempotencyTx(query),
+          events: new PostgresEventTx(query),
+          webhooks: new PostgresWebhookTx(query),
+          deliveries: new PostgresDeliveryTx(query),
+        }),
+      ),
     async secret(name) {
       // Insert-if-absent, then read what won: instances starting together all end up with the
       // first committed value.

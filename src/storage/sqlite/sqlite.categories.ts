@@ -1,83 +1,67 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Category } from '../../categories/category.schemas.ts';
 import { CATEGORY_COLUMNS as COLUMNS, toCategory, type CategoryRow } from '../rows.ts';
-import type { CategoryRepository, WriteContext } from '../storage.ts';
-import { assertFound, categoryInUse, duplicateCategory } from '../rules.ts';
+import type { CategoryRepository, CategoryTx } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
-import type { SqliteOutbox } from './sqlite.outbox.ts';
-import { isConstraint } from './sqlite.tx.ts';
+import { isConstraint, type Sql } from './sqlite.tx.ts';
 
 // Only live categories are read; a deleted one (deleted_at set) is absent everywhere.
-const LIVE = 'deleted_at IS NULL';
+const GET = `SELECT ${COLUMNS} FROM categories WHERE id = ? AND deleted_at IS NULL`;
 
 export class SqliteCategories implements CategoryRepository {
   readonly #writes: GroupCommit;
-  readonly #outbox: SqliteOutbox;
-  readonly #list: StatementSync;
-  readonly #get: StatementSync;
-  readonly #insert: StatementSync;
-  readonly #rename: StatementSync;
-  readonly #remove: StatementSync;
-  readonly #livePet: StatementSync;
+  readonly #sql: Sql;
 
-  constructor(db: DatabaseSync, writes: GroupCommit, outbox: SqliteOutbox) {
+  constructor(sql: Sql, writes: GroupCommit) {
     this.#writes = writes;
-    this.#outbox = outbox;
-    this.#list = db.prepare(`SELECT ${COLUMNS} FROM categories WHERE ${LIVE} ORDER BY id`);
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM categories WHERE id = ? AND ${LIVE}`);
-    this.#insert = db.prepare(`INSERT INTO categories (name) VALUES (?) RETURNING ${COLUMNS}`);
-    this.#rename = db.prepare(`UPDATE categories SET name = ? WHERE id = ? RETURNING ${COLUMNS}`);
-    this.#remove = db.prepare('UPDATE categories SET deleted_at = ? WHERE id = ?');
-    // Served by pets_live_category_id.
-    this.#livePet = db.prepare('SELECT 1 FROM pets WHERE category_id = ? AND deleted_at IS NULL LIMIT 1');
+    this.#sql = sql;
   }
 
-  async list(): Promise<Category[]> {
-    return (this.#list.all() as unknown as CategoryRow[]).map(toCategory);
+  list(): Promise<Category[]> {
+    return this.#writes.outside(() => this.#sql.all<CategoryRow>(`SELECT ${COLUMNS} FROM categories WHERE deleted_at IS NULL ORDER BY id`).map(toCategory));
   }
 
-  async get(id: number): Promise<Category | undefined> {
-    return this.#read(id);
+  get(id: number): Promise<Category | undefined> {
+    return this.#writes.outside(() => category(this.#sql.get<CategoryRow>(GET, id)));
+  }
+}
+
+/** Categories inside a write (GroupCommit holds the database's write lock: every read here is a lock). */
+export class SqliteCategoryTx implements CategoryTx {
+  readonly #sql: Sql;
+
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  #read(id: number): Category | undefined {
-    const row = this.#get.get(id) as CategoryRow | undefined;
-    return row && toCategory(row);
+  async lock(id: number): Promise<Category | undefined> {
+    return category(this.#sql.get<CategoryRow>(GET, id));
   }
 
-  async create(name: string, ctx: WriteContext<Category>): Promise<Category> {
-    return this.#uniqueName(name, () => {
-      const category = toCategory(this.#insert.get(name) as unknown as CategoryRow);
-      return this.#outbox.record(ctx, category, [{ type: 'category.created', data: category }]);
-    });
+  async keepLive(id: number): Promise<boolean> {
+    return this.#sql.get(GET, id) !== undefined;
   }
 
-  async rename(id: number, name: string, ctx: WriteContext<Category>): Promise<Category> {
-    return this.#uniqueName(name, () => {
-      const current = this.#read(id);
-      assertFound(`category ${id}`, current);
-      if (current.name === name) return this.#outbox.record(ctx, current, []);
-      const category = toCategory(this.#rename.get(name, id) as unknown as CategoryRow);
-      return this.#outbox.record(ctx, category, [{ type: 'category.updated', data: category }]);
-    });
+  async insert(name: string): Promise<Category | undefined> {
+    return this.#uniqueName(() => this.#sql.get<CategoryRow>(`INSERT INTO categories (name) VALUES (?) RETURNING ${COLUMNS}`, name));
   }
 
-  async remove(id: number, ctx: WriteContext<void>): Promise<void> {
-    return this.#writes.run(() => {
-      assertFound(`category ${id}`, this.#read(id));
-      if (this.#livePet.get(id) !== undefined) throw categoryInUse(id);
-      this.#remove.run(ctx.now.toISOString(), id);
-      this.#outbox.record(ctx, undefined, [{ type: 'category.deleted', data: { id } }]);
-    });
+  async rename(id: number, name: string): Promise<Category | undefined> {
+    return this.#uniqueName(() => this.#sql.get<CategoryRow>(`UPDATE categories SET name = ? WHERE id = ? RETURNING ${COLUMNS}`, name, id));
   }
 
-  /** Runs a write that sets a category's name; the unique index on live names refuses a duplicate. */
-  async #uniqueName<T>(name: string, work: () => T): Promise<T> {
+  async remove(id: number, at: Date): Promise<void> {
+    this.#sql.run('UPDATE categories SET deleted_at = ? WHERE id = ?', at.toISOString(), id);
+  }
+
+  /** A statement that sets a name: the unique index on live names refuses a taken one (undefined), undoing that statement only. */
+  #uniqueName(write: () => CategoryRow | undefined): Category | undefined {
     try {
-      return await this.#writes.run(work);
+      return category(write());
     } catch (err) {
-      if (isConstraint(err, 'UNIQUE')) throw duplicateCategory(name);
+      if (isConstraint(err, 'UNIQUE')) return undefined;
       throw err;
     }
   }
 }
+
+const category = (row: CategoryRow | undefined): Category | undefined => row && toCategory(row);

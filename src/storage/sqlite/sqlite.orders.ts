@@ -1,75 +1,58 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
-import { assertFound, assertIfMatch, assertPetOrderable, assertTransition, petStatusFor } from '../rules.ts';
-import type { NewEvent } from '../outbox.ts';
-import type { ConditionalWrite, OrderQuery, OrderRepository, WriteContext } from '../storage.ts';
-import { ORDER_COLUMNS as COLUMNS, PET_COLUMNS, toOrder, toPet, type OrderRow, type PetRow } from '../rows.ts';
+import { ORDER_COLUMNS as COLUMNS, toOrder, type OrderRow } from '../rows.ts';
+import type { OrderQuery, OrderRepository, OrderTx } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
-import type { SqliteOutbox } from './sqlite.outbox.ts';
+import type { Sql } from './sqlite.tx.ts';
+
+const GET = `SELECT ${COLUMNS} FROM orders WHERE id = ?`;
+// NULL parameters switch a filter off; the planner still uses the primary key for id > ?.
+const LIST = `SELECT ${COLUMNS} FROM orders WHERE id > :after AND (:status IS NULL OR status = :status) AND (:pet IS NULL OR pet_id = :pet) ORDER BY id LIMIT :limit`;
 
 export class SqliteOrders implements OrderRepository {
   readonly #writes: GroupCommit;
-  readonly #outbox: SqliteOutbox;
-  readonly #petStatus: StatementSync;
-  readonly #setPetStatus: StatementSync;
-  readonly #insert: StatementSync;
-  readonly #get: StatementSync;
-  readonly #update: StatementSync;
-  readonly #list: StatementSync;
+  readonly #sql: Sql;
 
-  constructor(db: DatabaseSync, writes: GroupCommit, outbox: SqliteOutbox) {
+  constructor(sql: Sql, writes: GroupCommit) {
     this.#writes = writes;
-    this.#outbox = outbox;
-    // A withdrawn pet cannot be ordered: it is unknown (unknown_pet), like one that never existed.
-    this.#petStatus = db.prepare('SELECT status FROM pets WHERE id = ? AND deleted_at IS NULL');
-    this.#setPetStatus = db.prepare(`UPDATE pets SET status = ? WHERE id = ? AND status <> ? RETURNING ${PET_COLUMNS}`);
-    this.#insert = db.prepare(`INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES (?, 'placed', ?, ?) RETURNING ${COLUMNS}`);
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`);
-    this.#update = db.prepare(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`);
-    // NULL parameters switch a filter off; the planner still uses the primary key for id > ?.
-    this.#list = db.prepare(
-      `SELECT ${COLUMNS} FROM orders WHERE id > :after AND (:status IS NULL OR status = :status) AND (:pet IS NULL OR pet_id = :pet) ORDER BY id LIMIT :limit`,
-    );
+    this.#sql = sql;
   }
 
-  async place(petId: number, ctx: WriteContext<Order>): Promise<Order> {
-    // One write transaction (GroupCommit): the check and both writes happen under the database
-    // write lock, so no interleaving can order one pet twice.
-    return this.#writes.run(() => {
-      const pet = this.#petStatus.get(petId) as { status: PetStatus } | undefined;
-      assertPetOrderable(petId, pet?.status);
-      const at = ctx.now.toISOString();
-      const order = toOrder(this.#insert.get(petId, at, at) as unknown as OrderRow);
-      return this.#outbox.record(ctx, order, [{ type: 'order.placed', data: order }, ...this.#setPet(petId, petStatusFor('placed'))]);
-    });
+  get(id: number): Promise<Order | undefined> {
+    return this.#writes.outside(() => order(this.#sql.get<OrderRow>(GET, id)));
   }
 
-  /** Sets the pet's status; its pet.updated event when the status really changed. */
-  #setPet(petId: number, status: PetStatus): NewEvent[] {
-    const row = this.#setPetStatus.get(status, petId, status) as PetRow | undefined;
-    const pet: Pet | undefined = row && toPet(row);
-    return pet ? [{ type: 'pet.updated', data: pet }] : [];
-  }
-
-  async get(id: number): Promise<Order | undefined> {
-    const row = this.#get.get(id) as OrderRow | undefined;
-    return row && toOrder(row);
-  }
-
-  async list(q: OrderQuery): Promise<Order[]> {
-    const rows = this.#list.all({ after: q.afterId, status: q.status ?? null, pet: q.petId ?? null, limit: q.limit });
-    return (rows as unknown as OrderRow[]).map(toOrder);
-  }
-
-  async transition(id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
-    return this.#writes.run(() => {
-      const current = this.#get.get(id) as OrderRow | undefined;
-      assertFound(`order ${id}`, current);
-      assertIfMatch(`order ${id}`, ctx.ifMatch, toOrder(current));
-      assertTransition(id, current, to);
-      const order = toOrder(this.#update.get(to, ctx.now.toISOString(), id) as unknown as OrderRow);
-      return this.#outbox.record(ctx, order, [{ type: `order.${to}`, data: order }, ...this.#setPet(current.pet_id, petStatusFor(to))]);
-    });
+  list(q: OrderQuery): Promise<Order[]> {
+    const params = { after: q.afterId, status: q.status ?? null, pet: q.petId ?? null, limit: q.limit };
+    return this.#writes.outside(() => this.#sql.all<OrderRow>(LIST, params).map(toOrder));
   }
 }
+
+/** Orders inside a write (GroupCommit holds the database's write lock: every read here is a lock). */
+export class SqliteOrderTx implements OrderTx {
+  readonly #sql: Sql;
+
+  constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  async lock(id: number): Promise<Order | undefined> {
+    return order(this.#sql.get<OrderRow>(GET, id));
+  }
+
+  async insert(petId: number, status: OrderStatus, at: Date): Promise<Order> {
+    const sql = `INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`;
+    return toOrder(this.#sql.get<OrderRow>(sql, petId, status, at.toISOString(), at.toISOString())!);
+  }
+
+  async setStatus(id: number, status: OrderStatus, at: Date): Promise<Order> {
+    return toOrder(this.#sql.get<OrderRow>(`UPDATE orders SET status = ?, updated_at = ? WHERE id = ? RETURNING ${COLUMNS}`, status, at.toISOString(), id)!);
+  }
+
+  async exists(petId: number, statuses: readonly OrderStatus[]): Promise<boolean> {
+    // Served by orders_pet_id_id: a pet has few orders.
+    const sql = 'SELECT 1 FROM orders WHERE pet_id = ? AND status IN (SELECT value FROM json_each(?)) LIMIT 1';
+    return this.#sql.get(sql, petId, JSON.stringify(statuses)) !== undefined;
+  }
+}
+
+const order = (row: OrderRow | undefined): Order | undefined => row && toOrder(row);

@@ -3,20 +3,19 @@ import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../../errors.ts';
-import type { Storage } from '../storage.ts';
+import type { Storage, Transaction } from '../storage.ts';
 import type { Migration } from '../migration.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
-import { SqlitePets } from './sqlite.pets.ts';
-import { SqliteCategories } from './sqlite.categories.ts';
-import { SqliteOrders } from './sqlite.orders.ts';
-import { SqliteApiKeys } from './sqlite.api-keys.ts';
-import { SqliteIdempotency } from './sqlite.idempotency.ts';
-import { SqliteEvents } from './sqlite.events.ts';
-import { SqliteWebhooks } from './sqlite.webhooks.ts';
+import { SqliteApiKeys, SqliteApiKeyTx } from './sqlite.api-keys.ts';
+import { SqliteCategories, SqliteCategoryTx } from './sqlite.categories.ts';
+import { SqliteEvents, SqliteEventTx } from './sqlite.events.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
-import { SqliteOutbox } from './sqlite.outbox.ts';
-import { transaction } from './sqlite.tx.ts';
+import { SqliteIdempotency, SqliteIdempotencyTx } from './sqlite.idempotency.ts';
+import { SqliteOrders, SqliteOrderTx } from './sqlite.orders.ts';
+import { SqlitePets, SqlitePetTx } from './sqlite.pets.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
+import { Sql, transaction } from './sqlite.tx.ts';
+import { SqliteDeliveryTx, SqliteWebhooks, SqliteWebhookTx } from './sqlite.webhooks.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:'. */
@@ -35,28 +34,39 @@ export function openSqlite(options: SqliteOptions): Storage {
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.migrate !== false) migrateSqlite(db, SQLITE_MIGRATIONS);
 
-  const secretGet = db.prepare('SELECT value FROM meta WHERE key = ?');
-  const secretPut = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+  const sql = new Sql(db);
   const ping = db.prepare('SELECT 1');
   let closed = false;
 
-  // One change check shared by the read caches (see DatabaseChanges), one write path for every
-  // write that records events (GroupCommit), one outbox they record them with.
+  // One change check shared by the read caches (see DatabaseChanges); one write path (GroupCommit)
+  // that the reads wait for; one connection, so one set of transaction repositories for every workflow.
   const changes = new DatabaseChanges(db);
   const writes = new GroupCommit(db);
-  const outbox = new SqliteOutbox(db);
+  const tx: Transaction = {
+    pets: new SqlitePetTx(sql),
+    categories: new SqliteCategoryTx(sql),
+    orders: new SqliteOrderTx(sql),
+    apiKeys: new SqliteApiKeyTx(sql),
+    idempotency: new SqliteIdempotencyTx(sql),
+    events: new SqliteEventTx(sql),
+    webhooks: new SqliteWebhookTx(sql),
+    deliveries: new SqliteDeliveryTx(sql),
+  };
   return {
     engine: 'sqlite',
-    pets: new SqlitePets(db, changes, writes, outbox),
-    categories: new SqliteCategories(db, writes, outbox),
-    orders: new SqliteOrders(db, writes, outbox),
-    apiKeys: new SqliteApiKeys(db, changes, writes, outbox),
-    idempotency: new SqliteIdempotency(db),
-    events: new SqliteEvents(db),
-    webhooks: new SqliteWebhooks(db, writes),
-    async secret(name) {
-      secretPut.run(name, randomBytes(32).toString('base64url'));
-      return (secretGet.get(name) as { value: string }).value;
+    pets: new SqlitePets(db, sql, changes, writes),
+    categories: new SqliteCategories(sql, writes),
+    orders: new SqliteOrders(sql, writes),
+    apiKeys: new SqliteApiKeys(db, sql, changes, writes),
+    idempotency: new SqliteIdempotency(db, sql, writes),
+    events: new SqliteEvents(sql, writes),
+    webhooks: new SqliteWebhooks(sql, writes),
+    transaction: (work) => writes.run(() => work(tx)),
+    secret(name) {
+      return writes.outside(() => {
+        sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', name, randomBytes(32).toString('base64url'));
+        return sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', name)!.value;
+      });
     },
     async ping() {
       if (closed) throw new StorageUnavailableError('the SQLite database is closed');
@@ -72,6 +82,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     async close() {
       if (closed) return;
       closed = true;
+      await writes.outside(() => {}); // a workflow half-way through its batch finishes first
       changes.close();
       db.close();
     },
