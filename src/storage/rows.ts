@@ -94,18 +94,12 @@ export const isDeadClaim = (r: IdempotencyRow, expiredBefore: Date, abandonedBef
 export interface WebhookRow {
   id: number;
   url: string;
-  events: string | null; // the subscribed types, space-separated in the order given; NULL = every type
+  events: string | null; // the subscribed types, space-separated in the order given; NULL = every type (sql.webhooks.ts)
   description: string | null;
   enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
   created_at: string;
   failing_since: string | null;
 }
-/**
- * The columns of `webhooks w` plus its subscriptions (migration 7): NULL when it takes every type.
- * `types` is the engine's ordered aggregate of webhook_subscriptions.event_type for w.
- */
-export const webhookColumns = (types: string): string =>
-  `w.id, w.url, CASE WHEN w.all_events THEN NULL ELSE ${types} END AS events, w.description, w.enabled, w.created_at, w.failing_since`;
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
   url: r.url,

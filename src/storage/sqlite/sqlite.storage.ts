@@ -1,21 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../../errors.ts';
-import type { Storage, Transaction } from '../storage.ts';
+import type { Storage } from '../storage.ts';
 import type { Migration } from '../migration.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
-import { SqliteApiKeys, SqliteApiKeyTx } from './sqlite.api-keys.ts';
-import { SqliteCategories, SqliteCategoryTx } from './sqlite.categories.ts';
-import { SqliteEvents, SqliteEventTx } from './sqlite.events.ts';
+import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
+import { SqlEvents } from '../sql/sql.events.ts';
+import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { sqlTransaction } from '../sql/sql.transaction.ts';
+import { SqlWebhooks } from '../sql/sql.webhooks.ts';
+import { activeKeys, SqlitePets } from './sqlite.cached-reads.ts';
+import { SqliteStatements, sqliteDb, sqliteDialect, transaction } from './sqlite.db.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
-import { SqliteIdempotency, SqliteIdempotencyTx } from './sqlite.idempotency.ts';
-import { SqliteOrders, SqliteOrderTx } from './sqlite.orders.ts';
-import { SqlitePets, SqlitePetTx } from './sqlite.pets.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
-import { Sql, transaction } from './sqlite.tx.ts';
-import { SqliteDeliveryTx, SqliteWebhooks, SqliteWebhookTx } from './sqlite.webhooks.ts';
 
 export interface SqliteOptions {
   /** File path, or ':memory:'. */
@@ -34,40 +32,27 @@ export function openSqlite(options: SqliteOptions): Storage {
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.migrate !== false) migrateSqlite(db, SQLITE_MIGRATIONS);
 
-  const sql = new Sql(db);
+  const statements = new SqliteStatements(db);
   const ping = db.prepare('SELECT 1');
   let closed = false;
 
-  // One change check shared by the read caches (see DatabaseChanges); one write path (GroupCommit)
-  // that the reads wait for; one connection, so one set of transaction repositories for every workflow.
-  const changes = new DatabaseChanges(db);
+  // One connection: one write path (GroupCommit) whose batches every other use waits for; one set
+  // of transaction repositories for every workflow; one change check for the read caches.
   const writes = new GroupCommit(db);
-  const tx: Transaction = {
-    pets: new SqlitePetTx(sql),
-    categories: new SqliteCategoryTx(sql),
-    orders: new SqliteOrderTx(sql),
-    apiKeys: new SqliteApiKeyTx(sql),
-    idempotency: new SqliteIdempotencyTx(sql),
-    events: new SqliteEventTx(sql),
-    webhooks: new SqliteWebhookTx(sql),
-    deliveries: new SqliteDeliveryTx(sql),
-  };
+  const tx = sqlTransaction(sqliteDb(statements), sqliteDialect);
+  const outside = sqliteDb(statements, writes);
+  const changes = new DatabaseChanges(db);
   return {
     engine: 'sqlite',
-    pets: new SqlitePets(db, sql, changes, writes),
-    categories: new SqliteCategories(sql, writes),
-    orders: new SqliteOrders(sql, writes),
-    apiKeys: new SqliteApiKeys(db, sql, changes, writes),
-    idempotency: new SqliteIdempotency(db, sql, writes),
-    events: new SqliteEvents(sql, writes),
-    webhooks: new SqliteWebhooks(sql, writes),
+    pets: new SqlitePets(db, changes, writes),
+    categories: new SqlCategories(outside),
+    orders: new SqlOrders(outside),
+    apiKeys: new SqlApiKeys(outside, activeKeys(db, changes, writes)),
+    idempotency: new SqlIdempotency(outside),
+    events: new SqlEvents(outside),
+    webhooks: new SqlWebhooks(outside),
     transaction: (work) => writes.run(() => work(tx)),
-    secret(name) {
-      return writes.outside(() => {
-        sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', name, randomBytes(32).toString('base64url'));
-        return sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', name)!.value;
-      });
-    },
+    secret: (name) => databaseSecret(outside, name),
     async ping() {
       if (closed) throw new StorageUnavailableError('the SQLite database is closed');
       try {

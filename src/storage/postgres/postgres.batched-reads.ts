@@ -1,10 +1,12 @@
+// The reads every request makes — its key, a pet, a page of pets — batched: the requests of one
+// turn of the event loop share a query (BatchedLookup), never a cached answer.
+import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS as COLUMNS, toPet, type PetRow } from '../rows.ts';
-import type { PetCreate, PetQuery, PetRepository, PetTx } from '../storage.ts';
+import { PET_COLUMNS as COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import type { PetQuery, PetRepository } from '../storage.ts';
 import { BatchedLookup } from './postgres.batch.ts';
-import { LIVE_CATEGORY } from './postgres.categories.ts';
-import type { PgDb, Query } from './postgres.db.ts';
+import type { PgDb } from './postgres.db.ts';
 
 // Only live pets are read; a withdrawn one (deleted_at set) is absent everywhere.
 const LIVE = 'deleted_at IS NULL';
@@ -56,47 +58,18 @@ export class PostgresPets implements PetRepository {
   }
 }
 
-const INSERT = `WITH c AS (${LIVE_CATEGORY}) INSERT INTO pets (name, category_id, status) SELECT $2, id, $3 FROM c RETURNING ${COLUMNS}`;
-
 /**
- * Pets inside a workflow's transaction. The pet row lock (FOR UPDATE) orders every change of one
- * pet — a PATCH, a withdrawal, an order placed for it — one after the other, on any instance: each
- * checks what the one before it committed.
+ * ApiKeyRepository.findActiveByHash: read for every request, never cached, so a revocation committed
+ * by any instance (or the CLI) is visible to every instance's next request. Expiry is compared with
+ * the clock by KeyVerifier.
  */
-export class PostgresPetTx implements PetTx {
-  readonly #query: Query;
-
-  constructor(query: Query) {
-    this.#query = query;
-  }
-
-  async lock(id: number): Promise<Pet | undefined> {
-    const [row] = await this.#query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE id = $1 AND ${LIVE} FOR UPDATE`, [id]);
-    return row && toPet(row);
-  }
-
-  async insert(input: PetCreate): Promise<Pet | undefined> {
-    // One statement: the category's FOR KEY SHARE and the insert.
-    const [row] = await this.#query<PetRow>(INSERT, [input.categoryId, input.name, input.status]);
-    return row && toPet(row);
-  }
-
-  async update(pet: Pet): Promise<Pet> {
-    const [row] = await this.#query<PetRow>(`UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1 RETURNING ${COLUMNS}`, [
-      pet.id,
-      pet.name,
-      pet.categoryId,
-      pet.status,
-    ]);
-    return toPet(row);
-  }
-
-  async withdraw(id: number, at: Date): Promise<void> {
-    await this.#query('UPDATE pets SET deleted_at = $2 WHERE id = $1', [id, at.toISOString()]);
-  }
-
-  async anyIn(categoryId: number): Promise<boolean> {
-    // Served by pets_live_category_id.
-    return (await this.#query(`SELECT 1 FROM pets WHERE category_id = $1 AND ${LIVE} LIMIT 1`, [categoryId])).length > 0;
-  }
+export function activeKeys(db: PgDb): (hash: string) => Promise<StoredPrincipal | undefined> {
+  const active = new BatchedLookup<string, StoredPrincipal>(async (hashes) => {
+    const rows = await db.query<PrincipalRow & { hash: string }>(
+      'SELECT id, hash, scopes, expires_at FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL',
+      [hashes],
+    );
+    return new Map(rows.map((r) => [r.hash, toStoredPrincipal(r)]));
+  });
+  return (hash) => active.get(hash);
 }
