@@ -242,19 +242,15 @@ export interface IdempotencyTx {
   complete(id: IdempotencyId, response: StoredResponse): Promise<boolean>;
 }
 
-/** An event as recorded: its sequence (the number in its id) and type. */
-export interface RecordedEvent {
-  readonly sequence: number;
-  readonly type: EventType;
-}
-
 export interface EventTx {
   /**
-   * Inserts the events, in order, with `at` as their createdAt. Their ids increase in commit order
-   * across every writer (PostgreSQL: see postgres.outbox.ts), so a reader paging the feed by id
-   * never passes an event that commits later.
+   * Publishes the events of a write: inserts them, in order, with `at` as their createdAt, and owes
+   * each a first delivery attempt, due at `at`, to every enabled endpoint subscribed to its type
+   * (webhook_subscriptions, or webhooks.all_events) — in one statement where the engine can. Their
+   * ids increase in commit order across every writer, so a reader paging the feed by id never
+   * passes an event that commits later (PostgreSQL: postgres.dialect.ts).
    */
-  insert(events: readonly NewEvent[], at: Date): Promise<RecordedEvent[]>;
+  publish(events: readonly NewEvent[], at: Date): Promise<void>;
   exists(sequence: number): Promise<boolean>;
 }
 
@@ -346,11 +342,6 @@ export interface AttemptRecord {
 }
 
 export interface DeliveryTx {
-  /**
-   * Schedules, for each event, a first attempt (due at once) to every enabled endpoint subscribed
-   * to its type: one with every type, or one listing it (webhook_subscriptions).
-   */
-  queue(events: readonly RecordedEvent[], at: Date): Promise<void>;
   get(webhookId: number, id: number): Promise<Delivery | undefined>;
   /** The endpoint's pending attempt of the event, if it has one. */
   pending(webhookId: number, eventSequence: number): Promise<PendingAttempt | undefined>;

@@ -7,10 +7,22 @@ import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
 import { CATEGORY_COLUMNS, ORDER_COLUMNS, PET_COLUMNS, toCategory, toOrder, toPet, type CategoryRow, type OrderRow, type PetRow } from '../rows.ts';
 import type { CategoryRepository, CategoryTx, OrderQuery, OrderRepository, OrderTx, PetCreate, PetTx } from '../storage.ts';
-import { first, type Dialect, type SqlDb } from './sql.db.ts';
+import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // Only live pets and categories are read; a withdrawn or deleted one (deleted_at set) is absent everywhere.
 const LIVE = 'deleted_at IS NULL';
+/**
+ * The live category $1, locked FOR KEY SHARE until the transaction ends — the lock the foreign key
+ * takes as well, and one that removal's FOR UPDATE waits for (and vice versa): a pet can never be
+ * added to, or moved into, a category deleted at the same moment.
+ */
+const LIVE_CATEGORY = perDialect((d) => `SELECT id FROM categories WHERE id = $1 AND ${LIVE} ${d.lock('FOR KEY SHARE')}`);
+const LOCK_PET = perDialect((d) => `SELECT ${PET_COLUMNS} FROM pets WHERE id = $1 AND ${LIVE} ${d.lock('FOR UPDATE')}`);
+// One statement: the category's lock and the insert. The category must be live: a deleted
+// category's row still satisfies the foreign key.
+const INSERT_PET = perDialect(
+  (d) => `WITH c AS (${LIVE_CATEGORY(d)}) INSERT INTO pets (name, category_id, status) SELECT $2, id, $3 FROM c RETURNING ${PET_COLUMNS}`,
+);
 
 export class SqlPetTx implements PetTx {
   readonly #db: SqlDb;
@@ -22,14 +34,11 @@ export class SqlPetTx implements PetTx {
   }
 
   async lock(id: number): Promise<Pet | undefined> {
-    return pet(await first(this.#db, `SELECT ${PET_COLUMNS} FROM pets WHERE id = $1 AND ${LIVE} ${this.#d.lock('FOR UPDATE')}`, [id]));
+    return pet(await first(this.#db, LOCK_PET(this.#d), [id]));
   }
 
   async insert(input: PetCreate): Promise<Pet | undefined> {
-    // One statement: the category's lock (see liveCategory) and the insert. The category must be
-    // live: a deleted category's row still satisfies the foreign key.
-    const sql = `WITH c AS (${liveCategory(this.#d)}) INSERT INTO pets (name, category_id, status) SELECT $2, id, $3 FROM c RETURNING ${PET_COLUMNS}`;
-    return pet(await first(this.#db, sql, [input.categoryId, input.name, input.status]));
+    return pet(await first(this.#db, INSERT_PET(this.#d), [input.categoryId, input.name, input.status]));
   }
 
   async update(p: Pet): Promise<Pet> {
@@ -47,13 +56,13 @@ export class SqlPetTx implements PetTx {
   }
 }
 
-/**
- * The live category $1, locked FOR KEY SHARE until the transaction ends — the lock the foreign key
- * takes as well, and one that removal's FOR UPDATE waits for (and vice versa): a pet can never be
- * added to, or moved into, a category deleted at the same moment.
- */
-const liveCategory = (d: Dialect) => `SELECT id FROM categories WHERE id = $1 AND ${LIVE} ${d.lock('FOR KEY SHARE')}`;
 const GET_CATEGORY = `SELECT ${CATEGORY_COLUMNS} FROM categories WHERE id = $1 AND ${LIVE}`;
+// FOR UPDATE conflicts with the FOR KEY SHARE a pet being put into the category takes: it commits
+// before removal checks for live pets (which then sees it), or waits and finds the category gone.
+const LOCK_CATEGORY = {
+  rename: perDialect((d) => `${GET_CATEGORY} ${d.lock('FOR NO KEY UPDATE')}`),
+  remove: perDialect((d) => `${GET_CATEGORY} ${d.lock('FOR UPDATE')}`),
+};
 
 export class SqlCategories implements CategoryRepository {
   readonly #db: SqlDb;
@@ -81,13 +90,11 @@ export class SqlCategoryTx implements CategoryTx {
   }
 
   async lock(id: number, purpose: 'rename' | 'remove'): Promise<Category | undefined> {
-    // FOR UPDATE conflicts with the FOR KEY SHARE a pet being put into the category takes: it
-    // commits before removal checks for live pets (which then sees it), or waits and finds it gone.
-    return category(await first(this.#db, `${GET_CATEGORY} ${this.#d.lock(purpose === 'remove' ? 'FOR UPDATE' : 'FOR NO KEY UPDATE')}`, [id]));
+    return category(await first(this.#db, LOCK_CATEGORY[purpose](this.#d), [id]));
   }
 
   async keepLive(id: number): Promise<boolean> {
-    return (await first(this.#db, liveCategory(this.#d), [id])) !== undefined;
+    return (await first(this.#db, LIVE_CATEGORY(this.#d), [id])) !== undefined;
   }
 
   async insert(name: string): Promise<Category | undefined> {
@@ -107,6 +114,9 @@ export class SqlCategoryTx implements CategoryTx {
 }
 
 const GET_ORDER = `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`;
+const LOCK_ORDER = perDialect((d) => `${GET_ORDER} ${d.lock('FOR UPDATE')}`);
+// Served by orders_pet_id_id: a pet has few orders.
+const ORDER_IN = perDialect((d) => `SELECT 1 FROM orders WHERE pet_id = $1 AND status IN (SELECT t.item FROM ${d.items('$2', 't')}) LIMIT 1`);
 
 export class SqlOrders implements OrderRepository {
   readonly #db: SqlDb;
@@ -138,7 +148,7 @@ export class SqlOrderTx implements OrderTx {
   }
 
   async lock(id: number): Promise<Order | undefined> {
-    return order(await first(this.#db, `${GET_ORDER} ${this.#d.lock('FOR UPDATE')}`, [id]));
+    return order(await first(this.#db, LOCK_ORDER(this.#d), [id]));
   }
 
   async insert(petId: number, status: OrderStatus, at: Date): Promise<Order> {
@@ -152,9 +162,7 @@ export class SqlOrderTx implements OrderTx {
   }
 
   async exists(petId: number, statuses: readonly OrderStatus[]): Promise<boolean> {
-    // Served by orders_pet_id_id: a pet has few orders.
-    const sql = `SELECT 1 FROM orders WHERE pet_id = $1 AND status IN (SELECT t.item FROM ${this.#d.items('$2', 't')}) LIMIT 1`;
-    return (await first(this.#db, sql, [petId, statuses])) !== undefined;
+    return (await first(this.#db, ORDER_IN(this.#d), [petId, statuses])) !== undefined;
   }
 }
 

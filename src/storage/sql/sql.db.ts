@@ -1,4 +1,4 @@
-import type { NewEvent, RecordedEvent } from '../storage.ts';
+import type { NewEvent } from '../storage.ts';
 
 /** A statement's parameter: dates go in as ISO strings; an array is a list parameter (Dialect.items). */
 export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[];
@@ -33,14 +33,27 @@ export interface Dialect {
   /** A FROM item `alias(item, n)`: the items of the list parameter `param` (as text), with their positions from 1. */
   items(param: string, alias: string): string;
   /**
-   * Inserts the events, in order, their ids increasing in commit order across every writer
-   * (EventTx.insert): SQLite has one writer at a time; PostgreSQL serialises event writers.
+   * EventTx.publish: the events, their ids in commit order (SQLite has one writer at a time;
+   * PostgreSQL serialises event writers), and the first attempts they owe (SUBSCRIBED).
    */
-  insertEvents(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<RecordedEvent[]>;
+  publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void>;
   /**
    * Runs `sql`, a write that may give a live category a name another live one has (the unique
    * index categories_name_live): its rows, or undefined when the index refused it — that statement
    * undone, the transaction still usable.
    */
   unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined>;
+}
+
+/** A statement whose text depends on the dialect, built once per dialect (not per call). */
+export function perDialect(build: (d: Dialect) => string): (d: Dialect) => string {
+  const built = new WeakMap<Dialect, string>();
+  return (d) => {
+    let sql = built.get(d);
+    if (sql === undefined) {
+      sql = build(d);
+      built.set(d, sql);
+    }
+    return sql;
+  };
 }

@@ -1,6 +1,6 @@
 import type { Event } from '../../events/event.schemas.ts';
 import { EVENT_COLUMNS, toEvent, type EventRow } from '../rows.ts';
-import type { EventQuery, EventRepository, EventTx, NewEvent, RecordedEvent } from '../storage.ts';
+import type { EventQuery, EventRepository, EventTx, NewEvent } from '../storage.ts';
 import { first, type Dialect, type SqlDb } from './sql.db.ts';
 
 export class SqlEvents implements EventRepository {
@@ -30,8 +30,8 @@ export class SqlEventTx implements EventTx {
     this.#d = dialect;
   }
 
-  insert(events: readonly NewEvent[], at: Date): Promise<RecordedEvent[]> {
-    return this.#d.insertEvents(this.#db, events, at);
+  publish(events: readonly NewEvent[], at: Date): Promise<void> {
+    return this.#d.publish(this.#db, events, at);
   }
 
   async exists(sequence: number): Promise<boolean> {

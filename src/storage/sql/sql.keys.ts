@@ -14,9 +14,11 @@ import type {
   KeyQuery,
   StoredResponse,
 } from '../storage.ts';
-import { first, type Dialect, type SqlDb } from './sql.db.ts';
+import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 const GET_KEY = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`;
+// Two concurrent revocations of one key: the second waits for the lock, then reads it revoked.
+const LOCK_KEY = perDialect((d) => `${GET_KEY} ${d.lock('FOR NO KEY UPDATE')}`);
 
 /** The key reads; the lookup every request makes is the engine's, with its cache (`findActiveByHash`). */
 export class SqlApiKeys implements ApiKeyRepository {
@@ -57,8 +59,7 @@ export class SqlApiKeyTx implements ApiKeyTx {
   }
 
   async lock(id: number): Promise<ApiKey | undefined> {
-    // Two concurrent revocations of one key: the second waits here, then reads it revoked.
-    return key(await first(this.#db, `${GET_KEY} ${this.#d.lock('FOR NO KEY UPDATE')}`, [id]));
+    return key(await first(this.#db, LOCK_KEY(this.#d), [id]));
   }
 
   async revoke(id: number, at: Date): Promise<void> {

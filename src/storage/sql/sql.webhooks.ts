@@ -5,7 +5,8 @@
 // so they cannot deadlock. Claims skip endpoints another instance is claiming for (SKIP LOCKED),
 // and holding the endpoint's row while counting its attempts in flight makes the per-endpoint
 // limit and the event-id order hold across instances. Writers recording events only insert
-// deliveries (queue), which takes KEY SHARE on the endpoint's row: it never waits for those locks.
+// deliveries (EventTx.publish), which takes KEY SHARE on the endpoint's row: it never waits for
+// those locks.
 // SQLite has one writer at a time: a claim sees every other claim of every process on the file.
 import type { Delivery, Webhook } from '../../webhooks/webhook.schemas.ts';
 import {
@@ -26,22 +27,42 @@ import type {
   DeliveryTx,
   Lease,
   PendingAttempt,
-  RecordedEvent,
   WebhookCreate,
   WebhookFields,
   WebhookRepository,
   WebhookState,
   WebhookTx,
 } from '../storage.ts';
-import { first, type Dialect, type SqlDb } from './sql.db.ts';
+import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // An endpoint, its subscribed types (migration 7) in the order they were given: NULL for every type.
 const WEBHOOK = `SELECT w.id, w.url, w.description, w.enabled, w.created_at, w.failing_since,
   CASE WHEN w.all_events THEN NULL ELSE (SELECT string_agg(event_type, ' ' ORDER BY position) FROM webhook_subscriptions s WHERE s.webhook_id = w.id) END AS events
   FROM webhooks w`;
 const GET = `${WEBHOOK} WHERE w.id = $1`;
+const LOCK = perDialect((d) => `${GET} ${d.lock('FOR NO KEY UPDATE')}`);
+const SUBSCRIBE = perDialect((d) => `INSERT INTO webhook_subscriptions (event_type, webhook_id, position) SELECT t.item, $1, t.n FROM ${d.items('$2', 't')}`);
+/**
+ * Which endpoints an event of type `type` owes a first attempt (EventTx.publish), as a condition on
+ * `webhooks w`: the enabled ones that take every type or list this one. webhook_subscriptions'
+ * primary key serves the lookup by type.
+ */
+export const SUBSCRIBED = (type: string) =>
+  `w.enabled AND (w.all_events OR w.id IN (SELECT s.webhook_id FROM webhook_subscriptions s WHERE s.event_type = ${type}))`;
 // Due (DeliveryTx.lease); $1 is the claim's "now".
 const DUE = `d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1) AND (d.attempt = 1 OR d.next_attempt_at <= $1)`;
+
+const CLAIMABLE = perDialect(
+  (d) => `SELECT w.id FROM webhooks w
+    WHERE w.enabled
+      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE})
+      AND (SELECT count(*) FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.lease_until > $1) < $2
+    ORDER BY w.claimed_at NULLS FIRST, w.id LIMIT $3 ${d.lock('FOR NO KEY UPDATE OF w SKIP LOCKED')}`,
+);
+const LEASE = perDialect(
+  (d) => `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4 WHERE id IN (
+    SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE} ORDER BY d.event_id, d.id LIMIT $5 ${d.lock('FOR UPDATE SKIP LOCKED')})`,
+);
 
 export class SqlWebhooks implements WebhookRepository {
   readonly #db: SqlDb;
@@ -102,7 +123,7 @@ export class SqlWebhookTx implements WebhookTx {
   }
 
   async lock(id: number): Promise<WebhookState | undefined> {
-    const row = await first<WebhookRow>(this.#db, `${GET} ${this.#d.lock('FOR NO KEY UPDATE')}`, [id]);
+    const row = await first<WebhookRow>(this.#db, LOCK(this.#d), [id]);
     return row && toWebhookState(row);
   }
 
@@ -115,10 +136,7 @@ export class SqlWebhookTx implements WebhookTx {
 
   /** Writes the endpoint's subscriptions (none when it takes every type) and reads it back. */
   async #subscribe(id: number, events: readonly string[] | null): Promise<Webhook> {
-    if (events !== null) {
-      const sql = `INSERT INTO webhook_subscriptions (event_type, webhook_id, position) SELECT t.item, $1, t.n FROM ${this.#d.items('$2', 't')}`;
-      await this.#db.run(sql, [id, events]);
-    }
+    if (events !== null) await this.#db.run(SUBSCRIBE(this.#d), [id, events]);
     return toWebhook((await first<WebhookRow>(this.#db, GET, [id]))!);
   }
 
@@ -137,12 +155,7 @@ export class SqlWebhookTx implements WebhookTx {
   }
 
   async claimable(now: Date, perEndpoint: number, max: number): Promise<number[]> {
-    const sql = `SELECT w.id FROM webhooks w
-      WHERE w.enabled
-        AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE})
-        AND (SELECT count(*) FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.lease_until > $1) < $2
-      ORDER BY w.claimed_at NULLS FIRST, w.id LIMIT $3 ${this.#d.lock('FOR NO KEY UPDATE OF w SKIP LOCKED')}`;
-    return (await this.#db.all<{ id: number }>(sql, [now.toISOString(), perEndpoint, max])).map((r) => r.id);
+    return (await this.#db.all<{ id: number }>(CLAIMABLE(this.#d), [now.toISOString(), perEndpoint, max])).map((r) => r.id);
   }
 
   async touch(id: number, at: Date): Promise<void> {
@@ -158,16 +171,6 @@ export class SqlDeliveryTx implements DeliveryTx {
   constructor(db: SqlDb, dialect: Dialect) {
     this.#db = db;
     this.#d = dialect;
-  }
-
-  async queue(events: readonly RecordedEvent[], at: Date): Promise<void> {
-    // One statement for the write's events; webhook_subscriptions' primary key serves the lookup by type.
-    const sql = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
-      SELECT w.id, 'attempt', CAST(e.item AS BIGINT), 1, 'pending', $3, $3
-      FROM ${this.#d.items('$1', 'e')} JOIN ${this.#d.items('$2', 't')} ON t.n = e.n
-        JOIN webhooks w ON w.enabled AND (w.all_events OR w.id IN (SELECT s.webhook_id FROM webhook_subscriptions s WHERE s.event_type = t.item))
-      ORDER BY e.n, w.id`;
-    await this.#db.run(sql, [events.map((e) => e.sequence), events.map((e) => e.type), at.toISOString()]);
   }
 
   async get(webhookId: number, id: number): Promise<Delivery | undefined> {
@@ -213,9 +216,7 @@ export class SqlDeliveryTx implements DeliveryTx {
   }
 
   lease(webhookId: number, lease: Lease, limit: number): Promise<number> {
-    const sql = `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4 WHERE id IN (
-      SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE} ORDER BY d.event_id, d.id LIMIT $5 ${this.#d.lock('FOR UPDATE SKIP LOCKED')})`;
-    return this.#db.run(sql, [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit]);
+    return this.#db.run(LEASE(this.#d), [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit]);
   }
 
   async leased(token: string, now: Date): Promise<ClaimedAttempt[]> {

@@ -56,19 +56,18 @@ export class SqlitePets implements PetRepository {
     );
   }
 
-  async list(q: PetQuery): Promise<Pet[]> {
+  list(q: PetQuery): Promise<Pet[]> {
     // A hot listing is read once until the database changes; callers get a copy.
-    const page = await this.#writes.outside(() =>
-      this.#pages.get(`${q.status ?? ''};${q.categoryId ?? ''};${q.afterId};${q.limit}`, () => {
+    return this.#writes.outside(() => [
+      ...this.#pages.get(`${q.status ?? ''};${q.categoryId ?? ''};${q.afterId};${q.limit}`, () => {
         const which = q.status === undefined ? (q.categoryId === undefined ? 'all' : 'category') : q.categoryId === undefined ? 'status' : 'both';
         const params: Record<string, string | number> = { after: q.afterId, limit: q.limit };
         if (q.status !== undefined) params.status = q.status;
         if (q.categoryId !== undefined) params.category = q.categoryId;
         const rows = this.#lists[which].all(params) as unknown as PetTuple[];
         return Object.freeze(rows.map((r) => Object.freeze(fromTuple(r))));
-      }),
-    );
-    return [...page!];
+      })!,
+    ]);
   }
 
   inventory(): Promise<Inventory> {

@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Dialect, SqlDb, SqlParam } from '../sql/sql.db.ts';
-import type { NewEvent, RecordedEvent } from '../storage.ts';
+import { SUBSCRIBED } from '../sql/sql.webhooks.ts';
+import type { NewEvent } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 
 /**
@@ -60,22 +61,20 @@ export function sqliteDb(statements: SqliteStatements, gate?: GroupCommit): SqlD
   return { all: (sql, params) => gate.outside(() => statements.all(sql, params)), run: (sql, params) => gate.outside(() => statements.run(sql, params)) };
 }
 
+const INSERT_EVENT = 'INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3) RETURNING id';
+const FIRST_ATTEMPTS = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
+  SELECT w.id, 'attempt', $1, 1, 'pending', $2, $2 FROM webhooks w WHERE ${SUBSCRIBED('$3')}`;
+
 export const sqliteDialect: Dialect = {
   // BEGIN IMMEDIATE holds the database's write lock for the whole batch: every read in it is a lock.
   lock: () => '',
   items: (param, alias) => `(SELECT value AS item, key + 1 AS n FROM json_each(${param})) AS ${alias}`,
   // One writer at a time holds the database: ids follow commit order by themselves.
-  async insertEvents(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<RecordedEvent[]> {
-    const recorded: RecordedEvent[] = [];
+  async publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void> {
     for (const e of events) {
-      const [{ id }] = await db.all<{ id: number }>('INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3) RETURNING id', [
-        e.type,
-        JSON.stringify(e.data),
-        at.toISOString(),
-      ]);
-      recorded.push({ sequence: id, type: e.type });
+      const [{ id }] = await db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), at.toISOString()]);
+      await db.run(FIRST_ATTEMPTS, [id, at.toISOString(), e.type]);
     }
-    return recorded;
   },
   // A failed statement is undone by SQLite alone; the transaction goes on.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
