@@ -7,7 +7,7 @@ import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
-import type { ClaimedAttempt, IdempotencyRecord, WebhookState } from './storage.ts';
+import type { IdempotencyRecord, LeasedAttempt, WebhookState } from './storage.ts';
 
 export interface PetRow {
   id: number;
@@ -87,10 +87,6 @@ export const toIdempotencyRecord = (r: IdempotencyRow): IdempotencyRecord => ({
   fingerprint: r.fingerprint,
   response: r.status === null ? undefined : { status: r.status, body: r.body ?? '', location: r.location },
 });
-/** Whether a stored claim no longer counts: past retention, or in flight since before `abandonedBefore`. */
-export const isDeadClaim = (r: IdempotencyRow, expiredBefore: Date, abandonedBefore: Date): boolean =>
-  r.created_at < expiredBefore.getTime() || (r.status === null && r.created_at < abandonedBefore.getTime());
-
 export interface WebhookRow {
   id: number;
   url: string;
@@ -156,13 +152,13 @@ export interface ClaimRow {
 }
 export const CLAIM_COLUMNS =
   'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
-export const toClaimed = (r: ClaimRow, now: Date): ClaimedAttempt => ({
+export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   deliveryId: r.id,
   webhookId: r.webhook_id,
   url: r.url,
   attempt: r.attempt,
   eventId: r.event_id,
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
-  secrets:
-    r.previous_secret !== null && r.previous_secret_until !== null && r.previous_secret_until > now.toISOString() ? [r.secret, r.previous_secret] : [r.secret],
+  secret: r.secret,
+  previousSecret: r.previous_secret === null || r.previous_secret_until === null ? null : { secret: r.previous_secret, until: r.previous_secret_until },
 });

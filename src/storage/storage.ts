@@ -315,8 +315,8 @@ export interface Lease {
   readonly token: string;
 }
 
-/** One attempt a dispatcher now holds. */
-export interface ClaimedAttempt {
+/** One attempt leased to a dispatcher, with what sending it takes. */
+export interface LeasedAttempt {
   readonly deliveryId: number;
   readonly webhookId: number;
   readonly url: string;
@@ -324,8 +324,10 @@ export interface ClaimedAttempt {
   readonly eventId: number;
   /** undefined when the event was purged before it could be delivered. */
   readonly event: Event | undefined;
-  /** The sealed secrets that sign it: the current one, then the previous one while it still signs. */
-  readonly secrets: readonly string[];
+  /** The endpoint's signing secret, sealed. */
+  readonly secret: string;
+  /** The one the last rotation replaced, and until when it was to keep signing. */
+  readonly previousSecret: { readonly secret: string; readonly until: string } | null;
 }
 
 /** What an attempt's outcome writes on its log entry. */
@@ -365,7 +367,7 @@ export interface DeliveryTx {
    */
   lease(webhookId: number, lease: Lease, limit: number): Promise<number>;
   /** The attempts leased under `token`, with their endpoints and events. */
-  leased(token: string, now: Date): Promise<ClaimedAttempt[]>;
+  leased(token: string): Promise<LeasedAttempt[]>;
   /** Writes an attempt's outcome and drops its lease; false (nothing written) when the lease was lost. */
   record(outcome: AttemptRecord): Promise<boolean>;
 }

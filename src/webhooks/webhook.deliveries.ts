@@ -5,7 +5,7 @@
 import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import { eventId, eventSequence } from '../events/event.schemas.ts';
-import type { ClaimedAttempt, Storage, Transaction, WebhookState, WriteContext } from '../storage/storage.ts';
+import type { LeasedAttempt, Storage, Transaction, WebhookState, WriteContext } from '../storage/storage.ts';
 import type { Delivery } from './webhook.schemas.ts';
 
 /** The error of attempts that were still pending when their endpoint was disabled. */
@@ -22,6 +22,12 @@ export interface ClaimRequest {
   readonly token: string;
   readonly max: number;
   readonly perEndpoint: number;
+}
+
+/** One attempt a dispatcher now holds. */
+export interface ClaimedAttempt extends Omit<LeasedAttempt, 'secret' | 'previousSecret'> {
+  /** The sealed secrets that sign it: the current one, then the previous one while it still signs. */
+  readonly secrets: readonly string[];
 }
 
 /**
@@ -45,8 +51,14 @@ export async function claimAttempts(storage: Storage, q: ClaimRequest): Promise<
       room -= leased;
       claimed += leased;
     }
-    return withoutEvents(claimed === 0 ? [] : await tx.deliveries.leased(q.token, q.now));
+    return withoutEvents(claimed === 0 ? [] : (await tx.deliveries.leased(q.token)).map((a) => withSecrets(a, q.now)));
   });
+}
+
+/** After a rotation the previous secret signs too, beside the new one, until its time is up. */
+function withSecrets({ secret, previousSecret, ...attempt }: LeasedAttempt, now: Date): ClaimedAttempt {
+  const previousSigns = previousSecret !== null && Date.parse(previousSecret.until) > now.getTime();
+  return { ...attempt, secrets: previousSigns ? [secret, previousSecret.secret] : [secret] };
 }
 
 /** `recorded`: false when the lease was lost (nothing written); `disabled`: this failure disabled the endpoint. */

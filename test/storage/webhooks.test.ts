@@ -2,12 +2,12 @@
 // under leases, outcomes, retries and disabling — on every engine.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ClaimedAttempt, Storage, WebhookCreate } from '../../src/storage/storage.ts';
+import type { Storage, WebhookCreate } from '../../src/storage/storage.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
-import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult } from '../../src/webhooks/webhook.deliveries.ts';
+import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type ClaimedAttempt } from '../../src/webhooks/webhook.deliveries.ts';
 import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');

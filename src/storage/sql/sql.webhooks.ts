@@ -13,7 +13,7 @@ import {
   CLAIM_COLUMNS,
   DELIVERY_COLUMNS,
   eventList,
-  toClaimed,
+  toLeased,
   toDelivery,
   toWebhook,
   toWebhookState,
@@ -23,9 +23,9 @@ import {
 } from '../rows.ts';
 import type {
   AttemptRecord,
-  ClaimedAttempt,
   DeliveryTx,
   Lease,
+  LeasedAttempt,
   PendingAttempt,
   WebhookCreate,
   WebhookFields,
@@ -219,10 +219,10 @@ export class SqlDeliveryTx implements DeliveryTx {
     return this.#db.run(LEASE(this.#d), [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit]);
   }
 
-  async leased(token: string, now: Date): Promise<ClaimedAttempt[]> {
+  async leased(token: string): Promise<LeasedAttempt[]> {
     const sql = `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id LEFT JOIN events e ON e.id = d.event_id
       WHERE d.lease_token = $1 AND d.status = 'pending' ORDER BY d.webhook_id, d.event_id`;
-    return (await this.#db.all<ClaimRow>(sql, [token])).map((r) => toClaimed(r, now));
+    return (await this.#db.all<ClaimRow>(sql, [token])).map(toLeased);
   }
 
   async record(r: AttemptRecord): Promise<boolean> {

@@ -81,12 +81,12 @@ export const sqliteDialect: Dialect = {
     try {
       return await db.all<R>(sql, params);
     } catch (err) {
-      if (isConstraint(err, 'UNIQUE')) return undefined;
+      if (isUniqueViolation(err)) return undefined;
       throw err;
     }
   },
 };
 
-function isConstraint(err: unknown, kind: 'UNIQUE'): boolean {
-  return err instanceof Error && (err as { code?: string }).code === 'ERR_SQLITE_ERROR' && err.message.includes(`${kind} constraint failed`);
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && (err as { code?: string }).code === 'ERR_SQLITE_ERROR' && err.message.includes('UNIQUE constraint failed');
 }
