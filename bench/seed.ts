@@ -28,8 +28,8 @@ export async function seed(db: DatabaseConfig, size: number, runKeyCount = 0): P
   const runKeys: string[] = [];
   let secret: string;
   try {
-    key = (await createApiKey(storage.apiKeys, 'bench', SCOPES)).key;
-    for (let i = 1; i <= runKeyCount; i++) runKeys.push((await createApiKey(storage.apiKeys, `bench-run-${i}`, SCOPES)).key);
+    key = (await createApiKey(storage, 'bench', SCOPES)).key;
+    for (let i = 1; i <= runKeyCount; i++) runKeys.push((await createApiKey(storage, `bench-run-${i}`, SCOPES)).key);
     secret = await storage.secret('cursor');
   } finally {
     await storage.close();

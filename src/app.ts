@@ -163,13 +163,13 @@ export async function buildApp({
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage.pets, cursors, clock), base });
-    await v1.register(categoryRoutes, { categories: new CategoryService(storage.categories, clock), base });
-    await v1.register(orderRoutes, { orders: new OrderService(storage.orders, cursors, clock), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock), base });
+    await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
+    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
-    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage.webhooks, policy, box, cursors, clock), base });
+    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock), base });
     await v1.register(inventoryRoutes, { pets: storage.pets });
-    await v1.register(keyRoutes, { keys: new KeyService(storage.apiKeys, cursors, clock), base });
+    await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock), base });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
   // compiler) and pass through their onRoute hooks.
@@ -182,7 +182,7 @@ export async function buildApp({
     idempotencyPurge(idempotency, app.log),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
-      webhooks: storage.webhooks,
+      storage,
       sender: new WebhookSender(policy, config.webhooks.timeoutMs),
       box,
       clock,

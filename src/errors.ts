@@ -62,6 +62,11 @@ export function notFound(what: string): AppError {
   return new AppError('not_found', `${what} does not exist`);
 }
 
+/** The resource a workflow addresses must exist (a withdrawn pet or a deleted category does not). */
+export function assertFound<T>(what: string, resource: T | undefined): asserts resource is T {
+  if (resource === undefined) throw notFound(what);
+}
+
 /** Storage engines throw this when the database cannot be reached; the HTTP layer answers 503. */
 export class StorageUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

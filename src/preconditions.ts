@@ -1,6 +1,6 @@
 // Entity tags and the conditional request fields that carry them (RFC 9110 §8.8.3, §13.1), in one
-// place: routes set ETag and answer If-None-Match with them; storage engines evaluate If-Match
-// with them inside the write's transaction, against the row they locked.
+// place: routes set ETag and answer If-None-Match with them; workflows evaluate If-Match with them
+// inside the write's transaction, against the row they locked.
 import { hash } from 'node:crypto';
 import { AppError } from './errors.ts';
 import { canonicalJson } from './json.ts';
@@ -74,4 +74,13 @@ export function ifMatchPasses(condition: Condition, current: string): boolean {
  */
 export function ifNoneMatchPasses(condition: Condition, current: string): boolean {
   return !(condition === '*' || condition.some((t) => `"${t.opaque}"` === current));
+}
+
+/**
+ * If-Match, evaluated by a workflow against the resource as its transaction has locked it: absent,
+ * it holds; otherwise one listed tag must be the resource's current strong entity tag (or `*`).
+ */
+export function assertIfMatch(what: string, ifMatch: Condition | undefined, current: object): void {
+  if (ifMatch === undefined || ifMatchPasses(ifMatch, entityTag(current))) return;
+  throw new AppError('precondition_failed', `If-Match names none of the current entity tags of ${what}; nothing was changed (GET it for its current ETag)`);
 }

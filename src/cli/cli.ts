@@ -8,7 +8,7 @@ import { loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { checkAgainst } from '../http/policies/validation.ts';
 import { NewApiKey, type ApiKey } from '../keys/key.schemas.ts';
-import { ALL_SCOPES, issueApiKey, parseScopes } from '../keys/key.service.ts';
+import { ALL_SCOPES, issueApiKey, parseScopes, revokeApiKey } from '../keys/key.service.ts';
 import { DEFAULT_SCOPES, SCOPES, type Scope } from '../keys/key.types.ts';
 import { openStorage } from '../storage/open.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -111,7 +111,7 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     const input = { name: values.name, scopes, ...(values['expires-at'] === undefined ? {} : { expiresAt: values['expires-at'] }) };
     check(NewApiKey, input, 'key');
     // The operator holds every scope; an expiry in the past is refused like the API refuses it.
-    const created = await refusal(io, () => issueApiKey(storage.apiKeys, input, SCOPES, systemClock.now()));
+    const created = await refusal(io, () => issueApiKey(storage, input, SCOPES, systemClock.now()));
     if (created === undefined) return 1;
     const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
     io.out(`created key ${created.id} "${created.name}" (${created.scopes.join(',')}${expiry}). It is shown only this once:\n${created.key}`);
@@ -126,7 +126,10 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
   }
   if (command === 'keys' && sub === 'revoke') {
     if (arg === undefined || !/^\d+$/.test(arg)) throw new UsageError('keys revoke needs the numeric key id (see keys list)');
-    const revoked = await storage.apiKeys.revoke(Number(arg), new Date());
+    const revoked = await revokeApiKey(storage, Number(arg), { now: systemClock.now() }).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'not_found') return false;
+      throw err;
+    });
     if (!revoked) {
       io.err(`petstore: no active key with id ${arg}`);
       return 1;
@@ -141,7 +144,7 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
   if (command === 'categories' && sub === 'add') {
     if (arg === undefined) throw new UsageError('categories add needs a NAME');
     check(NewCategory, { name: arg }, 'category');
-    const c = await refusal(io, () => new CategoryService(storage.categories, systemClock).create(arg));
+    const c = await refusal(io, () => new CategoryService(storage, systemClock).create(arg));
     if (c === undefined) return 1;
     io.out(`created category ${c.id} "${c.name}"`);
     return 0;

@@ -1,9 +1,10 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, assertFound, notFound } from '../errors.ts';
+import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
-import type { ApiKeyRepository, IdempotentResponse } from '../storage/storage.ts';
+import type { ApiKeyRepository, IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
 import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
 
@@ -46,7 +47,7 @@ export function parseScopes(text: string | undefined): Scope[] {
  * API (KeyService), the CLI, the first-run key and the tests.
  */
 export async function createApiKey(
-  repo: ApiKeyRepository,
+  storage: Storage,
   name: string,
   scopes: readonly Scope[],
   now = new Date(),
@@ -56,8 +57,23 @@ export async function createApiKey(
   const key = generateKey();
   // The stored response (Idempotency-Key) is the created key with its secret (sealed by http/policies/idempotency.ts).
   const respond = idempotency && { id: idempotency.id, respond: (info: ApiKey) => idempotency.respond({ ...info, key }) };
-  const info = await repo.create({ name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt }, { now, idempotency: respond });
+  const input = { name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt };
+  const info = await write(storage, { now, idempotency: respond }, async (tx) => withoutEvents(await tx.apiKeys.insert(input, now)));
   return { key, info };
+}
+
+/**
+ * Revokes a key; it is refused from the next request on. true when this call revoked it, false
+ * when it was revoked already (nothing changes). Throws not_found for an unknown key.
+ */
+export function revokeApiKey(storage: Storage, id: number, ctx: WriteContext<boolean>): Promise<boolean> {
+  return write(storage, ctx, async (tx) => {
+    const key = await tx.apiKeys.lock(id);
+    assertFound(`key ${id}`, key);
+    if (key.revokedAt !== null) return withoutEvents(false);
+    await tx.apiKeys.revoke(id, ctx.now);
+    return withoutEvents(true);
+  });
 }
 
 /**
@@ -66,7 +82,7 @@ export async function createApiKey(
  * by the granter (else 403 insufficient_scope), and an expiry must lie after `now` (else 400).
  */
 export async function issueApiKey(
-  repo: ApiKeyRepository,
+  storage: Storage,
   input: NewApiKey,
   granter: readonly Scope[],
   now: Date,
@@ -85,35 +101,35 @@ export async function issueApiKey(
     if (!(expiresAt.getTime() > now.getTime()))
       throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
   }
-  const { key, info } = await createApiKey(repo, input.name, scopes, now, expiresAt, idempotency);
+  const { key, info } = await createApiKey(storage, input.name, scopes, now, expiresAt, idempotency);
   return { ...info, key };
 }
 
 /** The keys operations of the API. */
 export class KeyService {
-  readonly #repo: ApiKeyRepository;
+  readonly #storage: Storage;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
 
-  constructor(repo: ApiKeyRepository, cursors: CursorCodec, clock: Clock) {
-    this.#repo = repo;
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock) {
+    this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
   }
 
   create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
-    return issueApiKey(this.#repo, input, granter, this.#clock.now(), idempotency);
+    return issueApiKey(this.#storage, input, granter, this.#clock.now(), idempotency);
   }
 
   /** The key; an unknown one → 404 not_found. */
   async get(id: number): Promise<ApiKey> {
-    const key = await this.#repo.get(id);
+    const key = await this.#storage.apiKeys.get(id);
     if (key === undefined) throw notFound(`key ${id}`);
     return key;
   }
 
   list(q: PageQuery): Promise<Page<ApiKey>> {
-    return this.#cursors.fetchPage('keys;', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
+    return this.#cursors.fetchPage('keys;', q, (limit, afterId = 0) => this.#storage.apiKeys.list({ limit, afterId }));
   }
 
   /**
@@ -121,8 +137,7 @@ export class KeyService {
    * revoked key changes nothing and succeeds; an unknown key → 404 not_found.
    */
   async revoke(id: number): Promise<void> {
-    if (await this.#repo.revoke(id, this.#clock.now())) return;
-    await this.get(id);
+    await revokeApiKey(this.#storage, id, { now: this.#clock.now() });
   }
 }
 

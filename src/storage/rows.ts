@@ -5,10 +5,9 @@ import type { Category } from '../categories/category.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
-import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
-import type { ClaimedAttempt, IdempotencyRecord } from './storage.ts';
+import type { IdempotencyRecord, LeasedAttempt, WebhookState } from './storage.ts';
 
 export interface PetRow {
   id: number;
@@ -27,8 +26,6 @@ export interface OrderRow {
   updated_at: string;
 }
 export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
-/** SQL condition: the order is open (not final), so it holds its pet's status. */
-export const ORDER_IS_OPEN = `status IN (${OPEN_ORDER_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
 
 export interface EventRow {
@@ -90,19 +87,15 @@ export const toIdempotencyRecord = (r: IdempotencyRow): IdempotencyRecord => ({
   fingerprint: r.fingerprint,
   response: r.status === null ? undefined : { status: r.status, body: r.body ?? '', location: r.location },
 });
-/** Whether a stored claim no longer counts: past retention, or in flight since before `abandonedBefore`. */
-export const isDeadClaim = (r: IdempotencyRow, expiredBefore: Date, abandonedBefore: Date): boolean =>
-  r.created_at < expiredBefore.getTime() || (r.status === null && r.created_at < abandonedBefore.getTime());
-
 export interface WebhookRow {
   id: number;
   url: string;
-  events: string | null; // space-separated types; NULL = every type
+  events: string | null; // the subscribed types, space-separated in the order given; NULL = every type (sql.webhooks.ts)
   description: string | null;
   enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
   created_at: string;
+  failing_since: string | null;
 }
-export const WEBHOOK_COLUMNS = 'id, url, events, description, enabled, created_at';
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
   url: r.url,
@@ -111,6 +104,8 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
   enabled: Boolean(r.enabled),
   createdAt: r.created_at,
 });
+export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since });
+/** webhooks.events as the release before migration 7 reads it (space-separated, NULL = every type); still written for it. */
 export const eventList = (events: readonly EventType[] | null): string | null => (events === null ? null : events.join(' '));
 
 export interface DeliveryRow {
@@ -157,13 +152,13 @@ export interface ClaimRow {
 }
 export const CLAIM_COLUMNS =
   'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
-export const toClaimed = (r: ClaimRow, now: Date): ClaimedAttempt => ({
+export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   deliveryId: r.id,
   webhookId: r.webhook_id,
   url: r.url,
   attempt: r.attempt,
   eventId: r.event_id,
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
-  secrets:
-    r.previous_secret !== null && r.previous_secret_until !== null && r.previous_secret_until > now.toISOString() ? [r.secret, r.previous_secret] : [r.secret],
+  secret: r.secret,
+  previousSecret: r.previous_secret === null || r.previous_secret_until === null ? null : { secret: r.previous_secret, until: r.previous_secret_until },
 });

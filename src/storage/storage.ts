@@ -1,5 +1,10 @@
-// The repository interfaces every engine implements. Routes and services depend on these only;
-// only src/storage/<engine>/ knows SQL. Repositories return domain objects, never rows.
+// The interfaces every engine implements. Services depend on these only; only src/storage/<engine>/
+// knows SQL. Repositories return domain objects, never rows, and decide nothing: a rule (what may
+// change, what a change records) lives in its domain folder and runs as a workflow over a
+// Transaction (docs/architecture.md).
+//
+// One way to say "not found": a read or a transaction method returns undefined (false for a
+// yes/no question); a workflow that needs the row throws AppError('not_found').
 import type { Category } from '../categories/category.schemas.ts';
 import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
@@ -11,10 +16,10 @@ import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, Webhook } from '../webhooks/webhook.schemas.ts';
 
 /**
- * What every write carries into its transaction besides its own data. A write records, in the
- * same transaction as the change: the events that describe it (the outbox read by the event feed
- * and the webhook deliveries) and, for a request with an Idempotency-Key, the response that
- * reports it — so a committed change is never without its event or its replayable response.
+ * What every write carries besides its own data. A write records, in the same transaction as the
+ * change (events/event.outbox.ts): the events that describe it and, for a request with an
+ * Idempotency-Key, the response that reports it — so a committed change is never without its
+ * event or its replayable response.
  */
 export interface WriteContext<T> {
   /** When the change happens: its events' createdAt and the resource's own timestamps. */
@@ -23,10 +28,9 @@ export interface WriteContext<T> {
 }
 
 /**
- * A write to one existing resource that may carry the client's If-Match (RFC 9110 §13.1.1). The
- * engine evaluates it inside the write's transaction, against the row it has locked, after
- * finding the resource (404 first) and before any other check: when it names no current tag the
- * write throws AppError('precondition_failed') and changes nothing.
+ * A write to one existing resource that may carry the client's If-Match (RFC 9110 §13.1.1),
+ * evaluated against the row the workflow has locked, after finding it (404 first) and before any
+ * other check.
  */
 export interface ConditionalWrite<T> extends WriteContext<T> {
   readonly ifMatch?: Condition;
@@ -37,6 +41,16 @@ export interface IdempotentResponse<T> {
   readonly id: IdempotencyId;
   respond(result: T): StoredResponse;
 }
+
+/** An event a write records: its type and the resource after the change (or `{id}` for a deletion). */
+export interface NewEvent {
+  readonly type: EventType;
+  readonly data: object;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads outside a workflow (each engine may cache them: they see every commit made before the
+// request that asks arrived).
 
 export interface PetCreate {
   readonly name: string;
@@ -52,33 +66,13 @@ export interface PetQuery {
   readonly categoryId?: number;
 }
 
-/** The fields a PATCH sets; absent ones keep their value. */
-export interface PetPatch {
-  readonly name?: string;
-  readonly categoryId?: number;
-  readonly status?: PetStatus;
-}
-
 /**
- * Pets. A withdrawn pet keeps its row (orders name it; its id is never reused) but no read below
- * returns it, and writes treat it as absent.
+ * Pets. A withdrawn pet keeps its row (orders name it; its id is never reused) but no read returns
+ * it, and no lock finds it.
  */
 export interface PetRepository {
-  /** Records pet.created. Throws AppError('unknown_category') when categoryId names no live category. */
-  create(input: PetCreate, ctx: WriteContext<Pet>): Promise<Pet>;
   get(id: number): Promise<Pet | undefined>;
   list(query: PetQuery): Promise<Pet[]>;
-  /**
-   * Applies `patch`; records pet.updated when the pet really changed (an unchanged pet is not
-   * written). Throws AppError('not_found'), ('precondition_failed'), ('unknown_category'), or
-   * ('pet_has_open_order') when the status would change while an order for the pet is open.
-   */
-  update(id: number, patch: PetPatch, ctx: ConditionalWrite<Pet>): Promise<Pet>;
-  /**
-   * Withdraws the pet; records pet.deleted with `{id}`. Throws AppError('not_found') (also for a
-   * pet already withdrawn), ('precondition_failed') or ('pet_has_open_order').
-   */
-  withdraw(id: number, ctx: ConditionalWrite<void>): Promise<void>;
   /** Live pets per status, as of one committed state; read from maintained counts, never counted. */
   inventory(): Promise<Inventory>;
 }
@@ -87,18 +81,6 @@ export interface PetRepository {
 export interface CategoryRepository {
   list(): Promise<Category[]>;
   get(id: number): Promise<Category | undefined>;
-  /** Records category.created. Throws AppError('category_exists') when a live category has the name (any case). */
-  create(name: string, ctx: WriteContext<Category>): Promise<Category>;
-  /**
-   * Renames; records category.updated when the name really changed. Throws AppError('not_found')
-   * or ('category_exists').
-   */
-  rename(id: number, name: string, ctx: WriteContext<Category>): Promise<Category>;
-  /**
-   * Deletes; records category.deleted with `{id}`. Throws AppError('not_found') or
-   * ('category_in_use') while a live pet belongs to it.
-   */
-  remove(id: number, ctx: WriteContext<void>): Promise<void>;
 }
 
 export interface OrderQuery {
@@ -109,20 +91,8 @@ export interface OrderQuery {
 }
 
 export interface OrderRepository {
-  /**
-   * Places an order and marks the pet `pending`, atomically; records order.placed and
-   * pet.updated. Throws AppError('unknown_pet') or AppError('pet_not_available').
-   */
-  place(petId: number, ctx: WriteContext<Order>): Promise<Order>;
   get(id: number): Promise<Order | undefined>;
   list(query: OrderQuery): Promise<Order[]>;
-  /**
-   * Moves an order to `to` and the pet to the status that follows, atomically, when the
-   * transition from the order's current status is allowed (see store/order.lifecycle.ts);
-   * records order.<status> and, when the pet's status changes, pet.updated.
-   * Throws AppError('not_found'), AppError('precondition_failed') or AppError('invalid_transition').
-   */
-  transition(id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order>;
 }
 
 export interface ApiKeyCreate {
@@ -140,7 +110,6 @@ export interface KeyQuery {
 }
 
 export interface ApiKeyRepository {
-  create(input: ApiKeyCreate, ctx: WriteContext<ApiKey>): Promise<ApiKey>;
   /**
    * The key with this hash unless it is revoked, with its expiry; every request asks. Whether it
    * has expired is decided by the caller, against its clock (KeyVerifier).
@@ -149,8 +118,6 @@ export interface ApiKeyRepository {
   /** Every key, revoked and expired ones included. */
   list(query: KeyQuery): Promise<ApiKey[]>;
   get(id: number): Promise<ApiKey | undefined>;
-  /** true when an active key was revoked by this call. */
-  revoke(id: number, now: Date): Promise<boolean>;
   count(): Promise<number>;
 }
 
@@ -175,6 +142,7 @@ export interface IdempotencyRecord {
   readonly response: StoredResponse | undefined;
 }
 
+/** The claims of Idempotency-Keys, before a request's write; the write completes its claim (IdempotencyTx). */
 export interface IdempotencyRepository {
   /**
    * Atomically claims `id` for a request whose body has `fingerprint`, unless a live record
@@ -196,43 +164,159 @@ export interface EventQuery {
   readonly type?: EventType;
 }
 
-/** The outbox, read side: events are written by the other repositories, inside their transactions. */
+/** The outbox, read side: events are written by workflows, inside their transactions (EventTx). */
 export interface EventRepository {
   list(query: EventQuery): Promise<Event[]>;
   /** Deletes events created before `before`; returns how many. */
   purge(before: Date): Promise<number>;
 }
 
+export interface WebhookRepository {
+  get(id: number): Promise<Webhook | undefined>;
+  /** Keyset page: ids > afterId, ascending. */
+  list(query: { readonly limit: number; readonly afterId: number }): Promise<Webhook[]>;
+  /** The endpoint's delivery log, newest first: ids < beforeId. */
+  deliveries(webhookId: number, query: { readonly limit: number; readonly beforeId: number }): Promise<Delivery[]>;
+  /** Whether any attempt is due (DeliveryTx.lease); an idle dispatcher asks this, without a transaction. */
+  anyDue(now: Date): Promise<boolean>;
+  /** createdAt of the oldest event still waiting for a delivery to an enabled endpoint. */
+  oldestPending(): Promise<string | undefined>;
+  /** Deletes finished delivery log entries written before `before`; returns how many. */
+  purge(before: Date): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The transaction a workflow runs over (Storage.transaction). Each method is one statement or
+// two; "lock" means the row stays as read until the transaction ends (PostgreSQL: the row lock
+// named; SQLite: the database write lock every transaction holds).
+
+export interface PetTx {
+  /** The live pet, locked FOR UPDATE. */
+  lock(id: number): Promise<Pet | undefined>;
+  /**
+   * Inserts a pet into a live category, holding the category as CategoryTx.keepLive does;
+   * undefined (nothing inserted) when categoryId names no live category.
+   */
+  insert(input: PetCreate): Promise<Pet | undefined>;
+  /** Writes name, category and status of a pet this transaction locked. */
+  update(pet: Pet): Promise<Pet>;
+  withdraw(id: number, at: Date): Promise<void>;
+  /** Whether a live pet belongs to the category. */
+  anyIn(categoryId: number): Promise<boolean>;
+}
+
+export interface CategoryTx {
+  /**
+   * The live category, locked: for 'rename' against other writers of the row (FOR NO KEY
+   * UPDATE); for 'remove' also against transactions putting a pet into it (FOR UPDATE, which
+   * waits for their FOR KEY SHARE).
+   */
+  lock(id: number, purpose: 'rename' | 'remove'): Promise<Category | undefined>;
+  /** Whether the category is live; it then stays live until the transaction ends (FOR KEY SHARE). */
+  keepLive(id: number): Promise<boolean>;
+  /** undefined (nothing written) when a live category already has the name, in any case. */
+  insert(name: string): Promise<Category | undefined>;
+  /** undefined (nothing written) when another live category already has the name, in any case. */
+  rename(id: number, name: string): Promise<Category | undefined>;
+  remove(id: number, at: Date): Promise<void>;
+}
+
+export interface OrderTx {
+  /** The order, locked FOR UPDATE. */
+  lock(id: number): Promise<Order | undefined>;
+  insert(petId: number, status: OrderStatus, at: Date): Promise<Order>;
+  setStatus(id: number, status: OrderStatus, at: Date): Promise<Order>;
+  /** Whether an order for the pet is in one of `statuses`. */
+  exists(petId: number, statuses: readonly OrderStatus[]): Promise<boolean>;
+}
+
+export interface ApiKeyTx {
+  insert(input: ApiKeyCreate, at: Date): Promise<ApiKey>;
+  /** The key, revoked or not, locked FOR NO KEY UPDATE. */
+  lock(id: number): Promise<ApiKey | undefined>;
+  revoke(id: number, at: Date): Promise<void>;
+}
+
+export interface IdempotencyTx {
+  /** Stores the response of an in-flight claim; false when there is no such claim (it was taken over or released). */
+  complete(id: IdempotencyId, response: StoredResponse): Promise<boolean>;
+}
+
+export interface EventTx {
+  /**
+   * Publishes the events of a write: inserts them, in order, with `at` as their createdAt, and owes
+   * each a first delivery attempt, due at `at`, to every enabled endpoint subscribed to its type
+   * (webhook_subscriptions, or webhooks.all_events) — in one statement where the engine can. Their
+   * ids increase in commit order across every writer, so a reader paging the feed by id never
+   * passes an event that commits later (PostgreSQL: postgres.dialect.ts).
+   */
+  publish(events: readonly NewEvent[], at: Date): Promise<void>;
+  exists(sequence: number): Promise<boolean>;
+}
+
+/** The fields of an endpoint a workflow sets; `events` null = every type, future ones included. */
 export interface WebhookCreate {
   readonly url: string;
-  /** null = every type, future ones included. */
   readonly events: readonly EventType[] | null;
   readonly description: string | null;
   /** The signing secret, sealed (webhooks/webhook.secret-box.ts): engines store it as given. */
   readonly secret: string;
 }
 
-/** A change to an endpoint; absent fields stay as they are. */
-export interface WebhookChange {
-  readonly url?: string;
-  readonly events?: readonly EventType[] | null;
-  readonly description?: string | null;
-  readonly enabled?: boolean;
+/** An endpoint as its workflows see it: what the API shows, and since when its attempts have been failing. */
+export interface WebhookState {
+  readonly webhook: Webhook;
+  /** The first failed attempt since the last success; null when the last attempt succeeded. */
+  readonly failingSince: string | null;
 }
 
-/** What a dispatcher asks for: due attempts, at most `max`, at most `perEndpoint` in flight per endpoint. */
-export interface ClaimRequest {
+/** What a workflow writes of an endpoint it locked. */
+export interface WebhookFields {
+  readonly url: string;
+  readonly events: readonly EventType[] | null;
+  readonly description: string | null;
+  readonly enabled: boolean;
+  readonly failingSince: string | null;
+}
+
+export interface WebhookTx {
+  insert(input: WebhookCreate, at: Date): Promise<Webhook>;
+  /** The endpoint, locked FOR NO KEY UPDATE: whoever changes its deliveries locks it first, then them. */
+  lock(id: number): Promise<WebhookState | undefined>;
+  /** Writes every field of an endpoint this transaction locked (its subscriptions included). */
+  update(id: number, fields: WebhookFields, at: Date): Promise<Webhook>;
+  setFailingSince(id: number, since: string | null): Promise<void>;
+  /** Replaces the secret; the one it replaces keeps signing until `previousUntil`. undefined for an unknown id. */
+  rotateSecret(id: number, secret: string, previousUntil: Date, at: Date): Promise<Webhook | undefined>;
+  /** Deletes the endpoint with its subscriptions and its delivery log; false for an unknown id. */
+  delete(id: number): Promise<boolean>;
+  /**
+   * Enabled endpoints with an attempt due (see DeliveryTx.lease) and fewer than `perEndpoint` in
+   * flight, least recently claimed first, at most `max`. PostgreSQL locks them FOR NO KEY UPDATE,
+   * skipping endpoints another claimer holds.
+   */
+  claimable(now: Date, perEndpoint: number, max: number): Promise<number[]>;
+  /** Records that a claim served the endpoint now: the least recently served go first. */
+  touch(id: number, at: Date): Promise<void>;
+}
+
+/** A pending attempt and its lease: in flight while `leaseUntil` is in the future. */
+export interface PendingAttempt {
+  readonly delivery: Delivery;
+  readonly leaseUntil: string | null;
+}
+
+/** A lease on due attempts, taken by one dispatcher. */
+export interface Lease {
   readonly now: Date;
-  /** The claimed attempts are this dispatcher's until then; after it another may claim them again. */
-  readonly leaseUntil: Date;
-  /** Names this claim; only its holder can record the attempts' results. */
+  /** The attempts are the holder's until then; after it another may lease them again. */
+  readonly until: Date;
+  /** Names the holder: only it can record the attempts' outcomes. */
   readonly token: string;
-  readonly max: number;
-  readonly perEndpoint: number;
 }
 
-/** One attempt a dispatcher now holds. */
-export interface ClaimedAttempt {
+/** One attempt leased to a dispatcher, with what sending it takes. */
+export interface LeasedAttempt {
   readonly deliveryId: number;
   readonly webhookId: number;
   readonly url: string;
@@ -240,62 +324,63 @@ export interface ClaimedAttempt {
   readonly eventId: number;
   /** undefined when the event was purged before it could be delivered. */
   readonly event: Event | undefined;
-  /** The sealed secrets that sign it: the current one, then the previous one while it still signs. */
-  readonly secrets: readonly string[];
+  /** The endpoint's signing secret, sealed. */
+  readonly secret: string;
+  /** The one the last rotation replaced, and until when it was to keep signing. */
+  readonly previousSecret: { readonly secret: string; readonly until: string } | null;
 }
 
-/** The outcome of one attempt, as the dispatcher reports it. */
-export interface AttemptResult {
-  readonly attempt: ClaimedAttempt;
+/** What an attempt's outcome writes on its log entry. */
+export interface AttemptRecord {
+  readonly deliveryId: number;
+  /** The lease's token: nothing is written once the lease was lost. */
   readonly token: string;
-  readonly succeeded: boolean;
+  readonly status: 'succeeded' | 'failed';
   readonly httpStatus: number | null;
   readonly durationMs: number;
   readonly error: string | null;
   readonly attemptedAt: Date;
-  /** When the next attempt is due; null when this was the last one (or it succeeded). */
-  readonly retryAt: Date | null;
-  /** A failure disables the endpoint when its failures began at or before this instant. */
-  readonly disableIfFailingSince: Date;
+  readonly nextAttemptAt: Date | null;
 }
 
-export interface WebhookRepository {
-  create(input: WebhookCreate, now: Date): Promise<Webhook>;
-  get(id: number): Promise<Webhook | undefined>;
-  /** Keyset page: ids > afterId, ascending. */
-  list(query: { readonly limit: number; readonly afterId: number }): Promise<Webhook[]>;
+export interface DeliveryTx {
+  get(webhookId: number, id: number): Promise<Delivery | undefined>;
+  /** The endpoint's pending attempt of the event, if it has one. */
+  pending(webhookId: number, eventSequence: number): Promise<PendingAttempt | undefined>;
+  /** Makes a pending attempt due at `at`. */
+  dueAt(id: number, at: Date): Promise<Delivery>;
+  /** The highest attempt number the endpoint has for the event (0: none). */
+  lastAttempt(webhookId: number, eventSequence: number): Promise<number>;
+  /** A pending attempt, due at `due`. */
+  insertAttempt(webhookId: number, eventSequence: number, attempt: number, due: Date, at: Date): Promise<Delivery>;
+  /** Marks the endpoint's pending attempts failed with `error`, their leases dropped. */
+  failPending(webhookId: number, error: string): Promise<void>;
+  /** Logs a `webhook.disabled` entry. */
+  logDisabled(webhookId: number, error: string, at: Date): Promise<void>;
+  /** The endpoint's attempts leased until after `now`. */
+  inFlight(webhookId: number, now: Date): Promise<number>;
   /**
-   * Applies `change`; undefined for an unknown id. Disabling fails the endpoint's pending
-   * deliveries; enabling starts afresh (only events recorded from then on are sent).
+   * Leases at most `limit` of the endpoint's due attempts, in event-id order: pending, not leased
+   * (or the lease ran out: its holder died), and either a first attempt (due at once, so first
+   * attempts go out in event-id order whatever the clocks say) or a retry whose time has come.
+   * Returns how many it leased.
    */
-  update(id: number, change: WebhookChange, now: Date): Promise<Webhook | undefined>;
-  /** true when it existed; its delivery log goes with it. */
-  delete(id: number): Promise<boolean>;
-  /** Replaces the secret (sealed); the current one keeps signing until `previousUntil`. undefined for an unknown id. */
-  rotateSecret(id: number, secret: string, previousUntil: Date, now: Date): Promise<Webhook | undefined>;
-  /** The endpoint's delivery log, newest first: ids < beforeId. */
-  deliveries(webhookId: number, query: { readonly limit: number; readonly beforeId: number }): Promise<Delivery[]>;
-  /**
-   * Makes the event of delivery `deliveryId` due now: its pending attempt if it has one, else a new
-   * attempt. Throws AppError('not_found') or AppError('webhook_disabled').
-   */
-  retry(webhookId: number, deliveryId: number, now: Date): Promise<Delivery>;
+  lease(webhookId: number, lease: Lease, limit: number): Promise<number>;
+  /** The attempts leased under `token`, with their endpoints and events. */
+  leased(token: string): Promise<LeasedAttempt[]>;
+  /** Writes an attempt's outcome and drops its lease; false (nothing written) when the lease was lost. */
+  record(outcome: AttemptRecord): Promise<boolean>;
+}
 
-  /**
-   * Leases due attempts to one dispatcher, across every instance: each attempt to one holder, in
-   * event-id order per endpoint, endpoints served least recently first.
-   */
-  claim(request: ClaimRequest): Promise<ClaimedAttempt[]>;
-  /**
-   * Records an attempt's outcome, schedules its retry and disables an endpoint that has failed for
-   * too long, in one transaction. `recorded` is false when the lease was lost (nothing written);
-   * `disabled` is true when this failure disabled the endpoint.
-   */
-  finish(result: AttemptResult): Promise<{ recorded: boolean; disabled: boolean }>;
-  /** createdAt of the oldest event still waiting for a delivery to an enabled endpoint. */
-  oldestPending(): Promise<string | undefined>;
-  /** Deletes finished delivery log entries written before `before`; returns how many. */
-  purge(before: Date): Promise<number>;
+export interface Transaction {
+  readonly pets: PetTx;
+  readonly categories: CategoryTx;
+  readonly orders: OrderTx;
+  readonly apiKeys: ApiKeyTx;
+  readonly idempotency: IdempotencyTx;
+  readonly events: EventTx;
+  readonly webhooks: WebhookTx;
+  readonly deliveries: DeliveryTx;
 }
 
 /**
@@ -318,6 +403,15 @@ export interface Storage {
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
   readonly webhooks: WebhookRepository;
+  /**
+   * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
+   * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the
+   * storage until it resolves (SQLite runs one workflow at a time, and its reads wait for it).
+   * SQLite: the workflows queued in one turn of the event loop run one after the other in one
+   * transaction, each in its own savepoint (group commit). PostgreSQL: one READ COMMITTED
+   * transaction on one connection; the tx methods take the row locks they name.
+   */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** A random secret created once per database, shared by every instance (signs cursors). */
   secret(name: string): Promise<string>;
   /** Resolves when the database answers a trivial query and migrations are applied. */

@@ -1,34 +1,82 @@
 import type { Clock } from '../clock.ts';
+import { assertFound } from '../errors.ts';
+import { write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
-import type { Condition } from '../preconditions.ts';
-import type { IdempotentResponse, OrderRepository } from '../storage/storage.ts';
+import type { Pet } from '../pets/pet.schemas.ts';
+import { assertIfMatch, type Condition } from '../preconditions.ts';
+import type { ConditionalWrite, IdempotentResponse, NewEvent, Storage, Transaction, WriteContext } from '../storage/storage.ts';
+import { assertPetOrderable, assertTransition, petStatusFor } from './order.lifecycle.ts';
 import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
 
+/**
+ * Places an order and marks the pet `pending`, atomically; records order.placed and pet.updated.
+ * Concurrent orders for one pet, from any instance, queue on the pet's row lock; each then reads
+ * the status the one before it committed, so exactly one of them is placed.
+ */
+export function placeOrder(storage: Storage, petId: number, ctx: WriteContext<Order>): Promise<Order> {
+  return write(storage, ctx, async (tx) => {
+    // A withdrawn pet is not found: unknown_pet, like one that never existed.
+    const pet = await tx.pets.lock(petId);
+    assertPetOrderable(petId, pet?.status);
+    const moved = await movePet(tx, pet!, 'placed');
+    const order = await tx.orders.insert(petId, 'placed', ctx.now);
+    return { result: order, events: [{ type: 'order.placed', data: order }, ...moved] };
+  });
+}
+
+/**
+ * Moves an order to `to` and its pet to the status that follows, atomically, when the lifecycle
+ * allows it; records order.<status> and, when the pet's status changes, pet.updated. Concurrent
+ * transitions of one order queue on its row lock, the second checking against what the first
+ * committed. Locks go order → pet (placeOrder takes the pet only), so the two cannot deadlock.
+ */
+export function transitionOrder(storage: Storage, id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
+  return write(storage, ctx, async (tx) => {
+    const current = await tx.orders.lock(id);
+    assertFound(`order ${id}`, current);
+    assertIfMatch(`order ${id}`, ctx.ifMatch, current);
+    assertTransition(id, current, to);
+    const moved = await movePet(tx, await tx.pets.lock(current.petId), to);
+    const order = await tx.orders.setStatus(id, to, ctx.now);
+    return { result: order, events: [{ type: `order.${to}`, data: order }, ...moved] };
+  });
+}
+
+/**
+ * Gives the pet the status its order's new state means; its pet.updated when that changed it. (An
+ * order that can still move is open, so its pet cannot have been withdrawn.)
+ */
+async function movePet(tx: Transaction, pet: Pet | undefined, order: OrderStatus): Promise<NewEvent[]> {
+  const status = petStatusFor(order);
+  if (pet === undefined || pet.status === status) return [];
+  return [{ type: 'pet.updated', data: await tx.pets.update({ ...pet, status }) }];
+}
+
 export class OrderService {
-  readonly #orders: OrderRepository;
+  readonly #storage: Storage;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
 
-  constructor(orders: OrderRepository, cursors: CursorCodec, clock: Clock) {
-    this.#orders = orders;
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock) {
+    this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
   }
 
   place(petId: number, idempotency?: IdempotentResponse<Order>): Promise<Order> {
-    return this.#orders.place(petId, { now: this.#clock.now(), idempotency });
+    return placeOrder(this.#storage, petId, { now: this.#clock.now(), idempotency });
   }
 
   get(id: number): Promise<Order | undefined> {
-    return this.#orders.get(id);
+    return this.#storage.orders.get(id);
   }
 
   update(id: number, status: OrderStatus, ifMatch: Condition | undefined): Promise<Order> {
-    return this.#orders.transition(id, status, { now: this.#clock.now(), ifMatch });
+    return transitionOrder(this.#storage, id, status, { now: this.#clock.now(), ifMatch });
   }
 
   list(q: ListOrdersQuery): Promise<Page<Order>> {
     const scope = `orders;${q.status ?? ''};${q.petId ?? ''}`;
-    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#orders.list({ limit, afterId, status: q.status, petId: q.petId }));
+    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#storage.orders.list({ limit, afterId, status: q.status, petId: q.petId }));
   }
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { WebhookSettings } from '../config.ts';
 import { eventId, serializeEvent } from '../events/event.schemas.ts';
-import { EVENT_PURGED } from '../storage/rules.ts';
-import type { ClaimedAttempt, WebhookRepository } from '../storage/storage.ts';
+import type { Storage } from '../storage/storage.ts';
+import { claimAttempts, EVENT_PURGED, finishAttempt, type ClaimedAttempt } from './webhook.deliveries.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { USER_AGENT, type Sender, type SendResult } from './webhook.sender.ts';
 import { signatureHeader } from './webhook.signature.ts';
@@ -22,7 +22,7 @@ interface Log {
 }
 
 export interface DispatcherOptions {
-  readonly webhooks: WebhookRepository;
+  readonly storage: Storage;
   readonly sender: Sender;
   readonly box: SecretBox;
   readonly clock: Clock;
@@ -111,14 +111,14 @@ export class WebhookDispatcher {
   }
 
   async #claim(): Promise<void> {
-    const { webhooks, clock, settings, log } = this.#o;
+    const { storage, clock, settings, log } = this.#o;
     const room = settings.concurrency - this.#inFlight.size;
     if (room <= 0) return;
     const now = clock.now();
     const token = randomUUID();
     let claimed: ClaimedAttempt[];
     try {
-      claimed = await webhooks.claim({
+      claimed = await claimAttempts(storage, {
         now,
         leaseUntil: new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS),
         token,
@@ -143,7 +143,7 @@ export class WebhookDispatcher {
   }
 
   async #attempt(a: ClaimedAttempt, token: string): Promise<void> {
-    const { webhooks, clock, settings, log, metrics } = this.#o;
+    const { storage, clock, settings, log, metrics } = this.#o;
     const attemptedAt = clock.now();
     const started = performance.now();
     const result = await this.#send(a, attemptedAt);
@@ -153,7 +153,7 @@ export class WebhookDispatcher {
     const retryAt = succeeded || a.event === undefined ? null : nextAttemptAt(settings.retryScheduleMs, a.attempt, clock.now(), this.#random);
     let outcome: { recorded: boolean; disabled: boolean };
     try {
-      outcome = await webhooks.finish({
+      outcome = await finishAttempt(storage, {
         attempt: a,
         token,
         succeeded,

@@ -1,9 +1,12 @@
 import type { Clock } from '../clock.ts';
+import { assertFound, notFound } from '../errors.ts';
+import { withoutEvents, write } from '../events/event.outbox.ts';
+import type { EventType } from '../events/event.schemas.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
-import { webhookNotFound } from '../storage/rules.ts';
-import type { WebhookRepository } from '../storage/storage.ts';
+import type { Storage, WebhookCreate, WriteContext } from '../storage/storage.ts';
 import type { AddressPolicy } from './webhook.address.ts';
+import { retryDelivery, switchEndpoint } from './webhook.deliveries.ts';
 import type { Delivery, NewWebhook, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { generateSecret } from './webhook.signature.ts';
@@ -11,16 +14,64 @@ import { generateSecret } from './webhook.signature.ts';
 /** After a rotation, the previous secret keeps signing (next to the new one) this long. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
+/** A change to an endpoint; absent fields stay as they are. */
+export interface WebhookChange {
+  readonly url?: string;
+  /** null = every type, future ones included. */
+  readonly events?: readonly EventType[] | null;
+  readonly description?: string | null;
+  readonly enabled?: boolean;
+}
+
+export function createWebhook(storage: Storage, input: WebhookCreate, ctx: WriteContext<Webhook>): Promise<Webhook> {
+  return write(storage, ctx, async (tx) => withoutEvents(await tx.webhooks.insert(input, ctx.now)));
+}
+
+/** Applies `change`; enabling or disabling moves the endpoint's deliveries along (switchEndpoint). */
+export function updateWebhook(storage: Storage, id: number, change: WebhookChange, ctx: WriteContext<Webhook>): Promise<Webhook> {
+  return write(storage, ctx, async (tx) => {
+    const current = await tx.webhooks.lock(id);
+    assertFound(`webhook ${id}`, current);
+    const { webhook } = current;
+    const enabled = change.enabled ?? webhook.enabled;
+    const fields = {
+      url: change.url ?? webhook.url,
+      events: change.events === undefined ? webhook.events : change.events,
+      description: change.description === undefined ? webhook.description : change.description,
+      enabled,
+      failingSince: await switchEndpoint(tx, current, enabled),
+    };
+    return withoutEvents(await tx.webhooks.update(id, fields, ctx.now));
+  });
+}
+
+/** Deletes the endpoint; its delivery log goes with it. */
+export function deleteWebhook(storage: Storage, id: number, ctx: WriteContext<void>): Promise<void> {
+  return write(storage, ctx, async (tx) => {
+    if (!(await tx.webhooks.delete(id))) throw notFound(`webhook ${id}`);
+    return withoutEvents(undefined);
+  });
+}
+
+/** Replaces the secret (sealed); the current one keeps signing until `previousUntil`. */
+export function rotateWebhookSecret(storage: Storage, id: number, secret: string, previousUntil: Date, ctx: WriteContext<Webhook>): Promise<Webhook> {
+  return write(storage, ctx, async (tx) => {
+    const webhook = await tx.webhooks.rotateSecret(id, secret, previousUntil, ctx.now);
+    assertFound(`webhook ${id}`, webhook);
+    return withoutEvents(webhook);
+  });
+}
+
 /** Registering and managing webhook endpoints, and reading and replaying their deliveries. */
 export class WebhookService {
-  readonly #repo: WebhookRepository;
+  readonly #storage: Storage;
   readonly #policy: AddressPolicy;
   readonly #box: SecretBox;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
 
-  constructor(repo: WebhookRepository, policy: AddressPolicy, box: SecretBox, cursors: CursorCodec, clock: Clock) {
-    this.#repo = repo;
+  constructor(storage: Storage, policy: AddressPolicy, box: SecretBox, cursors: CursorCodec, clock: Clock) {
+    this.#storage = storage;
     this.#policy = policy;
     this.#box = box;
     this.#cursors = cursors;
@@ -31,49 +82,46 @@ export class WebhookService {
   async create(input: NewWebhook): Promise<WebhookWithSecret> {
     const url = await this.#policy.check(input.url);
     const secret = generateSecret();
-    const webhook = await this.#repo.create(
-      { url, events: input.events ?? null, description: input.description ?? null, secret: this.#box.seal(secret) },
-      this.#clock.now(),
-    );
+    const endpoint = { url, events: input.events ?? null, description: input.description ?? null, secret: this.#box.seal(secret) };
+    const webhook = await createWebhook(this.#storage, endpoint, { now: this.#clock.now() });
     return { ...webhook, secret };
   }
 
   async get(id: number): Promise<Webhook> {
-    const webhook = await this.#repo.get(id);
-    if (!webhook) throw webhookNotFound(id);
+    const webhook = await this.#storage.webhooks.get(id);
+    assertFound(`webhook ${id}`, webhook);
     return webhook;
   }
 
   list(q: PageQuery): Promise<Page<Webhook>> {
-    return this.#cursors.fetchPage('webhooks', q, (limit, afterId = 0) => this.#repo.list({ limit, afterId }));
+    return this.#cursors.fetchPage('webhooks', q, (limit, afterId = 0) => this.#storage.webhooks.list({ limit, afterId }));
   }
 
   async update(id: number, change: WebhookUpdate): Promise<Webhook> {
     const url = change.url === undefined ? undefined : await this.#policy.check(change.url);
-    const webhook = await this.#repo.update(id, { ...change, url }, this.#clock.now());
-    if (!webhook) throw webhookNotFound(id);
-    return webhook;
+    return updateWebhook(this.#storage, id, { ...change, url }, { now: this.#clock.now() });
   }
 
-  async delete(id: number): Promise<void> {
-    if (!(await this.#repo.delete(id))) throw webhookNotFound(id);
+  delete(id: number): Promise<void> {
+    return deleteWebhook(this.#storage, id, { now: this.#clock.now() });
   }
 
   async rotateSecret(id: number): Promise<WebhookWithSecret> {
     const now = this.#clock.now();
     const secret = generateSecret();
-    const webhook = await this.#repo.rotateSecret(id, this.#box.seal(secret), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
-    if (!webhook) throw webhookNotFound(id);
+    const webhook = await rotateWebhookSecret(this.#storage, id, this.#box.seal(secret), new Date(now.getTime() + ROTATION_OVERLAP_MS), { now });
     return { ...webhook, secret };
   }
 
   /** The delivery log, newest first. */
   async deliveries(id: number, q: PageQuery): Promise<Page<Delivery>> {
     await this.get(id);
-    return this.#cursors.fetchPage(`deliveries;${id}`, q, (limit, beforeId = Number.MAX_SAFE_INTEGER) => this.#repo.deliveries(id, { limit, beforeId }));
+    return this.#cursors.fetchPage(`deliveries;${id}`, q, (limit, beforeId = Number.MAX_SAFE_INTEGER) =>
+      this.#storage.webhooks.deliveries(id, { limit, beforeId }),
+    );
   }
 
   retry(id: number, deliveryId: number): Promise<Delivery> {
-    return this.#repo.retry(id, deliveryId, this.#clock.now());
+    return retryDelivery(this.#storage, id, deliveryId, { now: this.#clock.now() });
   }
 }

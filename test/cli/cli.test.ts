@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli/cli.ts';
+import { insertKey } from '../helpers/storage.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { run } from '../helpers/process.ts';
+import { createPet } from '../../src/pets/pet.service.ts';
 
 function setup(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-cli-'));
@@ -66,7 +68,7 @@ describe('petstore CLI', () => {
     assert.match((await cli('categories', 'list')).out, /^1\tDogs\n2\tCats\n3\tBirds\n4\tFish\n5\tReptiles\n6\tSmall mammals\n7\tAmphibians$/);
     const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
     t.after(() => storage.close());
-    const pet = await storage.pets.create({ name: 'Frog', categoryId: 7, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, { name: 'Frog', categoryId: 7, status: 'available' }, { now: new Date() });
     assert.equal(pet.categoryId, 7);
   });
 
@@ -111,7 +113,8 @@ describe('petstore CLI', () => {
     assert.equal((await cli('keys', 'create', '--name', ' ')).code, 2, 'a blank name');
     // A key whose expiry has passed (made directly: the CLI refuses a past expiry) is listed as expired.
     const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
-    await storage.apiKeys.create(
+    await insertKey(
+      storage,
       { name: 'old', prefix: 'pst_oldk', hash: 'f'.repeat(64), scopes: ['pets:read'], expiresAt: new Date('2020-01-01T00:00:00Z') },
       { now: new Date('2019-01-01T00:00:00Z') },
     );

@@ -43,12 +43,12 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
   });
   built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics, webhooks: options.webhooks });
   const app = built;
-  const { key } = await createApiKey(storage.apiKeys, 'test', SCOPES);
+  const { key } = await createApiKey(storage, 'test', SCOPES);
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
 }
 
 export async function keyWithScopes(storage: Storage, scopes: readonly Scope[]): Promise<{ authorization: string }> {
-  const { key } = await createApiKey(storage.apiKeys, `scoped ${scopes.join(',')}`, scopes);
+  const { key } = await createApiKey(storage, `scoped ${scopes.join(',')}`, scopes);
   return { authorization: `Bearer ${key}` };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
+import { revokeApiKey } from '../../src/keys/key.service.ts';
 
 // Every operation, with a request that would otherwise be valid.
 const OPERATIONS = [
@@ -39,7 +40,7 @@ for (const engine of ENGINES) {
             assert.equal(res.headers['www-authenticate'], challenge);
           }
           const [info] = await storage.apiKeys.list({ limit: 100, afterId: 0 });
-          assert.equal(await storage.apiKeys.revoke(info.id, new Date()), true);
+          assert.equal(await revokeApiKey(storage, info.id, { now: new Date() }), true);
           const revoked = await app.inject({
             method: op.method,
             url: op.url,
@@ -116,7 +117,7 @@ for (const engine of ENGINES) {
         const { app, storage, auth } = await buildTestApp(t, { engine });
         assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 200);
         const [info] = await storage.apiKeys.list({ limit: 100, afterId: 0 });
-        await storage.apiKeys.revoke(info.id, new Date());
+        await revokeApiKey(storage, info.id, { now: new Date() });
         assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 401);
       });
 

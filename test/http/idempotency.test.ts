@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import type { Pet } from '../../src/pets/pet.schemas.ts';
-import type { PetCreate, Storage, WriteContext } from '../../src/storage/storage.ts';
+import type { Storage } from '../../src/storage/storage.ts';
 import { buildTestApp, fixedClock, keyWithScopes } from '../helpers/app.ts';
 import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 
@@ -47,21 +46,21 @@ for (const engine of ENGINES) {
       const gate = new Promise<void>((r) => (release = r));
       let entered!: () => void;
       const inside = new Promise<void>((r) => (entered = r));
-      const create = storage.pets.create.bind(storage.pets);
+      // Armed once the app (and its key) exists: the next write, the first create, waits at the gate.
+      let armed = false;
       const gated: Storage = {
         ...storage,
-        pets: {
-          ...storage.pets,
-          get: storage.pets.get.bind(storage.pets),
-          list: storage.pets.list.bind(storage.pets),
-          create: async (input: PetCreate, ctx: WriteContext<Pet>) => {
+        transaction: async (work) => {
+          if (armed) {
+            armed = false;
             entered();
             await gate;
-            return create(input, ctx);
-          },
+          }
+          return storage.transaction(work);
         },
       };
       const { app, auth } = await buildTestApp(t, { storage: gated });
+      armed = true;
       const headers = { ...auth, 'idempotency-key': 'in-flight' };
       const first = app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
       await inside;
@@ -80,24 +79,20 @@ for (const engine of ENGINES) {
       const storage = await openTestStorage(t, engine);
       // The first attempt's store step (inside the write's transaction) fails once.
       let failures = 1;
-      const create = storage.pets.create.bind(storage.pets);
       const failing: Storage = {
         ...storage,
-        pets: {
-          ...storage.pets,
-          get: storage.pets.get.bind(storage.pets),
-          list: storage.pets.list.bind(storage.pets),
-          create: (input: PetCreate, ctx: WriteContext<Pet>) => {
-            const idempotency = ctx.idempotency && {
-              id: ctx.idempotency.id,
-              respond: (pet: Pet) => {
-                if (failures-- > 0) throw new Error('storing the idempotent response failed');
-                return ctx.idempotency!.respond(pet);
+        transaction: (work) =>
+          storage.transaction((tx) =>
+            work({
+              ...tx,
+              idempotency: {
+                complete: (id, response) => {
+                  if (failures-- > 0) throw new Error('storing the idempotent response failed');
+                  return tx.idempotency.complete(id, response);
+                },
               },
-            };
-            return create(input, { ...ctx, idempotency });
-          },
-        },
+            }),
+          ),
       };
       const { app, auth } = await buildTestApp(t, { storage: failing });
       const headers = { ...auth, 'idempotency-key': 'store-step-fails' };

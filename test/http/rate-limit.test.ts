@@ -36,7 +36,7 @@ describe('rate limit per API key', () => {
     assert.equal(limited.headers.ratelimit, '"default";r=0;t=45');
 
     const { createApiKey } = await import('../../src/keys/key.service.ts');
-    const other = await createApiKey(storage.apiKeys, 'other', ['pets:read']);
+    const other = await createApiKey(storage, 'other', ['pets:read']);
     assert.equal(
       (await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${other.key}` } })).statusCode,
       200,

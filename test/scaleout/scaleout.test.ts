@@ -36,7 +36,7 @@ describe('two instances on one PostgreSQL database', () => {
   before(async () => {
     db = await createTestDatabase();
     storage = await openPostgres({ url: db.url, poolSize: 2 }); // migrates, so the services start on a ready schema
-    key = (await createApiKey(storage.apiKeys, 'scaleout', SCOPES)).key;
+    key = (await createApiKey(storage, 'scaleout', SCOPES)).key;
     const env = { DATABASE_URL: db.url, DATABASE_POOL_SIZE: '10' };
     [a, b] = await Promise.all([startService(env), startService(env)]);
   });
@@ -82,7 +82,7 @@ describe('two instances on one PostgreSQL database', () => {
   });
 
   test('a key revoked with the CLI is refused by both instances on their next request', async () => {
-    const { key: doomed, info } = await createApiKey(storage.apiKeys, 'doomed', SCOPES);
+    const { key: doomed, info } = await createApiKey(storage, 'doomed', SCOPES);
     for (const origin of [a.base, b.base]) assert.equal((await call(origin, doomed, 'GET', '/pets?limit=1')).status, 200);
     const cli = await run(['src/cli/main.ts', 'keys', 'revoke', String(info.id)], { DATABASE_URL: db.url });
     assert.equal(cli.code, 0, cli.stderr);

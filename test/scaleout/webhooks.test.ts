@@ -16,7 +16,7 @@ test(`two instances on one PostgreSQL database: ${PETS} events reach each of two
   t.after(() => db.drop());
   const storage = await openPostgres({ url: db.url, poolSize: 2 }); // migrates, so the services start on a ready schema
   t.after(() => storage.close());
-  const { key } = await createApiKey(storage.apiKeys, 'webhooks', SCOPES);
+  const { key } = await createApiKey(storage, 'webhooks', SCOPES);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const receiver = await startReceiver(t, () => 200);
   const env = {

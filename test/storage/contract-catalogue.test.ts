@@ -8,14 +8,17 @@ import { entityTag, parseCondition } from '../../src/preconditions.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
-import { warmUp } from '../helpers/storage.ts';
+import { insertKey, warmUp } from '../helpers/storage.ts';
+import { createCategory, removeCategory, renameCategory } from '../../src/categories/category.service.ts';
+import { createPet, updatePet, withdrawPet } from '../../src/pets/pet.service.ts';
+import { placeOrder, transitionOrder } from '../../src/store/order.service.ts';
 
 const now = new Date('2026-08-01T09:00:00.000Z');
 const ctx = { now };
 const ifMatch = (value: string) => ({ now, ifMatch: parseCondition(value, 'If-Match') });
 
 async function pet(storage: Storage, status: PetStatus = 'available', categoryId = 1): Promise<Pet> {
-  return storage.pets.create({ name: 'Rex', categoryId, status }, ctx);
+  return createPet(storage, { name: 'Rex', categoryId, status }, ctx);
 }
 
 /** Every live pet, through the listing. */
@@ -35,8 +38,8 @@ for (const engine of ENGINES) {
       test('sets the fields given and keeps the others; get and list show the change', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        assert.deepEqual(await storage.pets.update(p.id, { name: 'Rex II' }, ctx), { ...p, name: 'Rex II' });
-        const moved = await storage.pets.update(p.id, { categoryId: 3, status: 'sold' }, ctx);
+        assert.deepEqual(await updatePet(storage, p.id, { name: 'Rex II' }, ctx), { ...p, name: 'Rex II' });
+        const moved = await updatePet(storage, p.id, { categoryId: 3, status: 'sold' }, ctx);
         assert.deepEqual(moved, { id: p.id, name: 'Rex II', categoryId: 3, status: 'sold' });
         assert.deepEqual(await storage.pets.get(p.id), moved);
         assert.deepEqual(await listed(storage, { status: 'sold' }), [moved]);
@@ -45,32 +48,32 @@ for (const engine of ENGINES) {
       test('refuses an unknown or deleted category, a missing or withdrawn pet, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        await assert.rejects(storage.pets.update(p.id, { categoryId: 999, name: 'x' }, ctx), rejectsWith('unknown_category', /categoryId 999/));
-        const gone = await storage.categories.create('Gone', ctx);
-        await storage.categories.remove(gone.id, ctx);
-        await assert.rejects(storage.pets.update(p.id, { categoryId: gone.id }, ctx), rejectsWith('unknown_category'));
+        await assert.rejects(updatePet(storage, p.id, { categoryId: 999, name: 'x' }, ctx), rejectsWith('unknown_category', /categoryId 999/));
+        const gone = await createCategory(storage, 'Gone', ctx);
+        await removeCategory(storage, gone.id, ctx);
+        await assert.rejects(updatePet(storage, p.id, { categoryId: gone.id }, ctx), rejectsWith('unknown_category'));
         assert.deepEqual(await storage.pets.get(p.id), p);
-        await assert.rejects(storage.pets.update(p.id + 100, { name: 'x' }, ctx), rejectsWith('not_found', new RegExp(`pet ${p.id + 100} does not exist`)));
-        await storage.pets.withdraw(p.id, ctx);
-        await assert.rejects(storage.pets.update(p.id, { name: 'x' }, ctx), rejectsWith('not_found'));
+        await assert.rejects(updatePet(storage, p.id + 100, { name: 'x' }, ctx), rejectsWith('not_found', new RegExp(`pet ${p.id + 100} does not exist`)));
+        await withdrawPet(storage, p.id, ctx);
+        await assert.rejects(updatePet(storage, p.id, { name: 'x' }, ctx), rejectsWith('not_found'));
       });
 
       test("while an order is open the status is the order's (pet_has_open_order); name and category may change", async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await storage.orders.place(p.id, ctx);
-        await assert.rejects(storage.pets.update(p.id, { status: 'available' }, ctx), rejectsWith('pet_has_open_order', /has an open order/));
-        await storage.orders.transition(order.id, 'approved', ctx);
-        await assert.rejects(storage.pets.update(p.id, { status: 'sold', name: 'x' }, ctx), rejectsWith('pet_has_open_order'));
+        const order = await placeOrder(storage, p.id, ctx);
+        await assert.rejects(updatePet(storage, p.id, { status: 'available' }, ctx), rejectsWith('pet_has_open_order', /has an open order/));
+        await transitionOrder(storage, order.id, 'approved', ctx);
+        await assert.rejects(updatePet(storage, p.id, { status: 'sold', name: 'x' }, ctx), rejectsWith('pet_has_open_order'));
         assert.equal((await storage.pets.get(p.id))!.name, 'Rex', 'nothing changed');
-        assert.deepEqual(await storage.pets.update(p.id, { name: 'Rex II', categoryId: 2, status: 'pending' }, ctx), {
+        assert.deepEqual(await updatePet(storage, p.id, { name: 'Rex II', categoryId: 2, status: 'pending' }, ctx), {
           ...p,
           name: 'Rex II',
           categoryId: 2,
           status: 'pending',
         });
-        await storage.orders.transition(order.id, 'delivered', ctx);
-        assert.equal((await storage.pets.update(p.id, { status: 'available' }, ctx)).status, 'available', 'a pet taken back');
+        await transitionOrder(storage, order.id, 'delivered', ctx);
+        assert.equal((await updatePet(storage, p.id, { status: 'available' }, ctx)).status, 'available', 'a pet taken back');
       });
     });
 
@@ -79,15 +82,15 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const tag = entityTag(p);
-        const renamed = await storage.pets.update(p.id, { name: 'A' }, ifMatch(`"nope", ${tag}`));
-        await assert.rejects(storage.pets.update(p.id, { name: 'B' }, ifMatch(tag)), rejectsWith('precondition_failed', new RegExp(`pet ${p.id}`)));
-        await assert.rejects(storage.pets.update(p.id, { name: 'B' }, ifMatch(`W/${entityTag(renamed)}`)), rejectsWith('precondition_failed'));
-        await assert.rejects(storage.pets.withdraw(p.id, ifMatch(tag)), rejectsWith('precondition_failed'));
+        const renamed = await updatePet(storage, p.id, { name: 'A' }, ifMatch(`"nope", ${tag}`));
+        await assert.rejects(updatePet(storage, p.id, { name: 'B' }, ifMatch(tag)), rejectsWith('precondition_failed', new RegExp(`pet ${p.id}`)));
+        await assert.rejects(updatePet(storage, p.id, { name: 'B' }, ifMatch(`W/${entityTag(renamed)}`)), rejectsWith('precondition_failed'));
+        await assert.rejects(withdrawPet(storage, p.id, ifMatch(tag)), rejectsWith('precondition_failed'));
         assert.deepEqual(await storage.pets.get(p.id), renamed);
-        assert.equal((await storage.pets.update(p.id, { name: 'C' }, ifMatch('*'))).name, 'C');
-        await assert.rejects(storage.pets.update(p.id + 100, { name: 'x' }, ifMatch('*')), rejectsWith('not_found'), 'a missing pet is 404, not 412');
+        assert.equal((await updatePet(storage, p.id, { name: 'C' }, ifMatch('*'))).name, 'C');
+        await assert.rejects(updatePet(storage, p.id + 100, { name: 'x' }, ifMatch('*')), rejectsWith('not_found'), 'a missing pet is 404, not 412');
         const current = (await storage.pets.get(p.id))!;
-        await storage.pets.withdraw(p.id, ifMatch(entityTag(current)));
+        await withdrawPet(storage, p.id, ifMatch(entityTag(current)));
         assert.equal(await storage.pets.get(p.id), undefined);
       });
 
@@ -95,32 +98,32 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const before = entityTag((await storage.pets.get(p.id))!);
-        const order = await storage.orders.place(p.id, ctx);
+        const order = await placeOrder(storage, p.id, ctx);
         const during = entityTag((await storage.pets.get(p.id))!);
         assert.notEqual(during, before);
-        await assert.rejects(storage.pets.update(p.id, { name: 'x' }, ifMatch(before)), rejectsWith('precondition_failed'));
-        await storage.orders.transition(order.id, 'approved', ctx);
+        await assert.rejects(updatePet(storage, p.id, { name: 'x' }, ifMatch(before)), rejectsWith('precondition_failed'));
+        await transitionOrder(storage, order.id, 'approved', ctx);
         assert.equal(entityTag((await storage.pets.get(p.id))!), during, 'approving leaves the pet as it was');
-        await storage.orders.transition(order.id, 'delivered', ctx);
+        await transitionOrder(storage, order.id, 'delivered', ctx);
         assert.notEqual(entityTag((await storage.pets.get(p.id))!), during);
       });
 
       test('orders: updateOrder with a stale tag fails and changes neither the order nor the pet', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const placed = await storage.orders.place(p.id, ctx);
-        const approved = await storage.orders.transition(placed.id, 'approved', {
+        const placed = await placeOrder(storage, p.id, ctx);
+        const approved = await transitionOrder(storage, placed.id, 'approved', {
           now: new Date(now.getTime() + 1),
           ifMatch: parseCondition(entityTag(placed), 'If-Match'),
         });
         assert.notEqual(entityTag(approved), entityTag(placed));
         await assert.rejects(
-          storage.orders.transition(placed.id, 'cancelled', ifMatch(entityTag(placed))),
+          transitionOrder(storage, placed.id, 'cancelled', ifMatch(entityTag(placed))),
           rejectsWith('precondition_failed', new RegExp(`order ${placed.id}`)),
         );
         assert.deepEqual(await storage.orders.get(placed.id), approved);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
-        await assert.rejects(storage.orders.transition(placed.id + 100, 'cancelled', ifMatch('*')), rejectsWith('not_found'));
+        await assert.rejects(transitionOrder(storage, placed.id + 100, 'cancelled', ifMatch('*')), rejectsWith('not_found'));
       });
 
       test('20 concurrent updates with the same If-Match: exactly one wins, the rest fail the precondition', async (t) => {
@@ -128,7 +131,7 @@ for (const engine of ENGINES) {
         await warmUp(storage);
         const p = await pet(storage);
         const results = await Promise.allSettled(
-          Array.from({ length: 20 }, (_, i) => storage.pets.update(p.id, { name: `writer ${i}` }, ifMatch(entityTag(p)))),
+          Array.from({ length: 20 }, (_, i) => updatePet(storage, p.id, { name: `writer ${i}` }, ifMatch(entityTag(p)))),
         );
         const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         assert.equal(won.length, 1);
@@ -142,9 +145,9 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage, 'available', 2);
         const other = await pet(storage, 'available', 2);
-        const order = await storage.orders.place(p.id, ctx);
-        const cancelled = await storage.orders.transition(order.id, 'cancelled', ctx);
-        await storage.pets.withdraw(p.id, ctx);
+        const order = await placeOrder(storage, p.id, ctx);
+        const cancelled = await transitionOrder(storage, order.id, 'cancelled', ctx);
+        await withdrawPet(storage, p.id, ctx);
         assert.equal(await storage.pets.get(p.id), undefined);
         for (const filters of [{}, { status: 'available' as const }, { categoryId: 2 }, { categoryId: 2, status: 'available' as const }]) {
           assert.deepEqual(await listed(storage, filters), [other], JSON.stringify(filters));
@@ -152,20 +155,20 @@ for (const engine of ENGINES) {
         assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 0, sold: 0 });
         assert.deepEqual(await storage.orders.get(order.id), cancelled);
         assert.deepEqual(await storage.orders.list({ limit: 10, afterId: 0, petId: p.id }), [cancelled]);
-        await assert.rejects(storage.pets.withdraw(p.id, ctx), rejectsWith('not_found'), 'a second withdrawal');
-        await assert.rejects(storage.pets.withdraw(other.id + 100, ctx), rejectsWith('not_found'));
-        await assert.rejects(storage.orders.place(p.id, ctx), rejectsWith('unknown_pet', new RegExp(`petId ${p.id} is not a known pet`)));
+        await assert.rejects(withdrawPet(storage, p.id, ctx), rejectsWith('not_found'), 'a second withdrawal');
+        await assert.rejects(withdrawPet(storage, other.id + 100, ctx), rejectsWith('not_found'));
+        await assert.rejects(placeOrder(storage, p.id, ctx), rejectsWith('unknown_pet', new RegExp(`petId ${p.id} is not a known pet`)));
         assert.ok((await pet(storage)).id > other.id, 'a new pet gets a new id');
       });
 
       test('refused while an order is open (pet_has_open_order), allowed once it is closed', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await storage.orders.place(p.id, ctx);
-        await assert.rejects(storage.pets.withdraw(p.id, ctx), rejectsWith('pet_has_open_order', /cannot be withdrawn/));
+        const order = await placeOrder(storage, p.id, ctx);
+        await assert.rejects(withdrawPet(storage, p.id, ctx), rejectsWith('pet_has_open_order', /cannot be withdrawn/));
         assert.deepEqual(await storage.pets.get(p.id), { ...p, status: 'pending' });
-        await storage.orders.transition(order.id, 'cancelled', ctx);
-        await storage.pets.withdraw(p.id, ctx);
+        await transitionOrder(storage, order.id, 'cancelled', ctx);
+        await withdrawPet(storage, p.id, ctx);
         assert.equal(await storage.pets.get(p.id), undefined);
       });
 
@@ -178,11 +181,11 @@ for (const engine of ENGINES) {
           let withdrawal: Promise<void>;
           let order: Promise<unknown>;
           if (round % 2) {
-            withdrawal = storage.pets.withdraw(p.id, { now: new Date() });
-            order = storage.orders.place(p.id, { now: new Date() });
+            withdrawal = withdrawPet(storage, p.id, { now: new Date() });
+            order = placeOrder(storage, p.id, { now: new Date() });
           } else {
-            order = storage.orders.place(p.id, { now: new Date() });
-            withdrawal = storage.pets.withdraw(p.id, { now: new Date() });
+            order = placeOrder(storage, p.id, { now: new Date() });
+            withdrawal = withdrawPet(storage, p.id, { now: new Date() });
           }
           const [withdrawn, ordered] = await Promise.allSettled([withdrawal, order]);
           assert.notEqual(withdrawn.status, ordered.status, `round ${round}: one wins`);
@@ -225,16 +228,16 @@ for (const engine of ENGINES) {
         assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 0, sold: 0 });
         const [a, b, c] = [await pet(storage), await pet(storage), await pet(storage, 'sold')];
         assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 0, sold: 1 });
-        const order = await storage.orders.place(a.id, ctx);
+        const order = await placeOrder(storage, a.id, ctx);
         assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 1, sold: 1 });
-        await storage.orders.transition(order.id, 'approved', ctx);
-        await storage.orders.transition(order.id, 'delivered', ctx);
+        await transitionOrder(storage, order.id, 'approved', ctx);
+        await transitionOrder(storage, order.id, 'delivered', ctx);
         assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 0, sold: 2 });
-        await storage.pets.update(b.id, { status: 'pending' }, ctx);
-        await storage.pets.update(b.id, { name: 'renamed' }, ctx);
+        await updatePet(storage, b.id, { status: 'pending' }, ctx);
+        await updatePet(storage, b.id, { name: 'renamed' }, ctx);
         assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 1, sold: 2 });
-        await storage.pets.withdraw(c.id, ctx);
-        await assert.rejects(storage.pets.withdraw(c.id, ctx));
+        await withdrawPet(storage, c.id, ctx);
+        await assert.rejects(withdrawPet(storage, c.id, ctx));
         assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 1, sold: 1 });
         const byStatus = { available: 0, pending: 0, sold: 0 };
         for (const p of await listed(storage)) byStatus[p.status]++;
@@ -260,7 +263,7 @@ for (const engine of ENGINES) {
         // the writes of one loop turn together).
         const writes: Promise<Pet>[] = [];
         for (let i = 0; i < 200; i++) {
-          writes.push(storage.pets.update(pets[i % pets.length].id, { status: statuses[(i * 7) % 3] }, { now: new Date() }));
+          writes.push(updatePet(storage, pets[i % pets.length].id, { status: statuses[(i * 7) % 3] }, { now: new Date() }));
           if (i % 10 === 9) await new Promise((r) => setImmediate(r));
         }
         await Promise.all(writes);
@@ -279,35 +282,35 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         assert.deepEqual(await storage.categories.get(1), { id: 1, name: 'Dogs' });
         assert.equal(await storage.categories.get(999), undefined);
-        assert.deepEqual(await storage.categories.rename(1, 'DOGS', ctx), { id: 1, name: 'DOGS' });
-        await assert.rejects(storage.categories.rename(1, 'cats', ctx), rejectsWith('category_exists', /"cats" already exists/));
+        assert.deepEqual(await renameCategory(storage, 1, 'DOGS', ctx), { id: 1, name: 'DOGS' });
+        await assert.rejects(renameCategory(storage, 1, 'cats', ctx), rejectsWith('category_exists', /"cats" already exists/));
         assert.deepEqual(await storage.categories.get(1), { id: 1, name: 'DOGS' });
-        await assert.rejects(storage.categories.rename(999, 'x', ctx), rejectsWith('not_found', /category 999 does not exist/));
+        await assert.rejects(renameCategory(storage, 999, 'x', ctx), rejectsWith('not_found', /category 999 does not exist/));
       });
 
       test('remove: refused while a live pet belongs to it; then gone, unusable, its name free, its id never reused', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const horses = await storage.categories.create('Horses', ctx);
+        const horses = await createCategory(storage, 'Horses', ctx);
         const p = await pet(storage, 'available', horses.id);
-        await assert.rejects(storage.categories.remove(horses.id, ctx), rejectsWith('category_in_use', new RegExp(`category ${horses.id}`)));
-        await storage.pets.withdraw(p.id, ctx);
-        await storage.categories.remove(horses.id, ctx);
+        await assert.rejects(removeCategory(storage, horses.id, ctx), rejectsWith('category_in_use', new RegExp(`category ${horses.id}`)));
+        await withdrawPet(storage, p.id, ctx);
+        await removeCategory(storage, horses.id, ctx);
         assert.equal(await storage.categories.get(horses.id), undefined);
         assert.ok(!(await storage.categories.list()).some((c) => c.id === horses.id));
         await assert.rejects(pet(storage, 'available', horses.id), rejectsWith('unknown_category'));
-        await assert.rejects(storage.categories.rename(horses.id, 'x', ctx), rejectsWith('not_found'));
-        await assert.rejects(storage.categories.remove(horses.id, ctx), rejectsWith('not_found'));
-        const again = await storage.categories.create('horses', ctx);
+        await assert.rejects(renameCategory(storage, horses.id, 'x', ctx), rejectsWith('not_found'));
+        await assert.rejects(removeCategory(storage, horses.id, ctx), rejectsWith('not_found'));
+        const again = await createCategory(storage, 'horses', ctx);
         assert.ok(again.id > horses.id);
-        await assert.rejects(storage.categories.remove(999, ctx), rejectsWith('not_found'));
+        await assert.rejects(removeCategory(storage, 999, ctx), rejectsWith('not_found'));
       });
 
       test('remove racing a pet created in the category: either the pet or the deletion, never a live pet in a deleted category', async (t) => {
         const storage = await openTestStorage(t, engine);
         await warmUp(storage);
         for (let round = 0; round < 10; round++) {
-          const c = await storage.categories.create(`race ${round}`, ctx);
-          const [removed, created] = await Promise.allSettled([storage.categories.remove(c.id, { now: new Date() }), pet(storage, 'available', c.id)]);
+          const c = await createCategory(storage, `race ${round}`, ctx);
+          const [removed, created] = await Promise.allSettled([removeCategory(storage, c.id, { now: new Date() }), pet(storage, 'available', c.id)]);
           assert.notEqual(removed.status, created.status, `round ${round}: one wins`);
           if (removed.status === 'fulfilled') rejectsWith('unknown_category')((created as PromiseRejectedResult).reason);
           else rejectsWith('category_in_use')(removed.reason);
@@ -319,8 +322,8 @@ for (const engine of ENGINES) {
       test('an expiry is stored and handed to authentication; get and list page by id and never show a hash', async (t) => {
         const storage = await openTestStorage(t, engine);
         const expiresAt = new Date('2027-01-01T00:00:00.000Z');
-        const a = await storage.apiKeys.create({ name: 'a', prefix: 'pst_aaaa', hash: hashKey('a'), scopes: ['pets:read'], expiresAt }, ctx);
-        const b = await storage.apiKeys.create({ name: 'b', prefix: 'pst_bbbb', hash: hashKey('b'), scopes: ['keys:admin'], expiresAt: null }, ctx);
+        const a = await insertKey(storage, { name: 'a', prefix: 'pst_aaaa', hash: hashKey('a'), scopes: ['pets:read'], expiresAt }, ctx);
+        const b = await insertKey(storage, { name: 'b', prefix: 'pst_bbbb', hash: hashKey('b'), scopes: ['keys:admin'], expiresAt: null }, ctx);
         assert.equal(a.expiresAt, '2027-01-01T00:00:00.000Z');
         assert.deepEqual(await storage.apiKeys.findActiveByHash(hashKey('a')), { keyId: a.id, scopes: ['pets:read'], expiresAt: expiresAt.getTime() });
         assert.deepEqual(await storage.apiKeys.get(b.id), b);

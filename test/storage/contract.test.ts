@@ -5,12 +5,16 @@ import { hashKey } from '../../src/keys/key.service.ts';
 import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
-import { warmUp } from '../helpers/storage.ts';
+import { insertKey, warmUp } from '../helpers/storage.ts';
+import { createCategory, removeCategory, renameCategory } from '../../src/categories/category.service.ts';
+import { revokeApiKey } from '../../src/keys/key.service.ts';
+import { createPet, updatePet, withdrawPet } from '../../src/pets/pet.service.ts';
+import { placeOrder, transitionOrder } from '../../src/store/order.service.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 async function pet(storage: Storage, status: 'available' | 'pending' | 'sold' = 'available') {
-  return storage.pets.create({ name: 'Rex', categoryId: 1, status }, { now: new Date() });
+  return createPet(storage, { name: 'Rex', categoryId: 1, status }, { now: new Date() });
 }
 
 for (const engine of ENGINES) {
@@ -18,8 +22,8 @@ for (const engine of ENGINES) {
     describe('pets', () => {
       test('create returns the stored pet with a database-assigned id; get reads it back', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const a = await storage.pets.create({ name: 'Rex', categoryId: 2, status: 'sold' }, { now: new Date() });
-        const b = await storage.pets.create({ name: 'Tom', categoryId: 1, status: 'available' }, { now: new Date() });
+        const a = await createPet(storage, { name: 'Rex', categoryId: 2, status: 'sold' }, { now: new Date() });
+        const b = await createPet(storage, { name: 'Tom', categoryId: 1, status: 'available' }, { now: new Date() });
         assert.deepEqual(a, { id: a.id, name: 'Rex', categoryId: 2, status: 'sold' });
         assert.ok(Number.isSafeInteger(a.id) && a.id > 0);
         assert.ok(b.id > a.id);
@@ -30,7 +34,7 @@ for (const engine of ENGINES) {
       test('many gets at once (one loop turn): each its own pet, duplicates and misses included', async (t) => {
         const storage = await openTestStorage(t, engine);
         const pets = [];
-        for (let i = 0; i < 5; i++) pets.push(await storage.pets.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }, { now: new Date() }));
+        for (let i = 0; i < 5; i++) pets.push(await createPet(storage, { name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }, { now: new Date() }));
         const ids = [pets[3].id, pets[0].id, 999_999, pets[3].id, pets[4].id, pets[1].id, 888_888];
         const got = await Promise.all(ids.map((id) => storage.pets.get(id)));
         assert.deepEqual(got, [pets[3], pets[0], undefined, pets[3], pets[4], pets[1], undefined]);
@@ -40,7 +44,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const statuses = ['available', 'sold', 'available', 'pending', 'available'] as const;
         const ids = [];
-        for (const status of statuses) ids.push((await storage.pets.create({ name: status, categoryId: 1, status }, { now: new Date() })).id);
+        for (const status of statuses) ids.push((await createPet(storage, { name: status, categoryId: 1, status }, { now: new Date() })).id);
         const queries = [
           { limit: 2, afterId: 0 },
           { limit: 2, afterId: 0 },
@@ -69,14 +73,14 @@ for (const engine of ENGINES) {
         ];
         // What a name becomes once stored: UTF-8, so a lone surrogate is U+FFFD (on both engines).
         const stored = (i: (typeof inputs)[number]) => ({ ...i, name: Buffer.from(i.name).toString() });
-        const valid = await Promise.all(inputs.filter((i) => i.categoryId !== 999).map((i) => storage.pets.create(i, { now: new Date() })));
+        const valid = await Promise.all(inputs.filter((i) => i.categoryId !== 999).map((i) => createPet(storage, i, { now: new Date() })));
         assert.deepEqual(
           valid.map(({ id: _id, ...rest }) => rest),
           [inputs[0], inputs[1], inputs[3], inputs[4]].map(stored),
           'a batch of valid inserts: each caller its own row',
         );
         for (const pet of valid) assert.deepEqual(await storage.pets.get(pet.id), pet);
-        const results = await Promise.allSettled(inputs.map((i) => storage.pets.create(i, { now: new Date() })));
+        const results = await Promise.allSettled(inputs.map((i) => createPet(storage, i, { now: new Date() })));
         const created = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
         assert.deepEqual(
           created.map(({ id: _id, ...rest }) => rest),
@@ -93,7 +97,7 @@ for (const engine of ENGINES) {
       test('create with an unknown category throws unknown_category', async (t) => {
         const storage = await openTestStorage(t, engine);
         await assert.rejects(
-          storage.pets.create({ name: 'x', categoryId: 999, status: 'available' }, { now: new Date() }),
+          createPet(storage, { name: 'x', categoryId: 999, status: 'available' }, { now: new Date() }),
           rejectsWith('unknown_category', /categoryId 999 is not a known category/),
         );
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
@@ -103,7 +107,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const statuses = ['available', 'sold', 'available', 'pending', 'available'] as const;
         const pets = [];
-        for (const status of statuses) pets.push(await storage.pets.create({ name: status, categoryId: 3, status }, { now: new Date() }));
+        for (const status of statuses) pets.push(await createPet(storage, { name: status, categoryId: 3, status }, { now: new Date() }));
         const ids = pets.map((p) => p.id);
         assert.deepEqual(
           (await storage.pets.list({ limit: 2, afterId: 0 })).map((p) => p.id),
@@ -146,16 +150,16 @@ for (const engine of ENGINES) {
 
       test('create assigns the next id after the seeds and makes the category usable by pets', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const c = await storage.categories.create('Horses', { now: new Date() });
+        const c = await createCategory(storage, 'Horses', { now: new Date() });
         assert.deepEqual(c, { id: 7, name: 'Horses' });
         assert.deepEqual((await storage.categories.list()).at(-1), c);
-        assert.equal((await storage.pets.create({ name: 'Bolt', categoryId: 7, status: 'available' }, { now: new Date() })).categoryId, 7);
+        assert.equal((await createPet(storage, { name: 'Bolt', categoryId: 7, status: 'available' }, { now: new Date() })).categoryId, 7);
       });
 
       test('create refuses a duplicate name, ignoring case', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.categories.create('Dogs', { now: new Date() }), rejectsWith('category_exists', /^a category named "Dogs" already exists/));
-        await assert.rejects(storage.categories.create('dOGS', { now: new Date() }), rejectsWith('category_exists', /"dOGS" already exists/));
+        await assert.rejects(createCategory(storage, 'Dogs', { now: new Date() }), rejectsWith('category_exists', /^a category named "Dogs" already exists/));
+        await assert.rejects(createCategory(storage, 'dOGS', { now: new Date() }), rejectsWith('category_exists', /"dOGS" already exists/));
         assert.equal((await storage.categories.list()).length, 6);
       });
     });
@@ -166,7 +170,7 @@ for (const engine of ENGINES) {
 
       test('create returns the key info with ISO timestamps and no secret', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const info = await storage.apiKeys.create(input, { now });
+        const info = await insertKey(storage, input, { now });
         assert.deepEqual(info, {
           id: info.id,
           name: 'ci',
@@ -181,23 +185,23 @@ for (const engine of ENGINES) {
 
       test('findActiveByHash resolves a key to its principal until it is revoked', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const info = await storage.apiKeys.create(input, { now });
+        const info = await insertKey(storage, input, { now });
         assert.deepEqual(await storage.apiKeys.findActiveByHash(input.hash), { keyId: info.id, scopes: ['pets:read', 'orders:write'], expiresAt: null });
         assert.equal(await storage.apiKeys.findActiveByHash(hashKey('pst_other')), undefined);
         const later = new Date('2026-02-03T04:05:06.007Z');
-        assert.equal(await storage.apiKeys.revoke(info.id, later), true);
-        assert.equal(await storage.apiKeys.revoke(info.id, later), false, 'a second revocation changes nothing');
-        assert.equal(await storage.apiKeys.revoke(info.id + 100, later), false);
+        assert.equal(await revokeApiKey(storage, info.id, { now: later }), true);
+        assert.equal(await revokeApiKey(storage, info.id, { now: later }), false, 'a second revocation changes nothing');
+        await assert.rejects(revokeApiKey(storage, info.id + 100, { now: later }), rejectsWith('not_found'));
         assert.equal(await storage.apiKeys.findActiveByHash(input.hash), undefined);
         assert.deepEqual(await storage.apiKeys.list({ limit: 100, afterId: 0 }), [{ ...info, revokedAt: '2026-02-03T04:05:06.007Z' }]);
       });
 
       test('findActiveByHash for many keys at once (one loop turn): each its own answer; revoked keys are not found', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const a = await storage.apiKeys.create(input, { now });
-        const b = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two'), scopes: ['orders:read'] }, { now });
-        const c = await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-three') }, { now });
-        await storage.apiKeys.revoke(c.id, now);
+        const a = await insertKey(storage, input, { now });
+        const b = await insertKey(storage, { ...input, hash: hashKey('pst_secret-two'), scopes: ['orders:read'] }, { now });
+        const c = await insertKey(storage, { ...input, hash: hashKey('pst_secret-three') }, { now });
+        await revokeApiKey(storage, c.id, { now });
         const hashes = [hashKey('pst_secret-two'), input.hash, hashKey('pst_nobody'), hashKey('pst_secret-three'), input.hash];
         const found = await Promise.all(hashes.map((h) => storage.apiKeys.findActiveByHash(h)));
         const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'], expiresAt: null };
@@ -207,11 +211,11 @@ for (const engine of ENGINES) {
       test('count counts every key, revoked or not; hashes are unique', async (t) => {
         const storage = await openTestStorage(t, engine);
         assert.equal(await storage.apiKeys.count(), 0);
-        const a = await storage.apiKeys.create(input, { now });
-        await storage.apiKeys.create({ ...input, hash: hashKey('pst_secret-two') }, { now });
-        await storage.apiKeys.revoke(a.id, now);
+        const a = await insertKey(storage, input, { now });
+        await insertKey(storage, { ...input, hash: hashKey('pst_secret-two') }, { now });
+        await revokeApiKey(storage, a.id, { now });
         assert.equal(await storage.apiKeys.count(), 2);
-        await assert.rejects(storage.apiKeys.create(input, { now }));
+        await assert.rejects(insertKey(storage, input, { now }));
         assert.equal(await storage.apiKeys.count(), 2);
       });
     });
@@ -235,7 +239,7 @@ for (const engine of ENGINES) {
       test('place creates a placed order with RFC 3339 UTC timestamps and marks the pet pending', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await storage.orders.place(p.id, { now: placedAt });
+        const order = await placeOrder(storage, p.id, { now: placedAt });
         assert.deepEqual(order, { id: order.id, petId: p.id, status: 'placed', createdAt: '2026-03-04T05:06:07.089Z', updatedAt: '2026-03-04T05:06:07.089Z' });
         assert.match(order.createdAt, ISO_MS);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
@@ -245,15 +249,15 @@ for (const engine of ENGINES) {
 
       test('place refuses an unknown pet and a pet that is not available, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(storage.orders.place(4242, { now: placedAt }), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
+        await assert.rejects(placeOrder(storage, 4242, { now: placedAt }), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
         const sold = await pet(storage, 'sold');
         await assert.rejects(
-          storage.orders.place(sold.id, { now: placedAt }),
+          placeOrder(storage, sold.id, { now: placedAt }),
           rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)),
         );
         const p = await pet(storage);
-        await storage.orders.place(p.id, { now: placedAt });
-        await assert.rejects(storage.orders.place(p.id, { now: placedAt }), rejectsWith('pet_not_available', /is pending/));
+        await placeOrder(storage, p.id, { now: placedAt });
+        await assert.rejects(placeOrder(storage, p.id, { now: placedAt }), rejectsWith('pet_not_available', /is pending/));
         assert.equal((await storage.pets.get(sold.id))!.status, 'sold');
         assert.equal((await storage.orders.list({ limit: 10, afterId: 0 })).length, 1);
       });
@@ -261,11 +265,11 @@ for (const engine of ENGINES) {
       test('transition walks the lifecycle and moves the pet with it', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const placed = await storage.orders.place(p.id, { now: placedAt });
-        const approved = await storage.orders.transition(placed.id, 'approved', { now: laterAt });
+        const placed = await placeOrder(storage, p.id, { now: placedAt });
+        const approved = await transitionOrder(storage, placed.id, 'approved', { now: laterAt });
         assert.deepEqual(approved, { ...placed, status: 'approved', updatedAt: '2026-03-04T06:00:00.001Z' });
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
-        const delivered = await storage.orders.transition(placed.id, 'delivered', { now: laterAt });
+        const delivered = await transitionOrder(storage, placed.id, 'delivered', { now: laterAt });
         assert.equal(delivered.status, 'delivered');
         assert.equal((await storage.pets.get(p.id))!.status, 'sold');
         assert.deepEqual(await storage.orders.get(placed.id), delivered);
@@ -274,10 +278,10 @@ for (const engine of ENGINES) {
       test('cancelling makes the pet available again, and it can be ordered anew', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const first = await storage.orders.place(p.id, { now: placedAt });
-        await storage.orders.transition(first.id, 'cancelled', { now: laterAt });
+        const first = await placeOrder(storage, p.id, { now: placedAt });
+        await transitionOrder(storage, first.id, 'cancelled', { now: laterAt });
         assert.equal((await storage.pets.get(p.id))!.status, 'available');
-        const second = await storage.orders.place(p.id, { now: laterAt });
+        const second = await placeOrder(storage, p.id, { now: laterAt });
         assert.ok(second.id > first.id);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
       });
@@ -285,27 +289,27 @@ for (const engine of ENGINES) {
       test('transition refuses what the lifecycle forbids and unknown orders, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await storage.orders.place(p.id, { now: placedAt });
+        const order = await placeOrder(storage, p.id, { now: placedAt });
         await assert.rejects(
-          storage.orders.transition(order.id, 'delivered', { now: laterAt }),
+          transitionOrder(storage, order.id, 'delivered', { now: laterAt }),
           rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/),
         );
         assert.equal((await storage.orders.get(order.id))!.status, 'placed');
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
-        await storage.orders.transition(order.id, 'cancelled', { now: laterAt });
-        await assert.rejects(storage.orders.transition(order.id, 'approved', { now: laterAt }), rejectsWith('invalid_transition', /\(cancelled is final\)/));
+        await transitionOrder(storage, order.id, 'cancelled', { now: laterAt });
+        await assert.rejects(transitionOrder(storage, order.id, 'approved', { now: laterAt }), rejectsWith('invalid_transition', /\(cancelled is final\)/));
         assert.equal((await storage.pets.get(p.id))!.status, 'available');
-        await assert.rejects(storage.orders.transition(order.id + 1000, 'approved', { now: laterAt }), rejectsWith('not_found', /does not exist/));
+        await assert.rejects(transitionOrder(storage, order.id + 1000, 'approved', { now: laterAt }), rejectsWith('not_found', /does not exist/));
       });
 
       test('list pages by id and filters by status and pet', async (t) => {
         const storage = await openTestStorage(t, engine);
         const [p1, p2, p3] = [await pet(storage), await pet(storage), await pet(storage)];
-        const o1 = await storage.orders.place(p1.id, { now: placedAt });
-        const o2 = await storage.orders.place(p2.id, { now: placedAt });
-        const o3 = await storage.orders.place(p3.id, { now: placedAt });
-        await storage.orders.transition(o2.id, 'cancelled', { now: laterAt });
-        const o4 = await storage.orders.place(p2.id, { now: laterAt });
+        const o1 = await placeOrder(storage, p1.id, { now: placedAt });
+        const o2 = await placeOrder(storage, p2.id, { now: placedAt });
+        const o3 = await placeOrder(storage, p3.id, { now: placedAt });
+        await transitionOrder(storage, o2.id, 'cancelled', { now: laterAt });
+        const o4 = await placeOrder(storage, p2.id, { now: laterAt });
         const ids = (q: Parameters<Storage['orders']['list']>[0]) => storage.orders.list(q).then((os) => os.map((o) => o.id));
         assert.deepEqual(await ids({ limit: 10, afterId: 0 }), [o1.id, o2.id, o3.id, o4.id]);
         assert.deepEqual(await ids({ limit: 2, afterId: o1.id }), [o2.id, o3.id]);
@@ -325,7 +329,7 @@ for (const engine of ENGINES) {
         storage.idempotency.claim(key, fingerprint, now, at(now.getTime() - t0.getTime() - DAY), at(now.getTime() - t0.getTime() - 300_000));
       // Responses are stored by the write they report, in its transaction (WriteContext.idempotency).
       const complete = (storage: Storage, response: StoredResponse) =>
-        storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: t0, idempotency: { id, respond: () => response } });
+        createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now: t0, idempotency: { id, respond: () => response } });
 
       test('claim takes a fresh key, reports it in flight, then replays the completed response', async (t) => {
         const storage = await openTestStorage(t, engine);
@@ -375,13 +379,13 @@ for (const engine of ENGINES) {
 
       test('every write records its events in order, with the resource after the change; a refused write records none', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const p = await storage.pets.create({ name: 'Rex', categoryId: 2, status: 'available' }, { now: at });
-        const placed = await storage.orders.place(p.id, { now: at });
-        await assert.rejects(storage.orders.place(p.id, { now: at }), rejectsWith('pet_not_available'));
-        const approved = await storage.orders.transition(placed.id, 'approved', { now: at });
-        const delivered = await storage.orders.transition(placed.id, 'delivered', { now: at });
-        const category = await storage.categories.create('Horses', { now: at });
-        await assert.rejects(storage.categories.create('horses', { now: at }), rejectsWith('category_exists'));
+        const p = await createPet(storage, { name: 'Rex', categoryId: 2, status: 'available' }, { now: at });
+        const placed = await placeOrder(storage, p.id, { now: at });
+        await assert.rejects(placeOrder(storage, p.id, { now: at }), rejectsWith('pet_not_available'));
+        const approved = await transitionOrder(storage, placed.id, 'approved', { now: at });
+        const delivered = await transitionOrder(storage, placed.id, 'delivered', { now: at });
+        const category = await createCategory(storage, 'Horses', { now: at });
+        await assert.rejects(createCategory(storage, 'horses', { now: at }), rejectsWith('category_exists'));
         const events = await all(storage);
         assert.deepEqual(
           events.map(({ id: _id, ...e }) => e),
@@ -408,16 +412,16 @@ for (const engine of ENGINES) {
 
       test('the catalogue writes record theirs: pet.updated for a real change only, pet.deleted and category.deleted with {id}, category.updated', async (t) => {
         const storage = await openTestStorage(t, engine);
-        const category = await storage.categories.create('Horses', { now: at });
-        const p = await storage.pets.create({ name: 'Rex', categoryId: category.id, status: 'available' }, { now: at });
-        const renamed = await storage.pets.update(p.id, { name: 'Rex II' }, { now: at });
-        const moved = await storage.pets.update(p.id, { categoryId: 2, status: 'sold' }, { now: at });
-        await storage.pets.update(p.id, { name: 'Rex II', status: 'sold' }, { now: at }); // nothing changes: no event
-        await assert.rejects(storage.pets.update(p.id, { categoryId: 999 }, { now: at }), rejectsWith('unknown_category'));
-        const category2 = await storage.categories.rename(category.id, 'Ponies', { now: at });
-        await storage.categories.rename(category.id, 'Ponies', { now: at }); // same name: no event
-        await storage.pets.withdraw(p.id, { now: at });
-        await storage.categories.remove(category.id, { now: at });
+        const category = await createCategory(storage, 'Horses', { now: at });
+        const p = await createPet(storage, { name: 'Rex', categoryId: category.id, status: 'available' }, { now: at });
+        const renamed = await updatePet(storage, p.id, { name: 'Rex II' }, { now: at });
+        const moved = await updatePet(storage, p.id, { categoryId: 2, status: 'sold' }, { now: at });
+        await updatePet(storage, p.id, { name: 'Rex II', status: 'sold' }, { now: at }); // nothing changes: no event
+        await assert.rejects(updatePet(storage, p.id, { categoryId: 999 }, { now: at }), rejectsWith('unknown_category'));
+        const category2 = await renameCategory(storage, category.id, 'Ponies', { now: at });
+        await renameCategory(storage, category.id, 'Ponies', { now: at }); // same name: no event
+        await withdrawPet(storage, p.id, { now: at });
+        await removeCategory(storage, category.id, { now: at });
         const events = await all(storage);
         assert.deepEqual(
           events.map(({ id: _id, ...e }) => e),
@@ -438,9 +442,9 @@ for (const engine of ENGINES) {
       test('list pages after an id and filters by type; purge deletes events older than a date', async (t) => {
         const storage = await openTestStorage(t, engine);
         const old = new Date('2026-01-01T00:00:00Z');
-        for (let i = 0; i < 3; i++) await storage.pets.create({ name: `old ${i}`, categoryId: 1, status: 'available' }, { now: old });
-        const p = await storage.pets.create({ name: 'new', categoryId: 1, status: 'available' }, { now: at });
-        await storage.orders.place(p.id, { now: at });
+        for (let i = 0; i < 3; i++) await createPet(storage, { name: `old ${i}`, categoryId: 1, status: 'available' }, { now: old });
+        const p = await createPet(storage, { name: 'new', categoryId: 1, status: 'available' }, { now: at });
+        await placeOrder(storage, p.id, { now: at });
         const events = await all(storage);
         assert.equal(events.length, 6);
         const after = await storage.events.list({ limit: 2, afterId: seq(events[1].id) });
@@ -464,16 +468,16 @@ for (const engine of ENGINES) {
             throw new Error('store step failed');
           },
         };
-        await assert.rejects(storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: failing }), /store step failed/);
+        await assert.rejects(createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: failing }), /store step failed/);
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
         assert.deepEqual(await all(storage), []);
         // A claim that does not exist (lost) fails the write too.
         const lost = { id: { ...id, key: 'never-claimed' }, respond: () => ({ status: 201, body: '{}', location: null }) };
-        await assert.rejects(storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: lost }), /claim/);
+        await assert.rejects(createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: lost }), /claim/);
         assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), []);
         // The open claim is completed by the retry's write, in the same transaction as its pet.
         const ok = { id, respond: (pet: { id: number }) => ({ status: 201, body: JSON.stringify(pet), location: `/v1/pets/${pet.id}` }) };
-        const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: ok });
+        const pet = await createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now: at, idempotency: ok });
         const record = await storage.idempotency.claim(id, 'f', at, new Date(0), new Date(0));
         assert.deepEqual(record, { fingerprint: 'f', response: { status: 201, body: JSON.stringify(pet), location: `/v1/pets/${pet.id}` } });
         assert.equal((await all(storage)).length, 1);
@@ -497,7 +501,7 @@ for (const engine of ENGINES) {
           }
         })();
         const writes: Promise<unknown>[] = [];
-        for (let i = 0; i < 150; i++) writes.push((i % 2 ? a : b).pets.create({ name: `p${i}`, categoryId: 1, status: 'available' }, { now: new Date() }));
+        for (let i = 0; i < 150; i++) writes.push(createPet(i % 2 ? a : b, { name: `p${i}`, categoryId: 1, status: 'available' }, { now: new Date() }));
         await Promise.all(writes);
         writing = false;
         await reader;
@@ -522,7 +526,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         await warmUp(storage);
-        const results = await Promise.allSettled(Array.from({ length: 50 }, () => storage.orders.place(p.id, { now: new Date() })));
+        const results = await Promise.allSettled(Array.from({ length: 50 }, () => placeOrder(storage, p.id, { now: new Date() })));
         const won = results.filter((r) => r.status === 'fulfilled');
         assert.equal(won.length, 1);
         for (const r of results) if (r.status === 'rejected') rejectsWith('pet_not_available')(r.reason);
@@ -535,11 +539,11 @@ for (const engine of ENGINES) {
         await warmUp(storage);
         for (let round = 0; round < 10; round++) {
           const p = await pet(storage);
-          const order = await storage.orders.place(p.id, { now: new Date() });
-          await storage.orders.transition(order.id, 'approved', { now: new Date() });
+          const order = await placeOrder(storage, p.id, { now: new Date() });
+          await transitionOrder(storage, order.id, 'approved', { now: new Date() });
           const moves = ['delivered', 'cancelled'] as const;
           const ordered = round % 2 ? moves : [...moves].reverse();
-          const results = await Promise.allSettled(ordered.map((to) => storage.orders.transition(order.id, to, { now: new Date() })));
+          const results = await Promise.allSettled(ordered.map((to) => transitionOrder(storage, order.id, to, { now: new Date() })));
           const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
           assert.equal(won.length, 1, `round ${round}: one winner`);
           for (const r of results) if (r.status === 'rejected') rejectsWith('invalid_transition', /is final/)(r.reason);

@@ -15,6 +15,8 @@ import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.stora
 import type { Storage } from '../../src/storage/storage.ts';
 import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
+import { createCategory, removeCategory } from '../../src/categories/category.service.ts';
+import { createPet, withdrawPet } from '../../src/pets/pet.service.ts';
 
 // What the previous release wrote: a seventh category, pets in every status, a delivered order.
 const DATA = [
@@ -75,13 +77,13 @@ for (const engine of ENGINES) {
           ['b', 'd'],
         );
         assert.deepEqual((await storage.categories.list()).at(-1), { id: 7, name: 'Horses' });
-        assert.equal((await storage.categories.create('Donkeys', { now: new Date() })).id, 8, 'the id sequence continues');
-        await assert.rejects(storage.categories.create('HORSES', { now: new Date() }), rejectsWith('category_exists'));
-        await assert.rejects(storage.categories.remove(7, { now: new Date() }), rejectsWith('category_in_use'));
+        assert.equal((await createCategory(storage, 'Donkeys', { now: new Date() })).id, 8, 'the id sequence continues');
+        await assert.rejects(createCategory(storage, 'HORSES', { now: new Date() }), rejectsWith('category_exists'));
+        await assert.rejects(removeCategory(storage, 7, { now: new Date() }), rejectsWith('category_in_use'));
         assert.equal((await storage.orders.get(1))?.petId, 4);
         // The triggers keep counting from there.
-        await storage.pets.create({ name: 'f', categoryId: 8, status: 'pending' }, { now: new Date() });
-        await storage.pets.withdraw(1, { now: new Date() });
+        await createPet(storage, { name: 'f', categoryId: 8, status: 'pending' }, { now: new Date() });
+        await withdrawPet(storage, 1, { now: new Date() });
         assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 2, sold: 2 });
       });
   });

@@ -9,6 +9,8 @@ import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { createTestDatabase } from '../helpers/engines.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { createPet } from '../../src/pets/pet.service.ts';
+import { placeOrder } from '../../src/store/order.service.ts';
 
 async function testDatabase(t: import('node:test').TestContext): Promise<string> {
   const db = await createTestDatabase();
@@ -73,10 +75,10 @@ describe('postgres engine', () => {
       timeouts: { connectMs: 500, statementMs: 500, queryMs: 700 },
     });
     t.after(() => storage.close());
-    const pet = await storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now: new Date() });
 
     proxy.freeze();
-    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => storage.orders.place(pet.id, { now: new Date() })]) {
+    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => placeOrder(storage, pet.id, { now: new Date() })]) {
       const started = Date.now();
       await assert.rejects(call(), StorageUnavailableError);
       const elapsed = Date.now() - started;
@@ -86,7 +88,7 @@ describe('postgres engine', () => {
     proxy.thaw();
     await storage.ping();
     assert.equal((await storage.pets.get(pet.id))!.status, 'available', 'the order cut off mid-way was not half-applied');
-    assert.equal((await storage.orders.place(pet.id, { now: new Date() })).petId, pet.id);
+    assert.equal((await placeOrder(storage, pet.id, { now: new Date() })).petId, pet.id);
   });
 
   test('an id beyond 2^53 is refused rather than returned rounded', async (t) => {
@@ -97,7 +99,7 @@ describe('postgres engine', () => {
     await client.connect();
     await client.query('ALTER TABLE pets ALTER COLUMN id RESTART WITH 9007199254740993');
     await client.end();
-    await assert.rejects(storage.pets.create({ name: 'Big', categoryId: 1, status: 'available' }, { now: new Date() }), RangeError);
+    await assert.rejects(createPet(storage, { name: 'Big', categoryId: 1, status: 'available' }, { now: new Date() }), RangeError);
   });
 
   test('creates batched in one statement: a value PostgreSQL cannot store fails only its own insert', async (t) => {
@@ -107,7 +109,7 @@ describe('postgres engine', () => {
     // U+0000 is refused by validation before it reaches storage; here it stands for any data error
     // (SQLSTATE class 22) in one row of a batch.
     const names = ['Rex', 'nul \u0000 inside', 'Tom'];
-    const results = await Promise.allSettled(names.map((name) => storage.pets.create({ name, categoryId: 1, status: 'available' }, { now: new Date() })));
+    const results = await Promise.allSettled(names.map((name) => createPet(storage, { name, categoryId: 1, status: 'available' }, { now: new Date() })));
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value.name : (r.reason as { code?: string }).code)),
       ['Rex', '22021', 'Tom'],

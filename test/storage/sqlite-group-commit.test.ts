@@ -7,6 +7,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { GroupCommit } from '../../src/storage/sqlite/sqlite.group-commit.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
+import { createPet } from '../../src/pets/pet.service.ts';
 
 function tempDb(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-gc-'));
@@ -20,7 +21,7 @@ describe('SQLite group commit (the write path)', () => {
     const storage = openSqlite({ path });
     t.after(() => storage.close());
     const pets = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => storage.pets.create({ name: `P${i}`, categoryId: 1, status: 'available' }, { now: new Date() })),
+      Array.from({ length: 25 }, (_, i) => createPet(storage, { name: `P${i}`, categoryId: 1, status: 'available' }, { now: new Date() })),
     );
     assert.deepEqual(
       pets.map((p) => p.id),
@@ -36,9 +37,9 @@ describe('SQLite group commit (the write path)', () => {
     const storage = openSqlite({ path: tempDb(t) });
     t.after(() => storage.close());
     const results = await Promise.allSettled([
-      storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() }),
-      storage.pets.create({ name: 'b', categoryId: 999, status: 'available' }, { now: new Date() }),
-      storage.pets.create({ name: 'c', categoryId: 2, status: 'sold' }, { now: new Date() }),
+      createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() }),
+      createPet(storage, { name: 'b', categoryId: 999, status: 'available' }, { now: new Date() }),
+      createPet(storage, { name: 'c', categoryId: 2, status: 'sold' }, { now: new Date() }),
     ]);
     assert.equal(results[0].status, 'fulfilled');
     assert.equal(results[2].status, 'fulfilled');
@@ -63,7 +64,7 @@ describe('SQLite group commit (the write path)', () => {
     const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
     const seenElsewhere = await Promise.all(
       [1, 2, 3].map((x) =>
-        group.run(() => {
+        group.run(async () => {
           insert.run(x);
           return count();
         }),
@@ -81,13 +82,13 @@ describe('SQLite group commit (the write path)', () => {
     const group = new GroupCommit(db);
     const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
     const results = await Promise.allSettled([
-      group.run(() => insert.run(1)),
-      group.run(() => {
+      group.run(async () => insert.run(1)),
+      group.run(async () => {
         insert.run(2);
         insert.run(3);
         throw new AppError('pet_not_available', 'refused after two statements');
       }),
-      group.run(() => insert.run(4)),
+      group.run(async () => insert.run(4)),
     ]);
     assert.deepEqual(
       results.map((r) => r.status),
@@ -111,7 +112,7 @@ describe('SQLite group commit (the write path)', () => {
     const group = new GroupCommit(db);
     const ok = db.prepare('INSERT INTO p (id) VALUES (?)');
     const dangling = db.prepare('INSERT INTO c (p) VALUES (?)');
-    const results = await Promise.allSettled([group.run(() => ok.run(1)), group.run(() => dangling.run(42))]);
+    const results = await Promise.allSettled([group.run(async () => ok.run(1)), group.run(async () => dangling.run(42))]);
     assert.deepEqual(
       results.map((r) => r.status),
       ['rejected', 'rejected'],

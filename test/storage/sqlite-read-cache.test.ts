@@ -12,6 +12,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DatabaseChanges } from '../../src/storage/sqlite/sqlite.read-cache.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
+import { createPet } from '../../src/pets/pet.service.ts';
+import { placeOrder } from '../../src/store/order.service.ts';
 
 function fileStorage(t: TestContext): { storage: Storage; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-cache-'));
@@ -30,24 +32,24 @@ const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold'
 describe('SQLite listing cache', () => {
   test('a pet created through the storage is listed on the next read', async (t) => {
     const { storage } = fileStorage(t);
-    await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage), ['a']);
-    await storage.pets.create({ name: 'b', categoryId: 1, status: 'available' }, { now: new Date() });
+    await createPet(storage, { name: 'b', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage), ['a', 'b']);
   });
 
   test('a placed order moves its pet out of the available listing at once', async (t) => {
     const { storage } = fileStorage(t);
-    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), ['a']);
-    await storage.orders.place(pet.id, { now: new Date() });
+    await placeOrder(storage, pet.id, { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), []);
     assert.deepEqual(await names(storage, 'pending'), ['a']);
   });
 
   test('commits by another connection to the same file are seen from the next loop turn on', async (t) => {
     const { storage, path } = fileStorage(t);
-    await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.deepEqual(await names(storage), ['a']);
     const other = new DatabaseSync(path);
     t.after(() => other.close());
@@ -62,9 +64,9 @@ describe('SQLite listing cache', () => {
 
   test("a single pet read reflects its own writes at once and other connections' from the next loop turn on", async (t) => {
     const { storage, path } = fileStorage(t);
-    const pet = await storage.pets.create({ name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'available');
-    await storage.orders.place(pet.id, { now: new Date() });
+    await placeOrder(storage, pet.id, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'pending');
     const other = new DatabaseSync(path);
     t.after(() => other.close());

@@ -2,17 +2,21 @@
 // under leases, outcomes, retries and disabling — on every engine.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AttemptResult, ClaimedAttempt, Storage } from '../../src/storage/storage.ts';
+import type { Storage, WebhookCreate } from '../../src/storage/storage.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
+import { createPet } from '../../src/pets/pet.service.ts';
+import { placeOrder } from '../../src/store/order.service.ts';
+import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type ClaimedAttempt } from '../../src/webhooks/webhook.deliveries.ts';
+import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 let tokens = 0;
 
-const endpoint = (storage: Storage, events: Parameters<Storage['webhooks']['create']>[0]['events'] = null, url = 'https://hooks.example.com/a') =>
-  storage.webhooks.create({ url, events, description: null, secret: 'sealed-secret' }, T0);
-const newPet = (storage: Storage, now = T0) => storage.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, { now });
+const endpoint = (storage: Storage, events: WebhookCreate['events'] = null, url = 'https://hooks.example.com/a') =>
+  createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, { now: T0 });
+const newPet = (storage: Storage, now = T0) => createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now });
 
 async function claim(
   storage: Storage,
@@ -20,7 +24,7 @@ async function claim(
   { max = 100, perEndpoint = 100, leaseMs = 10_000 } = {},
 ): Promise<{ token: string; claimed: ClaimedAttempt[] }> {
   const token = `token-${++tokens}`;
-  return { token, claimed: await storage.webhooks.claim({ now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint }) };
+  return { token, claimed: await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint }) };
 }
 
 function result(a: ClaimedAttempt, token: string, succeeded: boolean, attemptedAt: Date, more: Partial<AttemptResult> = {}): AttemptResult {
@@ -43,7 +47,7 @@ for (const engine of ENGINES) {
     test('endpoints: create, get, list in pages, update (events null = every type), rotate, delete', async (t) => {
       const storage = await openTestStorage(t, engine);
       const a = await endpoint(storage, ['pet.created', 'order.placed']);
-      const b = await storage.webhooks.create({ url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, T0);
+      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, { now: T0 });
       assert.deepEqual(a, {
         id: a.id,
         url: 'https://hooks.example.com/a',
@@ -55,18 +59,18 @@ for (const engine of ENGINES) {
       assert.deepEqual(await storage.webhooks.get(b.id), { ...b, events: null, description: 'shop' });
       assert.deepEqual(await storage.webhooks.list({ limit: 1, afterId: 0 }), [a]);
       assert.deepEqual(await storage.webhooks.list({ limit: 5, afterId: a.id }), [b]);
-      const changed = await storage.webhooks.update(a.id, { events: null, description: 'x' }, at(1));
+      const changed = await updateWebhook(storage, a.id, { events: null, description: 'x' }, { now: at(1) });
       assert.deepEqual(changed, { ...a, events: null, description: 'x' });
-      assert.deepEqual(await storage.webhooks.update(a.id, { description: null, url: 'https://c.example.com/' }, at(2)), {
+      assert.deepEqual(await updateWebhook(storage, a.id, { description: null, url: 'https://c.example.com/' }, { now: at(2) }), {
         ...a,
         events: null,
         url: 'https://c.example.com/',
       });
-      assert.equal(await storage.webhooks.update(9999, { enabled: false }, at(3)), undefined);
-      assert.deepEqual(await storage.webhooks.rotateSecret(b.id, 'new-sealed', at(86_400_000), at(4)), await storage.webhooks.get(b.id));
-      assert.equal(await storage.webhooks.rotateSecret(9999, 'x', at(1), at(1)), undefined);
-      assert.equal(await storage.webhooks.delete(a.id), true);
-      assert.equal(await storage.webhooks.delete(a.id), false);
+      await assert.rejects(updateWebhook(storage, 9999, { enabled: false }, { now: at(3) }), rejectsWith('not_found', /webhook 9999 does not exist/));
+      assert.deepEqual(await rotateWebhookSecret(storage, b.id, 'new-sealed', at(86_400_000), { now: at(4) }), await storage.webhooks.get(b.id));
+      await assert.rejects(rotateWebhookSecret(storage, 9999, 'x', at(1), { now: at(1) }), rejectsWith('not_found', /webhook 9999 does not exist/));
+      await deleteWebhook(storage, a.id, { now: at(5) });
+      await assert.rejects(deleteWebhook(storage, a.id, { now: at(5) }), rejectsWith('not_found'));
       assert.equal(await storage.webhooks.get(a.id), undefined);
     });
 
@@ -76,10 +80,10 @@ for (const engine of ENGINES) {
       const pets = await endpoint(storage, ['pet.created', 'pet.updated']);
       const orders = await endpoint(storage, ['order.placed']);
       const off = await endpoint(storage, null);
-      await storage.webhooks.update(off.id, { enabled: false }, T0);
+      await updateWebhook(storage, off.id, { enabled: false }, { now: T0 });
       const p = await newPet(storage);
-      await storage.orders.place(p.id, { now: T0 }); // order.placed, then pet.updated
-      await assert.rejects(storage.orders.place(p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
+      await placeOrder(storage, p.id, { now: T0 }); // order.placed, then pet.updated
+      await assert.rejects(placeOrder(storage, p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
       const events = await storage.events.list({ limit: 10, afterId: 0 });
       assert.deepEqual(
         events.map((e) => e.type),
@@ -126,8 +130,8 @@ for (const engine of ENGINES) {
       const again = await claim(storage, at(10_002), { perEndpoint: 2 });
       assert.deepEqual(byEndpoint(again.claimed, w.id), [pets[0], pets[1]]);
       // …and the dead claimer can no longer record anything.
-      assert.deepEqual(await storage.webhooks.finish(result(a, first.token, true, at(10_003))), { recorded: false, disabled: false });
-      assert.deepEqual(await storage.webhooks.finish(result(again.claimed[0], again.token, true, at(10_004))), { recorded: true, disabled: false });
+      assert.deepEqual(await finishAttempt(storage, result(a, first.token, true, at(10_003))), { recorded: false, disabled: false });
+      assert.deepEqual(await finishAttempt(storage, result(again.claimed[0], again.token, true, at(10_004))), { recorded: true, disabled: false });
     });
 
     test('max bounds a claim; endpoints least recently served go first', async (t) => {
@@ -147,12 +151,12 @@ for (const engine of ENGINES) {
       const w = await endpoint(storage);
       await newPet(storage);
       const c1 = await claim(storage, T0);
-      assert.deepEqual(await storage.webhooks.finish(result(c1.claimed[0], c1.token, false, at(10))), { recorded: true, disabled: false });
+      assert.deepEqual(await finishAttempt(storage, result(c1.claimed[0], c1.token, false, at(10))), { recorded: true, disabled: false });
       assert.deepEqual((await claim(storage, at(4_000))).claimed, [], 'the retry is not due before 5 s');
       const c2 = await claim(storage, at(5_010));
       assert.equal(c2.claimed[0].attempt, 2);
       assert.equal(c2.claimed[0].event?.id, c1.claimed[0].event?.id);
-      await storage.webhooks.finish(result(c2.claimed[0], c2.token, true, at(5_020)));
+      await finishAttempt(storage, result(c2.claimed[0], c2.token, true, at(5_020)));
       const log = await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
       assert.deepEqual(
         log.map(({ id: _id, createdAt: _c, ...d }) => d),
@@ -191,11 +195,11 @@ for (const engine of ENGINES) {
       await newPet(storage);
       await newPet(storage);
       const c1 = await claim(storage, T0, { perEndpoint: 1 });
-      await storage.webhooks.finish(result(c1.claimed[0], c1.token, false, at(0), { disableIfFailingSince: at(-1) }));
+      await finishAttempt(storage, result(c1.claimed[0], c1.token, false, at(0), { disableIfFailingSince: at(-1) }));
       assert.equal((await storage.webhooks.get(w.id))!.enabled, true, 'failing for 0 s only');
       const c2 = await claim(storage, at(1), { perEndpoint: 1 });
       const later = at(3 * 3_600_000);
-      assert.deepEqual(await storage.webhooks.finish(result(c2.claimed[0], c2.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) })), {
+      assert.deepEqual(await finishAttempt(storage, result(c2.claimed[0], c2.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) })), {
         recorded: true,
         disabled: true,
       });
@@ -218,7 +222,7 @@ for (const engine of ENGINES) {
         log.every((d) => d.status !== 'pending'),
         'nothing left pending',
       );
-      await assert.rejects(storage.webhooks.retry(w.id, log[0].id, later), rejectsWith('not_found', /records the endpoint being disabled/));
+      await assert.rejects(retryDelivery(storage, w.id, log[0].id, { now: later }), rejectsWith('not_found', /records the endpoint being disabled/));
       assert.ok(
         log.slice(1).every((d) => d.nextAttemptAt === null || d.attempt === 1),
         'no retry scheduled after disabling',
@@ -231,14 +235,14 @@ for (const engine of ENGINES) {
         'a disabled endpoint gets no new deliveries',
       );
       // Enabled again: new events only, failures counted afresh.
-      await storage.webhooks.update(w.id, { enabled: true }, later);
+      await updateWebhook(storage, w.id, { enabled: true }, { now: later });
       const p = await newPet(storage, later);
       const c3 = await claim(storage, later);
       assert.deepEqual(
         c3.claimed.map((a) => a.event?.data),
         [p],
       );
-      await storage.webhooks.finish(result(c3.claimed[0], c3.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) }));
+      await finishAttempt(storage, result(c3.claimed[0], c3.token, false, later, { disableIfFailingSince: at(2 * 3_600_000) }));
       assert.equal((await storage.webhooks.get(w.id))!.enabled, true, 'its failures began after the re-enabling');
     });
 
@@ -247,28 +251,28 @@ for (const engine of ENGINES) {
       const w = await endpoint(storage);
       await newPet(storage);
       const c1 = await claim(storage, T0);
-      await storage.webhooks.finish(result(c1.claimed[0], c1.token, false, T0, { retryAt: at(600_000) }));
+      await finishAttempt(storage, result(c1.claimed[0], c1.token, false, T0, { retryAt: at(600_000) }));
       const [pending, failed] = await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
       const now = at(1_000);
-      const moved = await storage.webhooks.retry(w.id, failed.id, now);
+      const moved = await retryDelivery(storage, w.id, failed.id, { now });
       assert.deepEqual(moved, { ...pending, nextAttemptAt: now.toISOString() });
       const c2 = await claim(storage, now);
       assert.equal(c2.claimed[0].attempt, 2);
-      assert.deepEqual(await storage.webhooks.retry(w.id, failed.id, now), { ...moved }, 'in flight: that attempt is the retry');
-      await storage.webhooks.finish(result(c2.claimed[0], c2.token, true, now));
-      const added = await storage.webhooks.retry(w.id, failed.id, at(2_000));
+      assert.deepEqual(await retryDelivery(storage, w.id, failed.id, { now }), { ...moved }, 'in flight: that attempt is the retry');
+      await finishAttempt(storage, result(c2.claimed[0], c2.token, true, now));
+      const added = await retryDelivery(storage, w.id, failed.id, { now: at(2_000) });
       assert.equal(added.attempt, 3);
       assert.equal(added.status, 'pending');
       assert.equal(added.eventId, failed.eventId);
-      await assert.rejects(storage.webhooks.retry(w.id, 99999, now), rejectsWith('not_found', /delivery 99999/));
-      await assert.rejects(storage.webhooks.retry(99999, failed.id, now), rejectsWith('not_found', /webhook 99999/));
+      await assert.rejects(retryDelivery(storage, w.id, 99999, { now }), rejectsWith('not_found', /delivery 99999/));
+      await assert.rejects(retryDelivery(storage, 99999, failed.id, { now }), rejectsWith('not_found', /webhook 99999/));
       const other = await endpoint(storage);
-      await assert.rejects(storage.webhooks.retry(other.id, failed.id, now), rejectsWith('not_found'), "another endpoint's entry");
-      await storage.webhooks.update(w.id, { enabled: false }, now);
-      await assert.rejects(storage.webhooks.retry(w.id, failed.id, now), rejectsWith('webhook_disabled'));
-      await storage.webhooks.update(w.id, { enabled: true }, now);
+      await assert.rejects(retryDelivery(storage, other.id, failed.id, { now }), rejectsWith('not_found'), "another endpoint's entry");
+      await updateWebhook(storage, w.id, { enabled: false }, { now });
+      await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('webhook_disabled'));
+      await updateWebhook(storage, w.id, { enabled: true }, { now });
       await storage.events.purge(at(1));
-      await assert.rejects(storage.webhooks.retry(w.id, failed.id, now), rejectsWith('not_found', /no longer kept/));
+      await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('not_found', /no longer kept/));
     });
 
     test('an attempt whose event was purged is claimed without its event; purge keeps pending entries', async (t) => {
@@ -279,7 +283,7 @@ for (const engine of ENGINES) {
       assert.equal(await storage.webhooks.purge(T0), 0, 'pending entries stay');
       const c = await claim(storage, T0);
       assert.equal(c.claimed[0].event, undefined);
-      await storage.webhooks.finish(result(c.claimed[0], c.token, false, T0, { retryAt: null, error: 'gone' }));
+      await finishAttempt(storage, result(c.claimed[0], c.token, false, T0, { retryAt: null, error: 'gone' }));
       assert.equal(await storage.webhooks.purge(at(1)), 1);
       assert.deepEqual(await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER }), []);
     });
@@ -287,7 +291,7 @@ for (const engine of ENGINES) {
     test('the previous secret signs until previous_secret_until', async (t) => {
       const storage = await openTestStorage(t, engine);
       const w = await endpoint(storage);
-      await storage.webhooks.rotateSecret(w.id, 'newer', at(1_000), T0);
+      await rotateWebhookSecret(storage, w.id, 'newer', at(1_000), { now: T0 });
       await newPet(storage);
       assert.deepEqual((await claim(storage, at(999))).claimed[0].secrets, ['newer', 'sealed-secret']);
       const late = await claim(storage, at(1_000 + 20_000));
@@ -299,8 +303,8 @@ for (const engine of ENGINES) {
       const w = await endpoint(storage);
       await newPet(storage);
       const c = await claim(storage, T0);
-      await storage.webhooks.delete(w.id);
-      assert.deepEqual(await storage.webhooks.finish(result(c.claimed[0], c.token, false, T0)), { recorded: false, disabled: false });
+      await deleteWebhook(storage, w.id, { now: T0 });
+      assert.deepEqual(await finishAttempt(storage, result(c.claimed[0], c.token, false, T0)), { recorded: false, disabled: false });
       assert.deepEqual(await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER }), []);
     });
 
@@ -326,7 +330,7 @@ for (const engine of ENGINES) {
           seen.push(Number(claimed[0].event!.id.slice(4)));
           await new Promise((r) => setImmediate(r));
           inFlight--;
-          assert.equal((await s.webhooks.finish(result(claimed[0], token, true, new Date()))).recorded, true);
+          assert.equal((await finishAttempt(s, result(claimed[0], token, true, new Date()))).recorded, true);
         }
       };
       await Promise.all([worker(a), worker(b)]);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ORDER_STATUSES } from '../../src/store/order.schemas.ts';
-import { canTransition } from '../../src/store/order.lifecycle.ts';
-import { petStatusFor } from '../../src/storage/rules.ts';
+import { canTransition, petStatusFor } from '../../src/store/order.lifecycle.ts';
 
 test('exactly the documented transitions are allowed', () => {
   const allowed = ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));

@@ -2,17 +2,11 @@ import { errorCodes } from 'fastify';
 import type { ValidateFunction } from 'ajv';
 import { notFound, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
 import { CursorCodec } from '../../paging.ts';
-import { parseCondition } from '../../preconditions.ts';
-import {
-  assertIfMatch,
-  assertPetOrderable,
-  assertTransition,
-  categoryInUse,
-  duplicateCategory,
-  petHasOpenOrder,
-  unknownCategory,
-  webhookDisabled,
-} from '../../storage/rules.ts';
+import { categoryInUse, duplicateCategory } from '../../categories/category.service.ts';
+import { assertIfMatch, parseCondition } from '../../preconditions.ts';
+import { petHasOpenOrder, unknownCategory } from '../../pets/pet.service.ts';
+import { assertPetOrderable, assertTransition } from '../../store/order.lifecycle.ts';
+import { webhookDisabled } from '../../webhooks/webhook.deliveries.ts';
 import { AddressPolicy } from '../../webhooks/webhook.address.ts';
 import { parseErrorAnswer, type ParseError, unsupportedVersion } from '../edge/connection.ts';
 import { methodNotAllowedHere } from '../edge/method-not-allowed.ts';

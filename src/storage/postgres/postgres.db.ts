@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { AppError, StorageUnavailableError } from '../../errors.ts';
+import type { SqlDb } from '../sql/sql.db.ts';
 
 export type Row = pg.QueryResultRow;
 /** Runs one parameterised statement and returns its rows. */
-export type Query = <R extends Row>(text: string, params?: readonly unknown[]) => Promise<R[]>;
+export type Query = <R>(text: string, params?: readonly unknown[]) => Promise<R[]>;
 
 export interface PgTimeouts {
   /** Waiting for a pooled connection, or opening a new one. */
@@ -90,11 +91,17 @@ export class PgDb {
   }
 
   /** One statement in its own implicit transaction. */
-  readonly query: Query = (text, params) => this.#withClient((client) => run(client, text, params));
+  readonly query: Query = (text, params) => this.#withClient((client) => on(client).all(text, params));
+
+  /** Statements each in its own implicit transaction, for the shared repositories (storage/sql/). */
+  readonly statements: SqlDb = {
+    all: (text, params) => this.#withClient((client) => on(client).all(text, params)),
+    run: (text, params) => this.#withClient((client) => on(client).run(text, params)),
+  };
 
   /** Several statements on one connection, for session state such as an advisory lock. */
   session<T>(fn: (query: Query) => Promise<T>): Promise<T> {
-    return this.#withClient((client) => fn((text, params) => run(client, text, params)));
+    return this.#withClient((client) => fn(on(client).all));
   }
 
   /**
@@ -102,11 +109,11 @@ export class PgDb {
    * callers lock the rows they decide on (SELECT … FOR UPDATE) before reading them: a concurrent
    * transaction waiting on the same lock then sees the committed result, never a stale one.
    */
-  transaction<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (db: SqlDb) => Promise<T>): Promise<T> {
     return this.#withClient(async (client, markBroken) => {
       await run(client, 'BEGIN');
       try {
-        const result = await fn((text, params) => run(client, text, params));
+        const result = await fn(on(client));
         await run(client, 'COMMIT');
         return result;
       } catch (err) {
@@ -149,10 +156,18 @@ export class PgDb {
   }
 }
 
+/** The statements of one connection. */
+function on(client: pg.PoolClient): { all: Query; run(text: string, params?: readonly unknown[]): Promise<number> } {
+  return {
+    all: async <R>(text: string, params?: readonly unknown[]) => (await run(client, text, params)).rows as R[],
+    run: async (text: string, params?: readonly unknown[]) => (await run(client, text, params)).rowCount ?? 0,
+  };
+}
+
 /** One statement on `client`; a failure of the database or the path to it becomes StorageUnavailableError. */
-async function run<R extends Row>(client: pg.PoolClient, text: string, params?: readonly unknown[]): Promise<R[]> {
+async function run(client: pg.PoolClient, text: string, params?: readonly unknown[]): Promise<pg.QueryResult> {
   try {
-    return (await client.query<R>(text, params as unknown[] | undefined)).rows;
+    return await client.query(text, params as unknown[] | undefined);
   } catch (err) {
     throw toStorageError(err);
   }

@@ -1,16 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Migration } from '../migration.ts';
 import type { Storage } from '../storage.ts';
 import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
-import { PostgresApiKeys } from './postgres.api-keys.ts';
-import { PostgresCategories } from './postgres.categories.ts';
-import { PostgresEvents } from './postgres.events.ts';
-import { PostgresIdempotency } from './postgres.idempotency.ts';
-import { PostgresOrders } from './postgres.orders.ts';
-import { PostgresPets } from './postgres.pets.ts';
-import { PostgresWebhooks } from './postgres.webhooks.ts';
+import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
+import { SqlEvents } from '../sql/sql.events.ts';
+import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { sqlTransaction } from '../sql/sql.transaction.ts';
+import { SqlWebhooks } from '../sql/sql.webhooks.ts';
+import { activeKeys, PostgresPets } from './postgres.batched-reads.ts';
+import { postgresDialect } from './postgres.dialect.ts';
 
 export interface PostgresOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -60,19 +59,15 @@ function postgresStorage(db: PgDb): Storage {
   return {
     engine: 'postgres',
     pets: new PostgresPets(db),
-    categories: new PostgresCategories(db),
-    orders: new PostgresOrders(db),
-    apiKeys: new PostgresApiKeys(db),
-    idempotency: new PostgresIdempotency(db),
-    events: new PostgresEvents(db),
-    webhooks: new PostgresWebhooks(db),
-    async secret(name) {
-      // Insert-if-absent, then read what won: instances starting together all end up with the
-      // first committed value.
-      await db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [name, randomBytes(32).toString('base64url')]);
-      const [row] = await db.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [name]);
-      return row.value;
-    },
+    categories: new SqlCategories(db.statements),
+    orders: new SqlOrders(db.statements),
+    apiKeys: new SqlApiKeys(db.statements, activeKeys(db)),
+    idempotency: new SqlIdempotency(db.statements),
+    events: new SqlEvents(db.statements),
+    webhooks: new SqlWebhooks(db.statements),
+    // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
+    transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect))),
+    secret: (name) => databaseSecret(db.statements, name),
     async ping() {
       await db.query('SELECT 1');
     },

@@ -1,21 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
 import type { Migration } from '../migration.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
-import { SqlitePets } from './sqlite.pets.ts';
-import { SqliteCategories } from './sqlite.categories.ts';
-import { SqliteOrders } from './sqlite.orders.ts';
-import { SqliteApiKeys } from './sqlite.api-keys.ts';
-import { SqliteIdempotency } from './sqlite.idempotency.ts';
-import { SqliteEvents } from './sqlite.events.ts';
-import { SqliteWebhooks } from './sqlite.webhooks.ts';
+import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
+import { SqlEvents } from '../sql/sql.events.ts';
+import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { sqlTransaction } from '../sql/sql.transaction.ts';
+import { SqlWebhooks } from '../sql/sql.webhooks.ts';
+import { activeKeys, SqlitePets } from './sqlite.cached-reads.ts';
+import { SqliteStatements, sqliteDb, sqliteDialect, transaction } from './sqlite.db.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
-import { SqliteOutbox } from './sqlite.outbox.ts';
-import { transaction } from './sqlite.tx.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
 
 export interface SqliteOptions {
@@ -35,29 +32,27 @@ export function openSqlite(options: SqliteOptions): Storage {
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.migrate !== false) migrateSqlite(db, SQLITE_MIGRATIONS);
 
-  const secretGet = db.prepare('SELECT value FROM meta WHERE key = ?');
-  const secretPut = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+  const statements = new SqliteStatements(db);
   const ping = db.prepare('SELECT 1');
   let closed = false;
 
-  // One change check shared by the read caches (see DatabaseChanges), one write path for every
-  // write that records events (GroupCommit), one outbox they record them with.
-  const changes = new DatabaseChanges(db);
+  // One connection: one write path (GroupCommit) whose batches every other use waits for; one set
+  // of transaction repositories for every workflow; one change check for the read caches.
   const writes = new GroupCommit(db);
-  const outbox = new SqliteOutbox(db);
+  const tx = sqlTransaction(sqliteDb(statements), sqliteDialect);
+  const outside = sqliteDb(statements, writes);
+  const changes = new DatabaseChanges(db);
   return {
     engine: 'sqlite',
-    pets: new SqlitePets(db, changes, writes, outbox),
-    categories: new SqliteCategories(db, writes, outbox),
-    orders: new SqliteOrders(db, writes, outbox),
-    apiKeys: new SqliteApiKeys(db, changes, writes, outbox),
-    idempotency: new SqliteIdempotency(db),
-    events: new SqliteEvents(db),
-    webhooks: new SqliteWebhooks(db, writes),
-    async secret(name) {
-      secretPut.run(name, randomBytes(32).toString('base64url'));
-      return (secretGet.get(name) as { value: string }).value;
-    },
+    pets: new SqlitePets(db, changes, writes),
+    categories: new SqlCategories(outside),
+    orders: new SqlOrders(outside),
+    apiKeys: new SqlApiKeys(outside, activeKeys(db, changes, writes)),
+    idempotency: new SqlIdempotency(outside),
+    events: new SqlEvents(outside),
+    webhooks: new SqlWebhooks(outside),
+    transaction: (work) => writes.run(() => work(tx)),
+    secret: (name) => databaseSecret(outside, name),
     async ping() {
       if (closed) throw new StorageUnavailableError('the SQLite database is closed');
       try {
@@ -72,6 +67,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     async close() {
       if (closed) return;
       closed = true;
+      await writes.outside(() => {}); // a workflow half-way through its batch finishes first
       changes.close();
       db.close();
     },

@@ -1,0 +1,130 @@
+// API keys and Idempotency-Key records.
+import { randomBytes } from 'node:crypto';
+import type { ApiKey } from '../../keys/key.schemas.ts';
+import type { StoredPrincipal } from '../../keys/key.types.ts';
+import { IDEMPOTENCY_COLUMNS, KEY_COLUMNS, toApiKey, toIdempotencyRecord, type IdempotencyRow, type KeyRow } from '../rows.ts';
+import type {
+  ApiKeyCreate,
+  ApiKeyRepository,
+  ApiKeyTx,
+  IdempotencyId,
+  IdempotencyRecord,
+  IdempotencyRepository,
+  IdempotencyTx,
+  KeyQuery,
+  StoredResponse,
+} from '../storage.ts';
+import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
+
+const GET_KEY = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`;
+// Two concurrent revocations of one key: the second waits for the lock, then reads it revoked.
+const LOCK_KEY = perDialect((d) => `${GET_KEY} ${d.lock('FOR NO KEY UPDATE')}`);
+
+/** The key reads; the lookup every request makes is the engine's, with its cache (`findActiveByHash`). */
+export class SqlApiKeys implements ApiKeyRepository {
+  readonly #db: SqlDb;
+  readonly findActiveByHash: (hash: string) => Promise<StoredPrincipal | undefined>;
+
+  constructor(db: SqlDb, findActiveByHash: (hash: string) => Promise<StoredPrincipal | undefined>) {
+    this.#db = db;
+    this.findActiveByHash = findActiveByHash;
+  }
+
+  async list(q: KeyQuery): Promise<ApiKey[]> {
+    return (await this.#db.all<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [q.afterId, q.limit])).map(toApiKey);
+  }
+
+  async get(id: number): Promise<ApiKey | undefined> {
+    return key(await first(this.#db, GET_KEY, [id]));
+  }
+
+  async count(): Promise<number> {
+    return (await first<{ n: number }>(this.#db, 'SELECT count(*) AS n FROM api_keys'))!.n;
+  }
+}
+
+export class SqlApiKeyTx implements ApiKeyTx {
+  readonly #db: SqlDb;
+  readonly #d: Dialect;
+
+  constructor(db: SqlDb, dialect: Dialect) {
+    this.#db = db;
+    this.#d = dialect;
+  }
+
+  async insert(input: ApiKeyCreate, at: Date): Promise<ApiKey> {
+    const sql = `INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${KEY_COLUMNS}`;
+    const params = [input.name, input.prefix, input.hash, input.scopes.join(' '), at.toISOString(), input.expiresAt?.toISOString() ?? null];
+    return toApiKey((await first<KeyRow>(this.#db, sql, params))!);
+  }
+
+  async lock(id: number): Promise<ApiKey | undefined> {
+    return key(await first(this.#db, LOCK_KEY(this.#d), [id]));
+  }
+
+  async revoke(id: number, at: Date): Promise<void> {
+    await this.#db.run('UPDATE api_keys SET revoked_at = $2 WHERE id = $1', [id, at.toISOString()]);
+  }
+}
+
+const ID = 'subject = $1 AND operation = $2 AND key = $3';
+
+/** Claims run outside any workflow, each statement its own transaction. */
+export class SqlIdempotency implements IdempotencyRepository {
+  readonly #db: SqlDb;
+
+  constructor(db: SqlDb) {
+    this.#db = db;
+  }
+
+  async claim(id: IdempotencyId, fingerprint: string, now: Date, expiredBefore: Date, abandonedBefore: Date): Promise<IdempotencyRecord | undefined> {
+    const ids = [id.subject, id.operation, id.key];
+    // Insert, or take over a dead record, in one statement: a concurrent claim of the same key
+    // waits for the row (PostgreSQL's row lock; SQLite's write lock) and then sees the winner's
+    // live row, so only one of them gets RETURNING. A live row is read by a second statement, which
+    // sees the concurrent commit; if it vanished in between (released or purged), claim again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claimed = await this.#db.all(
+        `INSERT INTO idempotency_keys AS k (subject, operation, key, fingerprint, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (subject, operation, key) DO UPDATE
+           SET fingerprint = excluded.fingerprint, status = NULL, body = NULL, location = NULL, created_at = excluded.created_at
+           WHERE k.created_at < $6 OR (k.status IS NULL AND k.created_at < $7)
+         RETURNING 1`,
+        [...ids, fingerprint, now.getTime(), expiredBefore.getTime(), abandonedBefore.getTime()],
+      );
+      if (claimed.length === 1) return undefined;
+      const row = await first<IdempotencyRow>(this.#db, `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE ${ID}`, ids);
+      if (row) return toIdempotencyRecord(row);
+    }
+    throw new Error(`idempotency key ${id.key} kept changing while being claimed`);
+  }
+
+  async release(id: IdempotencyId): Promise<void> {
+    await this.#db.run(`DELETE FROM idempotency_keys WHERE ${ID} AND status IS NULL`, [id.subject, id.operation, id.key]);
+  }
+
+  purge(before: Date): Promise<number> {
+    return this.#db.run('DELETE FROM idempotency_keys WHERE created_at < $1', [before.getTime()]);
+  }
+}
+
+export class SqlIdempotencyTx implements IdempotencyTx {
+  readonly #db: SqlDb;
+
+  constructor(db: SqlDb) {
+    this.#db = db;
+  }
+
+  async complete(id: IdempotencyId, r: StoredResponse): Promise<boolean> {
+    const sql = `UPDATE idempotency_keys SET status = $4, body = $5, location = $6 WHERE ${ID} AND status IS NULL`;
+    return (await this.#db.run(sql, [id.subject, id.operation, id.key, r.status, r.body, r.location])) === 1;
+  }
+}
+
+const key = (row: KeyRow | undefined): ApiKey | undefined => row && toApiKey(row);
+
+/** A random secret created once per database (the first instance to ask creates it), shared by every instance. */
+export async function databaseSecret(db: SqlDb, name: string): Promise<string> {
+  await db.run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [name, randomBytes(32).toString('base64url')]);
+  return (await first<{ value: string }>(db, 'SELECT value FROM meta WHERE key = $1', [name]))!.value;
+}

@@ -1,0 +1,20 @@
+import type { Transaction } from '../storage.ts';
+import { SqlCategoryTx, SqlOrderTx, SqlPetTx } from './sql.catalogue.ts';
+import type { Dialect, SqlDb } from './sql.db.ts';
+import { SqlEventTx } from './sql.events.ts';
+import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';
+import { SqlDeliveryTx, SqlWebhookTx } from './sql.webhooks.ts';
+
+/** The repositories of one transaction, over the statements of its connection. */
+export function sqlTransaction(db: SqlDb, dialect: Dialect): Transaction {
+  return {
+    pets: new SqlPetTx(db, dialect),
+    categories: new SqlCategoryTx(db, dialect),
+    orders: new SqlOrderTx(db, dialect),
+    apiKeys: new SqlApiKeyTx(db, dialect),
+    idempotency: new SqlIdempotencyTx(db),
+    events: new SqlEventTx(db, dialect),
+    webhooks: new SqlWebhookTx(db, dialect),
+    deliveries: new SqlDeliveryTx(db, dialect),
+  };
+}

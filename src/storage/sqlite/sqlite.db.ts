@@ -1,0 +1,92 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { Dialect, SqlDb, SqlParam } from '../sql/sql.db.ts';
+import { SUBSCRIBED } from '../sql/sql.webhooks.ts';
+import type { NewEvent } from '../storage.ts';
+import type { GroupCommit } from './sqlite.group-commit.ts';
+
+/**
+ * Runs fn inside BEGIN IMMEDIATE … COMMIT (migrations). node:sqlite is synchronous, so nothing else
+ * in this process interleaves; IMMEDIATE takes the write lock up front so other processes on the
+ * same file wait (busy_timeout) instead of failing half-way with SQLITE_BUSY on upgrade.
+ */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+/** The statements of the connection, each prepared on first use; `$n` parameters are SQLite's `?n`. */
+export class SqliteStatements {
+  readonly #db: DatabaseSync;
+  readonly #prepared = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  all<R>(sql: string, params: readonly SqlParam[] = []): R[] {
+    return this.#prepare(sql).all(...params.map(bind)) as R[];
+  }
+
+  run(sql: string, params: readonly SqlParam[] = []): number {
+    return Number(this.#prepare(sql).run(...params.map(bind)).changes);
+  }
+
+  #prepare(sql: string): StatementSync {
+    let statement = this.#prepared.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql.replaceAll(/\$(\d+)/g, '?$1'));
+      this.#prepared.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+// Booleans are 0/1; a list goes in as JSON, read by json_each (sqliteDialect.items).
+const bind = (p: SqlParam): SQLInputValue => (typeof p === 'boolean' ? Number(p) : Array.isArray(p) ? JSON.stringify(p) : (p as SQLInputValue));
+
+/**
+ * The statements as the shared repositories use them. Inside a workflow they run in its batch's
+ * transaction; outside one (`gate`), once no batch is open, so that they see committed rows only
+ * and a write of theirs commits by itself (GroupCommit.outside).
+ */
+export function sqliteDb(statements: SqliteStatements, gate?: GroupCommit): SqlDb {
+  if (gate === undefined) return { all: async (sql, params) => statements.all(sql, params), run: async (sql, params) => statements.run(sql, params) };
+  return { all: (sql, params) => gate.outside(() => statements.all(sql, params)), run: (sql, params) => gate.outside(() => statements.run(sql, params)) };
+}
+
+const INSERT_EVENT = 'INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3) RETURNING id';
+const FIRST_ATTEMPTS = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
+  SELECT w.id, 'attempt', $1, 1, 'pending', $2, $2 FROM webhooks w WHERE ${SUBSCRIBED('$3')}`;
+
+export const sqliteDialect: Dialect = {
+  // BEGIN IMMEDIATE holds the database's write lock for the whole batch: every read in it is a lock.
+  lock: () => '',
+  items: (param, alias) => `(SELECT value AS item, key + 1 AS n FROM json_each(${param})) AS ${alias}`,
+  // One writer at a time holds the database: ids follow commit order by themselves.
+  async publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void> {
+    for (const e of events) {
+      const [{ id }] = await db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), at.toISOString()]);
+      await db.run(FIRST_ATTEMPTS, [id, at.toISOString(), e.type]);
+    }
+  },
+  // A failed statement is undone by SQLite alone; the transaction goes on.
+  async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
+    try {
+      return await db.all<R>(sql, params);
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  },
+};
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Error && (err as { code?: string }).code === 'ERR_SQLITE_ERROR' && err.message.includes('UNIQUE constraint failed');
+}
