@@ -58,25 +58,60 @@ test('only storage/ and the composition root (storage/open.ts) reach an engine',
   assert.deepEqual(wrong, []);
 });
 
-// Being broken by issue 20 §3 (a counter-store.ts both import); drop it from here once that is merged.
-const KNOWN_CYCLES = new Set(['http/rate-limit.ts → http/rate-limit.redis.ts → http/rate-limit.ts']);
-
-test('no import cycle, counting type imports too', () => {
-  const state = new Map<string, 'open' | 'done'>();
-  const cycles: string[] = [];
-  const visit = (file: string, path: string[]) => {
-    if (state.get(file) === 'done') return;
-    if (state.get(file) === 'open') {
-      cycles.push([...path.slice(path.indexOf(file)), file].join(' → '));
-      return;
+/** One cycle per back edge of a depth-first walk, each as the path that closes it; none when the graph is acyclic. */
+function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const done = new Set<string>();
+  const path: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const at = path.indexOf(next);
+      if (at !== -1) cycles.push([...path.slice(at), next]);
+      else if (!done.has(next)) visit(next);
     }
-    state.set(file, 'open');
-    for (const i of graph.get(file) ?? []) visit(i.to, [...path, file]);
-    state.set(file, 'done');
+    path.pop();
+    done.add(node);
   };
-  for (const f of files) visit(f, []);
+  for (const node of graph.keys()) if (!done.has(node)) visit(node);
+  return cycles;
+}
+
+test('the cycle finder finds a cycle where there is one, and none where there is none', () => {
+  const acyclic = new Map([
+    ['a', ['b', 'c']],
+    ['b', ['c']],
+    ['c', []],
+  ]);
+  assert.deepEqual(findCycles(acyclic), []);
+  assert.deepEqual(findCycles(new Map([...acyclic, ['c', ['a']]])), [['a', 'b', 'c', 'a']]);
+});
+
+test('no import cycle, counting type imports too: a cycle of types is a cycle of knowledge', () => {
+  const targets = new Map([...graph].map(([f, imports]) => [f, imports.map((i) => i.to)]));
   assert.deepEqual(
-    cycles.filter((c) => !KNOWN_CYCLES.has(c)),
+    findCycles(targets).map((cycle) => cycle.join(' → ')),
+    [],
+  );
+});
+
+test('every relative import names a module of src/', () => {
+  for (const [file, imports] of graph) for (const { to } of imports) assert.ok(graph.has(to), `${file} imports ${to}, which is not in src/`);
+});
+
+test('http/ layers point one way: edge/ imports neither policies/ nor ops/, policies/ does not import ops/', () => {
+  const forbidden: Record<string, readonly string[]> = { 'http/edge/': ['http/policies/', 'http/ops/'], 'http/policies/': ['http/ops/'] };
+  for (const [file, imports] of graph) {
+    for (const [layer, above] of Object.entries(forbidden)) {
+      if (!file.startsWith(layer)) continue;
+      for (const { to } of imports) assert.ok(!above.some((a) => to.startsWith(a)), `${file} imports ${to}`);
+    }
+  }
+});
+
+test('no barrel index.ts: a module is imported by its own name', () => {
+  assert.deepEqual(
+    files.filter((file) => file === 'index.ts' || file.endsWith('/index.ts')),
     [],
   );
 });
