@@ -24,6 +24,7 @@ import { methodNotAllowed } from './http/method-not-allowed.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { CursorCodec } from './paging.ts';
 import { buildValidatorCompiler } from './http/validation.ts';
+import { cachedSerializerFactory } from './http/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
@@ -120,6 +121,7 @@ export async function buildApp({
     ...(logger ? { childLoggerFactory: lazyChildLogger } : {}),
     // Framework-level failures (a request target the router cannot read) get the same Error body.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The API speaks JSON only: Fastify's built-in text/plain parser would let other bodies through.
