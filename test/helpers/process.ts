@@ -1,19 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { after } from 'node:test';
+import { freePort } from './ports.ts';
 
 export const NODE = process.execPath; // the project's Node 24 (npm test runs under it)
 export const ROOT = new URL('../../', import.meta.url).pathname;
+// Test files take it from here; the global setup imports ports.ts, since this module registers a test hook.
+export { freePort };
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+// Services still running when the file's tests end (a test failed before stopping one, or a
+// before hook failed half-way) are killed, so that the test process can end.
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export interface Started {
   readonly child: ChildProcess;
@@ -31,6 +31,8 @@ export async function startService(env: Record<string, string>, timeoutMs = 15_0
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './process.ts';
+import { freePort } from './ports.ts';
 
 /**
  * Why Redis tests cannot run here, or undefined when they can. In CI (.ci/run sets CI and installs

@@ -22,23 +22,37 @@ interface ObjectSchema {
   readonly properties?: Record<string, { type?: unknown; maximum?: number }>;
 }
 
+const compilers = new WeakMap<readonly object[], FastifySchemaCompiler<unknown>>();
+
 /**
  * One ajv instance, which coerces nothing: bodies are JSON, whose types are the client's; path
  * and query parameters arrive as text, and only their integer properties are converted — by the
  * grammar above, before validation (withTextRules). It strips no unknown property either:
  * schemas say additionalProperties:false and we reject.
+ *
+ * A validator is a function of its schema, its part and the shared schemas, so one compiler per
+ * set of shared schemas keeps each one by the JSON of its schema and part: every app of a process
+ * (the tests build hundreds) reuses what the first compiled.
  */
 export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
+  const existing = compilers.get(sharedSchemas);
+  if (existing) return existing;
   const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: true, strictTypes: false });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addKeyword('example');
   for (const s of sharedSchemas) ajv.addSchema(s);
-  return ({ schema, httpPart }) => {
-    const validate = ajv.compile(schema as object);
-    return httpPart === 'querystring' || httpPart === 'params' ? withTextRules(validate, schema as ObjectSchema) : validate;
+  const compiled = new Map<string, ValidateFunction>();
+  const compiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+    const text = httpPart === 'querystring' || httpPart === 'params';
+    const key = JSON.stringify([text, schema]);
+    const validate = compiled.get(key) ?? (text ? withTextRules(ajv.compile(schema as object), schema as ObjectSchema) : ajv.compile(schema as object));
+    compiled.set(key, validate);
+    return validate;
   };
+  compilers.set(sharedSchemas, compiler);
+  return compiler;
 }
 
 /**
