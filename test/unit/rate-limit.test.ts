@@ -4,6 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Metrics } from '../../src/http/metrics.ts';
 import { addressKey, buildLimits, FixedWindowLimiter, MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from '../../src/http/rate-limit.ts';
+import { RedisCounterStore } from '../../src/http/rate-limit.redis.ts';
+import { freePort } from '../helpers/ports.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
 const clock = { now: () => new Date('2026-03-01T10:00:15Z') };
@@ -138,4 +140,19 @@ describe('MemoryCounterStore: bounded, and eviction does not free a counted addr
     assert.match(await text(), /^auth_failure_addresses_evicted_total 9$/m);
     assert.match(await text(), /^auth_failure_addresses 100000$/m);
   });
+});
+
+test('RedisCounterStore: while Redis is unreachable a count fails at once, without waiting for a reconnection', async (t) => {
+  const port = await freePort(); // nothing listens here
+  let refused!: () => void;
+  const firstRefusal = new Promise<void>((resolve) => (refused = resolve));
+  const store = new RedisCounterStore(`redis://127.0.0.1:${port}`, () => refused());
+  t.after(() => store.close());
+  void store.connect().catch(noWarn); // keeps retrying: it settles only when closed
+  await firstRefusal;
+  const started = performance.now();
+  for (let i = 0; i < 5; i++) await assert.rejects(store.increment('k', 0, 60_000));
+  // Waiting for each reconnection attempt (backoff 100, 200, 400, … ms) would take seconds.
+  const ms = performance.now() - started;
+  assert.ok(ms < 500, `5 counts took ${Math.round(ms)} ms`);
 });
