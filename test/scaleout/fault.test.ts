@@ -59,18 +59,25 @@ test('stopping the database turns answers into 503s, restarting it brings 200s b
     }
   })();
 
-  await sleep(500);
+  // Each measured phase lasts its time and until it has its samples (a loaded machine answers
+  // fewer requests in 500 ms), within a bound.
+  const phaseOf = async (ms: number) => {
+    const until = Date.now() + ms;
+    const deadline = until + 10_000;
+    while ((Date.now() < until || samples.filter((s) => s.phase === phase).length <= 5) && Date.now() < deadline) await sleep(25);
+  };
+  await phaseOf(500);
   phase = 'stopping';
   await server.stop();
   phase = 'down';
-  await sleep(1500);
+  await phaseOf(1500);
   phase = 'starting';
   await server.start();
   // The pool reconnects on demand: wait (bounded) until a request has succeeded again.
   const deadline = Date.now() + 10_000;
   while (!samples.some((s) => s.phase === 'starting' && s.status < 300) && Date.now() < deadline) await sleep(50);
   phase = 'back';
-  await sleep(500);
+  await phaseOf(500);
   running = false;
   await load;
 

@@ -6,6 +6,8 @@ import { Metrics } from '../../src/http/ops/metrics.ts';
 import { MEMORY_COUNTER_CAPACITY, MemoryCounterStore } from '../../src/http/policies/counter-store.memory.ts';
 import { addressKey } from '../../src/http/edge/client-address.ts';
 import { buildLimits, FixedWindowLimiter } from '../../src/http/policies/rate-limit.ts';
+import { RedisCounterStore } from '../../src/http/policies/counter-store.redis.ts';
+import { freePort } from '../helpers/ports.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
 const clock = { now: () => new Date('2026-03-01T10:00:15Z') };
@@ -140,4 +142,19 @@ describe('MemoryCounterStore: bounded, and eviction does not free a counted addr
     assert.match(await text(), /^petstore_auth_failure_addresses_evicted_total 9$/m);
     assert.match(await text(), /^petstore_auth_failure_addresses 100000$/m);
   });
+});
+
+test('RedisCounterStore: while Redis is unreachable a count fails at once, without waiting for a reconnection', async (t) => {
+  const port = await freePort(); // nothing listens here
+  let refused!: () => void;
+  const firstRefusal = new Promise<void>((resolve) => (refused = resolve));
+  const store = new RedisCounterStore(`redis://127.0.0.1:${port}`, () => refused());
+  t.after(() => store.close());
+  void store.connect().catch(noWarn); // keeps retrying: it settles only when closed
+  await firstRefusal;
+  const started = performance.now();
+  for (let i = 0; i < 5; i++) await assert.rejects(store.increment('k', 0, 60_000));
+  // Waiting for each reconnection attempt (backoff 100, 200, 400, … ms) would take seconds.
+  const ms = performance.now() - started;
+  assert.ok(ms < 500, `5 counts took ${Math.round(ms)} ms`);
 });

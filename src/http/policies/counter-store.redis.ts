@@ -3,8 +3,10 @@ import type { CounterStore } from './counter-store.ts';
 
 /**
  * Counts shared by every instance through Redis: INCR on a key named for the window, expiring
- * after it. The offline queue is off, so while Redis is unreachable a count fails at once and
- * the limiter lets the request through (and logs) instead of stalling the API behind it.
+ * after it. While Redis is unreachable a count fails at once and the limiter lets the request
+ * through (and logs) instead of stalling the API behind it: the offline queue is off, and a count
+ * is not even tried while the client is not connected (the client would hold it until its next
+ * reconnection attempt failed, up to the backoff's 5 s).
  */
 export class RedisCounterStore implements CounterStore {
   readonly #client;
@@ -25,6 +27,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async increment(key: string, windowStart: number, windowMs: number): Promise<number> {
+    if (!this.#client.isReady) throw new Error('Redis is not connected');
     const name = `${this.#prefix}${windowStart}:${key}`;
     const [count] = await this.#client
       .multi()
