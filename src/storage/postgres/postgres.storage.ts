@@ -40,9 +40,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Storage> {
       else await migratePostgres(db, POSTGRES_MIGRATIONS);
       break;
     } catch (err) {
-      const retry = isUnavailable(err) && Date.now() + delay < deadline;
-      if (retry) {
-        await sleep(delay);
+      // Retried until the window ends, the last wait cut short by it, however slow each attempt was.
+      const left = deadline - Date.now();
+      if (isUnavailable(err) && left > 0) {
+        await sleep(Math.min(delay, left));
         continue;
       }
       await db.close();
