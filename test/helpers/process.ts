@@ -23,8 +23,12 @@ export interface Started {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `node src/main.ts` (what `npm start` runs) and resolves once /healthz answers (on METRICS_PORT when set). */
-export async function startService(env: Record<string, string>, timeoutMs = 15_000): Promise<Started> {
+/**
+ * Starts `node src/main.ts` (what `npm start` runs) and resolves once /healthz answers (on METRICS_PORT when set).
+ * The bound is generous: start-up takes about a second, but many times that on a machine busy with
+ * the other test files (and coverage); it only decides when a start that hangs is given up.
+ */
+export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<Started> {
   const port = await freePort();
   const child = spawn(NODE, ['src/main.ts'], {
     cwd: ROOT,
@@ -68,8 +72,8 @@ export async function startService(env: Record<string, string>, timeoutMs = 15_0
   };
 }
 
-/** Runs a command to completion with a time bound. */
-export async function run(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs a command to completion with a time bound (as generous as startService's). */
+export async function run(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(NODE, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
