@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     if (config.production) {
       app.log.warn('no API key exists: create one with `npx petstore keys create --name <name>` (same DATABASE_URL)');
     } else {
-      const { key } = await createApiKey(storage, 'first-run', SCOPES);
+      const { key } = await createApiKey(storage, 'first-run', SCOPES, { owner: true });
       const base = config.publicBaseUrl || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/v1`;
       process.stdout.write(
         `\nNo API key existed, so one was created. It is shown only this once:\n\n  ${key}\n\nTry it:\n\n  curl -H 'Authorization: Bearer ${key}' ${base}/pets\n\n`,

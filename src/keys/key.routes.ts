@@ -51,7 +51,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const created = await keys.create(request.body, request.principal!.scopes, idempotentResponse(request, reply, location, { sealed: true }));
+      const created = await keys.create(request.body, request.principal!, idempotentResponse(request, reply, location, { sealed: true }));
       return reply.code(201).header('location', location(created)).send(created);
     },
   );
@@ -76,7 +76,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const page = await keys.list(request.query);
+      const page = await keys.list(request.principal!, request.query);
       linkNext(reply, page, base, '/keys', { limit: request.query.limit });
       return page.items;
     },
@@ -101,7 +101,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
         },
       },
     },
-    async (request) => keys.get(request.params.keyId),
+    async (request) => keys.get(request.principal!, request.params.keyId),
   );
 
   app.delete(
@@ -126,7 +126,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      await keys.revoke(request.params.keyId);
+      await keys.revoke(request.principal!, request.params.keyId);
       return reply.code(204).send(null);
     },
   );
