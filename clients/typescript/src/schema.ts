@@ -363,7 +363,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).
+         * @description A page of the keys the calling key manages — itself and the keys it made, directly or through them; every key for an owner or bootstrap key — ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`). Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -371,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key.
+         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. The calling key becomes its parent (`parentId`): the new key is revoked with it, and never expires later than it — without `expiresAt` it expires when the calling key does; a later `expiresAt` is refused (400), not shortened. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * Get an API key
-         * @description What the key may do and whether it still works — never its secret or its hash.
+         * @description What the key may do, who made it and whether it still works — never its secret or its hash. Only a key the calling key manages (itself, or one it made directly or through its keys; any key for an owner or bootstrap key); any other is 404, as if it did not exist. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -400,7 +400,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The key is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself. Revoking a revoked key changes nothing and answers 204 again.
+         * @description The key, and every key it made (directly or through them), is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself and the keys it made, directly or through them; an owner or bootstrap key may revoke any key; any other key is 404, as if it did not exist. Revoking a revoked key changes nothing and answers 204 again. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -1442,7 +1442,7 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
-             * @description From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future. Default: never
+             * @description From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future, and not later than the calling key's own expiry (else 400 `validation_failed`: refused, not shortened). Default: the calling key's expiry (never, for a key that does not expire)
              * @example 2027-11-22T00:00:00Z
              */
             expiresAt?: string;
@@ -1458,7 +1458,9 @@ export interface components {
          *       ],
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "expiresAt": "2027-11-22T00:00:00.000Z",
-         *       "revokedAt": null
+         *       "revokedAt": null,
+         *       "parentId": 1,
+         *       "owner": false
          *     }
          */
         ApiKey: {
@@ -1486,10 +1488,17 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             createdAt: string;
-            /** @description From when the key is refused; null when not set */
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
             expiresAt: string | null;
-            /** @description When the key was revoked; null when not set */
+            /** @description When the key was revoked — by itself, or with an ancestor (revoking a key revokes the keys it made); null when not set */
             revokedAt: string | null;
+            /**
+             * @description The key that made this one through createKey; null for a top-level key (made by the operator with `petstore keys create`, by a bootstrap key, the first-run key, or before keys recorded their maker). A key ends with its parent: revoked with it, and never expiring later
+             * @example 1
+             */
+            parentId: number | null;
+            /** @description An owner key (the first-run key, or one made with `petstore keys create --owner`) reads and revokes every key; any other key only itself and the keys it made, directly or through them */
+            owner: boolean;
         };
         /** @description A page of keys, ascending by id */
         ApiKeys: components["schemas"]["ApiKey"][];
@@ -1505,6 +1514,8 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "expiresAt": "2027-11-22T00:00:00.000Z",
          *       "revokedAt": null,
+         *       "parentId": 1,
+         *       "owner": false,
          *       "key": "pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO"
          *     }
          */
@@ -1533,10 +1544,17 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             createdAt: string;
-            /** @description From when the key is refused; null when not set */
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
             expiresAt: string | null;
-            /** @description When the key was revoked; null when not set */
+            /** @description When the key was revoked — by itself, or with an ancestor (revoking a key revokes the keys it made); null when not set */
             revokedAt: string | null;
+            /**
+             * @description The key that made this one through createKey; null for a top-level key (made by the operator with `petstore keys create`, by a bootstrap key, the first-run key, or before keys recorded their maker). A key ends with its parent: revoked with it, and never expiring later
+             * @example 1
+             */
+            parentId: number | null;
+            /** @description An owner key (the first-run key, or one made with `petstore keys create --owner`) reads and revokes every key; any other key only itself and the keys it made, directly or through them */
+            owner: boolean;
             /**
              * @description The secret: send it as `Authorization: Bearer <key>`. Shown in this response only; store it now.
              * @example pst_Xy3aK9…
@@ -5466,13 +5484,15 @@ export interface operations {
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "expiresAt": "2027-11-22T00:00:00.000Z",
                      *       "revokedAt": null,
+                     *       "parentId": 1,
+                     *       "owner": false,
                      *       "key": "pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Missing or invalid fields (an unknown scope, `expiresAt` not RFC 3339 or not in the future), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Missing or invalid fields (an unknown scope, `expiresAt` not RFC 3339, not in the future or later than the calling key's own expiry), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5647,7 +5667,9 @@ export interface operations {
                      *       ],
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "expiresAt": "2027-11-22T00:00:00.000Z",
-                     *       "revokedAt": null
+                     *       "revokedAt": null,
+                     *       "parentId": 1,
+                     *       "owner": false
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
@@ -5697,7 +5719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No key with this id (`not_found`) */
+            /** @description No key with this id that the calling key manages (`not_found`) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5817,7 +5839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No key with this id (`not_found`) */
+            /** @description No key with this id that the calling key manages (`not_found`) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
