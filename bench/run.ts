@@ -164,7 +164,7 @@ async function main(): Promise<void> {
       const pg: BenchPostgres = await openBenchPostgres(process.env);
       cleanups.push(() => pg.close());
       log(`bench: postgres: ${pg.description}`);
-      db = { engine: 'postgres', url: pg.url, poolSize: 10 };
+      db = { engine: 'postgres', url: pg.url, poolSize: 10, statementTimeoutMs: 5000 };
     }
 
     let t = performance.now();

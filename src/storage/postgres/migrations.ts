@@ -225,4 +225,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         SELECT t.type, w.id, t.n FROM webhooks w, unnest(string_to_array(w.events, ' ')) WITH ORDINALITY AS t(type, n) WHERE w.events IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'events in commit order without a lock; claims tied to their instance',
+    sql: `
+      -- Each event carries the id of the transaction that wrote it. Readers see only events of
+      -- transactions older than every one still running (pg_snapshot_xmin), in (xid, id) order:
+      -- commit order without the advisory lock the writers took before (docs/events.md). Rows
+      -- written before this migration get its transaction id, older than any later one.
+      ALTER TABLE events ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+      CREATE INDEX events_xid_id ON events (xid, id);
+      CREATE INDEX events_type_xid_id ON events (type, xid, id);
+      -- A delivery's first attempt is written in its event's transaction: the dispatcher leases it
+      -- once that transaction is older than every running one, in the feed's order.
+      ALTER TABLE webhook_deliveries ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+      -- The instance holding an in-flight claim or a lease: alive while it holds its session-level
+      -- advisory lock (postgres.instance.ts), so another instance takes over as soon as it is gone.
+      -- NULL (rows of the release before) counts as gone.
+      ALTER TABLE idempotency_keys ADD COLUMN instance INTEGER;
+      ALTER TABLE webhook_deliveries ADD COLUMN lease_instance INTEGER;
+    `,
+  },
 ];
