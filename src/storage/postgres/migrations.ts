@@ -244,6 +244,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       -- NULL (rows of the release before) counts as gone.
       ALTER TABLE idempotency_keys ADD COLUMN instance INTEGER;
       ALTER TABLE webhook_deliveries ADD COLUMN lease_instance INTEGER;
+
+      -- The inventory counts (migration 5) in 128 slots instead of one row: every pet insert or
+      -- status change updated that row and held its lock through COMMIT and its disk flush, so
+      -- creates committed one flush at a time even without the events lock. Each transaction now
+      -- updates the slot of its connection (one row, as before: no deadlock between two), and a
+      -- read sums the slots in one statement (one snapshot: the sum stays exact).
+      ALTER TABLE pet_inventory DROP CONSTRAINT pet_inventory_id_check;
+      ALTER TABLE pet_inventory ADD CONSTRAINT pet_inventory_slot CHECK (id BETWEEN 1 AND 128);
+      INSERT INTO pet_inventory (id, available, pending, sold) SELECT g, 0, 0, 0 FROM generate_series(2, 128) AS g;
+      CREATE OR REPLACE FUNCTION pet_inventory_add(a BIGINT, p BIGINT, s BIGINT) RETURNS void LANGUAGE sql AS $$
+        UPDATE pet_inventory SET available = available + a, pending = pending + p, sold = sold + s
+        WHERE id = 1 + pg_backend_pid() % 128 AND (a <> 0 OR p <> 0 OR s <> 0)
+      $$;
     `,
   },
 ];
