@@ -180,7 +180,7 @@ const trustProxy =
 /** Which engine, where: `sqlite:<path>` (`sqlite::memory:` for an in-memory database) or a postgres:// URL. */
 const database =
   (name: string, poolSize: Setting<number>, statementTimeoutMs: Setting<number>) =>
-  (env: Env): Readonly<{ engine: 'sqlite'; path: string }> | Readonly<{ engine: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number }> => {
+  (env: Env): Readonly<{ engine: 'sqlite'; path: string }> | Readonly<{ engine: 'postgres'; url: string; poolSize: number; statementTimeoutMs?: number }> => {
     const raw = value(env, name) ?? 'sqlite:data/petstore.db';
     const pool = poolSize(env);
     const statementMs = statementTimeoutMs(env);

@@ -10,5 +10,6 @@ import { openSqlite } from './sqlite/sqlite.storage.ts';
 export async function openStorage(db: DatabaseConfig, options: { readonly serve?: boolean } = {}): Promise<Storage> {
   if (db.engine === 'sqlite') return openSqlite({ path: db.path, serve: options.serve });
   const { openPostgres } = await import('./postgres/postgres.storage.ts');
-  return openPostgres({ url: db.url, poolSize: db.poolSize, timeouts: { statementMs: db.statementTimeoutMs, queryMs: db.statementTimeoutMs + 1000 } });
+  const statementMs = db.statementTimeoutMs; // undefined: the engine's defaults (DEFAULT_TIMEOUTS)
+  return openPostgres({ url: db.url, poolSize: db.poolSize, timeouts: statementMs === undefined ? undefined : { statementMs, queryMs: statementMs + 1000 } });
 }

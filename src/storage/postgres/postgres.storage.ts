@@ -8,7 +8,7 @@ import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
-import { activeKeys, PostgresPets } from './postgres.batched-reads.ts';
+import { keysByHash, PostgresPets } from './postgres.batched-reads.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 import { PgInstance } from './postgres.instance.ts';
 
@@ -70,7 +70,7 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     pets: new PostgresPets(db),
     categories: new SqlCategories(db.statements),
     orders: new SqlOrders(db.statements),
-    apiKeys: new SqlApiKeys(db.statements, activeKeys(db)),
+    apiKeys: new SqlApiKeys(db.statements, keysByHash(db)),
     idempotency: new SqlIdempotency(db.statements, postgresDialect, instance.id),
     events: new SqlEvents(db.statements, postgresDialect),
     webhooks: new SqlWebhooks(db.statements, postgresDialect),
