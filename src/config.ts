@@ -179,10 +179,11 @@ const trustProxy =
 
 /** Which engine, where: `sqlite:<path>` (`sqlite::memory:` for an in-memory database) or a postgres:// URL. */
 const database =
-  (name: string, poolSize: Setting<number>) =>
-  (env: Env): Readonly<{ engine: 'sqlite'; path: string }> | Readonly<{ engine: 'postgres'; url: string; poolSize: number }> => {
+  (name: string, poolSize: Setting<number>, statementTimeoutMs: Setting<number>) =>
+  (env: Env): Readonly<{ engine: 'sqlite'; path: string }> | Readonly<{ engine: 'postgres'; url: string; poolSize: number; statementTimeoutMs?: number }> => {
     const raw = value(env, name) ?? 'sqlite:data/petstore.db';
     const pool = poolSize(env);
+    const statementMs = statementTimeoutMs(env);
     if (raw.startsWith('sqlite:')) {
       const path = raw.slice('sqlite:'.length);
       if (path === '') throw new ConfigError(name, 'sqlite: needs a file path, e.g. sqlite:data/petstore.db or sqlite::memory:');
@@ -194,7 +195,7 @@ const database =
       } catch {
         throw new ConfigError(name, 'is not a valid postgres:// URL');
       }
-      return Object.freeze({ engine: 'postgres', url: raw, poolSize: pool });
+      return Object.freeze({ engine: 'postgres', url: raw, poolSize: pool, statementTimeoutMs: statementMs });
     }
     throw new ConfigError(name, 'must start with sqlite: or postgres:// (or postgresql://)');
   };
@@ -268,7 +269,9 @@ const headersTimeoutMs: Setting<number> = (env) => {
 const SETTINGS = {
   port: integer('PORT', 8080, 0, 65535),
   host: text('HOST', '127.0.0.1'),
-  database: database('DATABASE_URL', integer('DATABASE_POOL_SIZE', 10, 1, 1000)),
+  // DATABASE_STATEMENT_TIMEOUT_MS (PostgreSQL) also bounds how long one stuck write holds back the
+  // event feed (docs/events.md, "Order and its cost").
+  database: database('DATABASE_URL', integer('DATABASE_POOL_SIZE', 10, 1, 1000), integer('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000)),
   bootstrapApiKeys: apiKeys('PETSTORE_API_KEYS'),
   /** '' → relative links; otherwise absolute, ending in /v1, no trailing slash. */
   publicBaseUrl: baseUrl('PUBLIC_BASE_URL'),

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
   let storage: Storage;
   try {
-    storage = await openStorage(config.database);
+    storage = await openStorage(config.database, { serve: true });
   } catch (err) {
     process.stderr.write(`petstore: cannot open the database (${config.database.engine}): ${(err as Error).message}\n`);
     process.exit(1);

@@ -255,9 +255,9 @@ export interface EventTx {
   /**
    * Publishes the events of a write: inserts them, in order, with `at` as their createdAt, and owes
    * each a first delivery attempt, due at `at`, to every enabled endpoint subscribed to its type
-   * (webhook_subscriptions, or webhooks.all_events) — in one statement where the engine can. Their
-   * ids increase in commit order across every writer, so a reader paging the feed by id never
-   * passes an event that commits later (PostgreSQL: postgres.dialect.ts).
+   * (webhook_subscriptions, or webhooks.all_events) — in one statement where the engine can. Each
+   * records its transaction's id, by which readers keep the feed in commit order without making
+   * writers wait for each other (Dialect.settled, docs/events.md).
    */
   publish(events: readonly NewEvent[], at: Date): Promise<void>;
   exists(sequence: number): Promise<boolean>;

@@ -487,7 +487,7 @@ for (const engine of ENGINES) {
         assert.equal((await all(storage)).length, 1);
       });
 
-      test('a reader paging the feed while several instances write misses nothing: ids follow commit order', async (t) => {
+      test('a reader paging the feed while several instances write misses nothing: the feed is in commit order', async (t) => {
         const [a, b] = await openSharedStorages(t, engine, 2);
         await warmUp(a);
         await warmUp(b);

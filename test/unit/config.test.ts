@@ -30,7 +30,7 @@ describe('loadConfig', () => {
     });
     assert.equal(c.port, 9000);
     assert.equal(c.host, '0.0.0.0');
-    assert.deepEqual(c.database, { engine: 'postgres', url: 'postgresql://u:p@localhost:5432/db', poolSize: 4 });
+    assert.deepEqual(c.database, { engine: 'postgres', url: 'postgresql://u:p@localhost:5432/db', poolSize: 4, statementTimeoutMs: 5000 });
     assert.deepEqual(c.bootstrapApiKeys, ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb']);
     assert.equal(c.publicBaseUrl, 'https://api.example.com/v1');
     assert.equal(c.stagingBaseUrl, 'https://staging.example.com/v1');

@@ -52,8 +52,10 @@ export class PostgresPets implements PetRepository {
   }
 
   async inventory(): Promise<Inventory> {
-    // One row, one statement: a snapshot of one committed state (READ COMMITTED).
-    const [row] = await this.#db.query<Inventory>('SELECT available, pending, sold FROM pet_inventory');
+    // The counter's slots (migration 8) summed in one statement: a snapshot of one committed state (READ COMMITTED).
+    const [row] = await this.#db.query<Inventory>(
+      'SELECT sum(available)::int8 AS available, sum(pending)::int8 AS pending, sum(sold)::int8 AS sold FROM pet_inventory',
+    );
     return { available: row.available, pending: row.pending, sold: row.sold };
   }
 }

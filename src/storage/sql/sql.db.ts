@@ -33,10 +33,23 @@ export interface Dialect {
   /** A FROM item `alias(item, n)`: the items of the list parameter `param` (as text), with their positions from 1. */
   items(param: string, alias: string): string;
   /**
-   * EventTx.publish: the events, their ids in commit order (SQLite has one writer at a time;
-   * PostgreSQL serialises event writers), and the first attempts they owe (SUBSCRIBED).
+   * EventTx.publish: the events, each with the id of the transaction writing it (`xid`: the
+   * column's default), and the first attempts they owe (SUBSCRIBED).
    */
   publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void>;
+  /**
+   * A condition true when the transaction `xid` (events.xid, webhook_deliveries.xid) is older than
+   * every transaction still running: it has committed or rolled back, and no transaction that
+   * commits later can have a smaller xid. PostgreSQL: below pg_snapshot_xmin. SQLite: always
+   * (one writer at a time, and a reader never sees a batch before it commits).
+   */
+  settled(xid: string): string;
+  /**
+   * A condition true when the instance numbered by `instance` (an in-flight claim's, a lease's) is
+   * alive. PostgreSQL: it holds its session-level advisory lock (postgres.instance.ts). SQLite:
+   * always; the claims of a process that died are released when the next one starts.
+   */
+  alive(instance: string): string;
   /**
    * Runs `sql`, a write that may give a live category a name another live one has (the unique
    * index categories_name_live): its rows, or undefined when the index refused it — that statement

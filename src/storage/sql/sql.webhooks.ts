@@ -49,26 +49,36 @@ const SUBSCRIBE = perDialect((d) => `INSERT INTO webhook_subscriptions (event_ty
  */
 export const SUBSCRIBED = (type: string) =>
   `w.enabled AND (w.all_events OR w.id IN (SELECT s.webhook_id FROM webhook_subscriptions s WHERE s.event_type = ${type}))`;
-// Due (DeliveryTx.lease); $1 is the claim's "now".
-const DUE = `d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1) AND (d.attempt = 1 OR d.next_attempt_at <= $1)`;
+// Held by a dispatcher (a lease): not run out, and its instance alive (Dialect.alive), so the
+// attempts of an instance that died are due again at once. Leases of the release before migration 8
+// name no instance and run out by time alone. $1 is the claim's "now".
+const HELD = (d: Dialect, x: string) =>
+  `${x}.lease_until IS NOT NULL AND ${x}.lease_until > $1 AND (${x}.lease_instance IS NULL OR ${d.alive(`${x}.lease_instance`)})`;
+// Due (DeliveryTx.lease): pending, not held, its time come, and written by a settled transaction
+// (Dialect.settled), so that attempts go out in the feed's order, never one behind a later one.
+const DUE = (d: Dialect) => `d.status = 'pending' AND NOT (${HELD(d, 'd')}) AND (d.attempt = 1 OR d.next_attempt_at <= $1) AND ${d.settled('d.xid')}`;
+const ANY_DUE = perDialect((d) => `SELECT 1 FROM webhook_deliveries d WHERE ${DUE(d)} LIMIT 1`);
+const IN_FLIGHT = perDialect((d) => `SELECT count(*) AS n FROM webhook_deliveries x WHERE x.webhook_id = $2 AND x.status = 'pending' AND ${HELD(d, 'x')}`);
 
 const CLAIMABLE = perDialect(
   (d) => `SELECT w.id FROM webhooks w
     WHERE w.enabled
-      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE})
-      AND (SELECT count(*) FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.lease_until > $1) < $2
+      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE(d)})
+      AND (SELECT count(*) FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND ${HELD(d, 'x')}) < $2
     ORDER BY w.claimed_at NULLS FIRST, w.id LIMIT $3 ${d.lock('FOR NO KEY UPDATE OF w SKIP LOCKED')}`,
 );
 const LEASE = perDialect(
-  (d) => `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4 WHERE id IN (
-    SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE} ORDER BY d.event_id, d.id LIMIT $5 ${d.lock('FOR UPDATE SKIP LOCKED')})`,
+  (d) => `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4, lease_instance = $6 WHERE id IN (
+    SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE(d)} ORDER BY d.xid, d.event_id, d.id LIMIT $5 ${d.lock('FOR UPDATE SKIP LOCKED')})`,
 );
 
 export class SqlWebhooks implements WebhookRepository {
   readonly #db: SqlDb;
+  readonly #d: Dialect;
 
-  constructor(db: SqlDb) {
+  constructor(db: SqlDb, dialect: Dialect) {
     this.#db = db;
+    this.#d = dialect;
   }
 
   async get(id: number): Promise<Webhook | undefined> {
@@ -85,7 +95,7 @@ export class SqlWebhooks implements WebhookRepository {
   }
 
   async anyDue(now: Date): Promise<boolean> {
-    return (await first(this.#db, `SELECT 1 FROM webhook_deliveries d WHERE ${DUE} LIMIT 1`, [now.toISOString()])) !== undefined;
+    return (await first(this.#db, ANY_DUE(this.#d), [now.toISOString()])) !== undefined;
   }
 
   async oldestPending(): Promise<string | undefined> {
@@ -167,10 +177,13 @@ export class SqlWebhookTx implements WebhookTx {
 export class SqlDeliveryTx implements DeliveryTx {
   readonly #db: SqlDb;
   readonly #d: Dialect;
+  readonly #instance: number;
 
-  constructor(db: SqlDb, dialect: Dialect) {
+  /** `instance` holds the leases this transaction takes (Dialect.alive). */
+  constructor(db: SqlDb, dialect: Dialect, instance: number) {
     this.#db = db;
     this.#d = dialect;
+    this.#instance = instance;
   }
 
   async get(webhookId: number, id: number): Promise<Delivery | undefined> {
@@ -211,12 +224,11 @@ export class SqlDeliveryTx implements DeliveryTx {
   }
 
   async inFlight(webhookId: number, now: Date): Promise<number> {
-    const sql = `SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_until > $2`;
-    return (await first<{ n: number }>(this.#db, sql, [webhookId, now.toISOString()]))!.n;
+    return (await first<{ n: number }>(this.#db, IN_FLIGHT(this.#d), [now.toISOString(), webhookId]))!.n;
   }
 
   lease(webhookId: number, lease: Lease, limit: number): Promise<number> {
-    return this.#db.run(LEASE(this.#d), [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit]);
+    return this.#db.run(LEASE(this.#d), [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit, this.#instance]);
   }
 
   async leased(token: string): Promise<LeasedAttempt[]> {
