@@ -28,7 +28,7 @@ import { CursorCodec } from './paging.ts';
 import { validationPlugin } from './http/policies/validation.ts';
 import { cachedSerializerFactory } from './http/policies/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
-import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
+import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
 import { NewPet, Pet, PetPatch, PetStatus, Pets } from './pets/pet.schemas.ts';
@@ -97,6 +97,7 @@ export const SHARED_SCHEMAS = [
   ApiKey,
   ApiKeys,
   CreatedApiKey,
+  CallingKey,
 ];
 
 export const DOCS_PATH = '/docs';

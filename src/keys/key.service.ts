@@ -5,8 +5,8 @@ import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
 import type { ApiKeyRepository, IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
-import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
-import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
+import type { ApiKey, CallingKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
+import { DEFAULT_SCOPES, SCOPES, type Caller, type Principal, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -126,6 +126,14 @@ export class KeyService {
     const key = await this.#storage.apiKeys.get(id);
     if (key === undefined) throw notFound(`key ${id}`);
     return key;
+  }
+
+  /** The calling key as a client may see it; a configured (bootstrap) key is stored nowhere, so it has no id, name or expiry. */
+  async me(caller: Principal): Promise<CallingKey> {
+    if (caller.keyId === null) return { id: null, name: null, scopes: [...caller.scopes], expiresAt: null };
+    // Found: the request was just authenticated with it (a revocation in between answers 404, not a stale key).
+    const { id, name, scopes, expiresAt } = await this.get(caller.keyId);
+    return { id, name, scopes, expiresAt };
   }
 
   list(q: PageQuery): Promise<Page<ApiKey>> {
