@@ -15,6 +15,7 @@ import { serverOptions } from './http/edge/limits.ts';
 import { buildLimits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { deprecationPlugin } from './http/policies/deprecation.ts';
+import { consolePlugin } from './http/ops/console.ts';
 import { docsPlugin } from './http/ops/docs.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
@@ -101,6 +102,8 @@ export const SHARED_SCHEMAS = [
 ];
 
 export const DOCS_PATH = '/docs';
+/** The store console; `/` redirects there. */
+export const CONSOLE_PATH = '/console';
 
 /** What the API's operations must be registered after: every plugin whose hooks or handlers they take. */
 const API_FOLLOWS = ['json-body', 'edge', 'telemetry', 'validation', 'error-handler', 'deprecation', 'auth', 'idempotency', 'method-not-allowed', 'openapi'];
@@ -158,6 +161,7 @@ export async function buildApp({
   await app.register(idempotencyPlugin, idempotency);
   await app.register(openApiPlugin, { config });
   await app.register(docsPlugin, { config, path: DOCS_PATH });
+  await app.register(consolePlugin, { path: CONSOLE_PATH });
   if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
