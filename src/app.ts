@@ -62,6 +62,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** How webhook delivery resolves hosts, polls and jitters; tests replace them. */
   readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
+  /** Where the built console is (default console/dist); tests point it elsewhere. */
+  readonly consoleDir?: string;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
@@ -116,6 +118,7 @@ export async function buildApp({
   logger = false,
   metrics = new Metrics(storage),
   webhooks = {},
+  consoleDir,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -161,7 +164,7 @@ export async function buildApp({
   await app.register(idempotencyPlugin, idempotency);
   await app.register(openApiPlugin, { config });
   await app.register(docsPlugin, { config, path: DOCS_PATH });
-  await app.register(consolePlugin, { path: CONSOLE_PATH });
+  await app.register(consolePlugin, { path: CONSOLE_PATH, dir: consoleDir });
   if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
 
   const cursors = new CursorCodec(await storage.secret('cursor'));

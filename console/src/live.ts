@@ -1,6 +1,7 @@
 // Live updates: the console follows the event feed (GET /v1/events?after=…), so a change made in
 // another browser shows here within the poll interval. A key without events:read cannot follow the
-// feed; the pages then reload what they show on every tick instead.
+// feed; the pages then reload what they show on every poll instead, and the poll itself asks
+// GET /v1/keys/me, so that a revoked key is noticed on every page.
 import type { Event, Petstore } from '@petstore/client';
 
 export const POLL_MS = 1000;
@@ -94,7 +95,11 @@ export class LiveFeed {
           if (page.data.length > 0) this.#after = sequence(page.data[page.data.length - 1]!);
           this.#emit(page.data);
           full = page.data.length === 100;
-        } else this.#emit([]);
+        } else {
+          // Still one call per poll, so a key revoked meanwhile signs the console out (session.ts) on any page.
+          await this.#client.keys.me({ signal });
+          this.#emit([]);
+        }
         if (!full) await wait(this.#follow ? POLL_MS : FALLBACK_MS, signal);
       } catch {
         // A failed poll (the service restarting, a network blip) is tried again; a refused key signs out (session.ts).

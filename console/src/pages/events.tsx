@@ -14,6 +14,7 @@ export function EventsPage() {
     if (!session.can('events:read')) return;
     let stopped = false;
     const add = (batch: readonly Event[]) =>
+      batch.length > 0 &&
       setEvents((shown) => {
         const ids = new Set(shown.map((e) => e.id));
         return [...batch.filter((e) => !ids.has(e.id)).reverse(), ...shown].slice(0, KEEP);

@@ -96,8 +96,8 @@ export function chooseEncoding(accept: string | undefined, available: ReadonlyMa
   return best;
 }
 
-async function consoleRoutes(app: FastifyInstance, { path, dir = CONSOLE_DIST }: { readonly path: `/${string}`; readonly dir?: string }): Promise<void> {
-  const assets = await loadConsole(dir);
+async function consoleRoutes(app: FastifyInstance, { path, dir }: { readonly path: `/${string}`; readonly dir?: string | undefined }): Promise<void> {
+  const assets = await loadConsole(dir ?? CONSOLE_DIST);
   const common = {
     config: { public: true },
     schema: { hide: true },
