@@ -239,11 +239,15 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
                 <span class={`badge ${d.status}`}>{d.status}</span>
               </td>
               <td>
-                {d.httpStatus !== null ? `HTTP ${d.httpStatus}` : ''}
-                {d.error ? ` ${d.error}` : ''}
-                {d.durationMs !== null ? ` (${d.durationMs} ms)` : ''}
+                {[
+                  d.httpStatus !== null ? `HTTP ${d.httpStatus}` : '',
+                  d.error !== `HTTP ${d.httpStatus}` ? (d.error ?? '') : '',
+                  d.durationMs !== null ? `(${d.durationMs} ms)` : '',
+                ]
+                  .filter(Boolean)
+                  .join(' ')}
               </td>
-              <td>{formatTime(d.attemptedAt ?? d.createdAt)}</td>
+              <td>{d.status === 'pending' && d.nextAttemptAt ? `due ${formatTime(d.nextAttemptAt)}` : formatTime(d.attemptedAt ?? d.createdAt)}</td>
               <td class="actions">
                 {d.type === 'attempt' && d.status === 'failed' && (
                   <button type="button" onClick={() => retry(d)}>
