@@ -180,7 +180,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
     setProblem(NO_PROBLEM);
     try {
       if (id === null) onDone(await client.pets.create(body()));
-      else onDone((await client.pets.update(id, body(), { ifMatch: ifMatch ?? loaded!.etag })) ?? undefined);
+      else onDone(await client.pets.update(id, body(), { ifMatch: ifMatch ?? loaded!.etag }));
     } catch (err) {
       if (err instanceof PetstoreError && err.code === 'precondition_failed' && id !== null) {
         const current = await client.pets.get.withResponse(id);
@@ -248,6 +248,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
       <Field id="pet-category" label="Category" error={problem.fields.categoryId}>
         {(a11y) => (
           <select {...a11y} value={draft.categoryId} onChange={(e) => setDraft({ ...draft, categoryId: e.currentTarget.value })}>
+            {draft.categoryId === '' && <option value="">Choose a category</option>}
             {categories.map((c) => (
               <option key={c.id} value={String(c.id)}>
                 {c.name}
