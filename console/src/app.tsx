@@ -103,7 +103,7 @@ function SignIn({ notice, onSignedIn, refused }: { notice?: string | undefined; 
           aria-invalid={error ? true : undefined}
         />
         <small id="api-key-hint" class="hint">
-          Kept in this tab only (sessionStorage) and sent to this service only. <code>npm start</code> prints a first-run key;{' '}
+          Kept in this tab only (sessionStorage) and sent to this service only. <code>npm start</code> shows a new store's first-run key;{' '}
           <code>npx petstore keys create</code> makes more.
         </small>
         {error && <Alert>{error}</Alert>}

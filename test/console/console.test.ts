@@ -114,7 +114,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       const origin = new URL(base).origin;
       // What `npm start` mints for a new store: a key with every scope.
-      const { key: firstRun } = await createApiKey(storage, 'first-run', SCOPES);
+      const { key: firstRun } = await createApiKey(storage, 'first-run', SCOPES, { owner: true });
       const alice = await person(origin);
       const bob = await person(origin);
       t.after(() => Promise.all([alice.context.close(), bob.context.close()]));

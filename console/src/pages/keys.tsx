@@ -1,5 +1,6 @@
 // Keys: issue (the secret shown once), list, revoke. Needs keys:admin.
-// (The key tree — a key's parent and the descendants a revocation ends — comes with issue 26.)
+// Keys form a tree (docs/api.md, "the key tree"): each records its maker, and revoking one ends the
+// keys it made; a key lists and revokes only itself and its descendants (an owner key: every key).
 import type { components } from '@petstore/client';
 import { useState } from 'preact/hooks';
 import { describeError, type Scope } from '../session.ts';
@@ -59,7 +60,9 @@ function KeysAdmin() {
   };
   const revoke = async (key: ApiKey) => {
     const self = key.id === session.me.id ? ' This is the key you are signed in with: the console will sign out.' : '';
-    if (!confirm(`Revoke the key ${key.name} (${key.prefix}…)? It is refused from its next request on.${self}`)) return;
+    const made = keys.data?.data.filter((k) => k.parentId === key.id && !k.revokedAt).length ?? 0;
+    const tree = ` Every key it made, directly or through them, is revoked with it${made ? ` (${made} on this page made by it directly)` : ''}.`;
+    if (!confirm(`Revoke the key ${key.name} (${key.prefix}…)? It is refused from its next request on.${tree}${self}`)) return;
     setFailure(undefined);
     try {
       await client.keys.revoke(key.id);
@@ -139,6 +142,7 @@ function KeysAdmin() {
             <th scope="col">ID</th>
             <th scope="col">Name</th>
             <th scope="col">Prefix</th>
+            <th scope="col">Made by</th>
             <th scope="col">Scopes</th>
             <th scope="col">Created</th>
             <th scope="col">Expires</th>
@@ -160,6 +164,7 @@ function KeysAdmin() {
                 <td>
                   <code>{key.prefix}</code>
                 </td>
+                <td>{key.owner ? 'owner key' : key.parentId === null ? 'operator' : `key ${key.parentId}`}</td>
                 <td>{key.scopes.join(', ')}</td>
                 <td>{formatTime(key.createdAt)}</td>
                 <td>{key.expiresAt ? formatTime(key.expiresAt) : 'never'}</td>
