@@ -15,6 +15,7 @@ import { serverOptions } from './http/edge/limits.ts';
 import { buildLimits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { deprecationPlugin } from './http/policies/deprecation.ts';
+import { consolePlugin } from './http/ops/console.ts';
 import { docsPlugin } from './http/ops/docs.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
@@ -28,7 +29,7 @@ import { CursorCodec } from './paging.ts';
 import { validationPlugin } from './http/policies/validation.ts';
 import { cachedSerializerFactory } from './http/policies/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
-import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
+import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
 import { NewPet, Pet, PetPatch, PetStatus, Pets } from './pets/pet.schemas.ts';
@@ -61,6 +62,8 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** How webhook delivery resolves hosts, polls and jitters; tests replace them. */
   readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
+  /** Where the built console is (default console/dist); tests point it elsewhere. */
+  readonly consoleDir?: string;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
@@ -97,9 +100,12 @@ export const SHARED_SCHEMAS = [
   ApiKey,
   ApiKeys,
   CreatedApiKey,
+  CallingKey,
 ];
 
 export const DOCS_PATH = '/docs';
+/** The store console; `/` redirects there. */
+export const CONSOLE_PATH = '/console';
 
 /** What the API's operations must be registered after: every plugin whose hooks or handlers they take. */
 const API_FOLLOWS = ['json-body', 'edge', 'telemetry', 'validation', 'error-handler', 'deprecation', 'auth', 'idempotency', 'method-not-allowed', 'openapi'];
@@ -112,6 +118,7 @@ export async function buildApp({
   logger = false,
   metrics = new Metrics(storage),
   webhooks = {},
+  consoleDir,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -157,6 +164,7 @@ export async function buildApp({
   await app.register(idempotencyPlugin, idempotency);
   await app.register(openApiPlugin, { config });
   await app.register(docsPlugin, { config, path: DOCS_PATH });
+  await app.register(consolePlugin, { path: CONSOLE_PATH, dir: consoleDir });
   if (config.metricsPort === undefined) {
     const serveMetrics = metricsOnApiPort(config);
     if (!serveMetrics)

@@ -30,6 +30,7 @@ export const METHODS = {
   listKeys: 'keys.list',
   getKey: 'keys.get',
   revokeKey: 'keys.revoke',
+  getCallingKey: 'keys.me',
   listEvents: 'events.list',
   createWebhook: 'webhookEndpoints.create',
   listWebhooks: 'webhookEndpoints.list',
