@@ -5,6 +5,7 @@ import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
 import type { ApiKeyRepository, IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
+import { keyIsActive } from './key.rules.ts';
 import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
 
@@ -170,7 +171,8 @@ export class KeyVerifier {
     const bootstrap = this.#bootstrap.get(hash);
     if (bootstrap) return bootstrap;
     const stored = await this.#repo.findActiveByHash(hash);
-    if (stored === undefined || (stored.expiresAt !== null && this.#clock.now().getTime() >= stored.expiresAt)) return undefined;
+    // findActiveByHash leaves revoked keys out.
+    if (stored === undefined || !keyIsActive({ revokedAt: null, expiresAt: stored.expiresAt }, this.#clock.now())) return undefined;
     return { keyId: stored.keyId, scopes: stored.scopes, subject: `key:${stored.keyId}` };
   }
 }

@@ -9,22 +9,26 @@ import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
 import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type ClaimedAttempt } from '../../src/webhooks/webhook.deliveries.ts';
 import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
+
+/** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
+const OWNER = { keyId: null, scopes: SCOPES };
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 let tokens = 0;
 
 const endpoint = (storage: Storage, events: WebhookCreate['events'] = null, url = 'https://hooks.example.com/a') =>
-  createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, { now: T0 });
+  createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, OWNER, 16, { now: T0 });
 const newPet = (storage: Storage, now = T0) => createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now });
 
 async function claim(
   storage: Storage,
   now: Date,
-  { max = 100, perEndpoint = 100, leaseMs = 10_000 } = {},
+  { max = 100, perEndpoint = 100, perHost = 100, leaseMs = 10_000 } = {},
 ): Promise<{ token: string; claimed: ClaimedAttempt[] }> {
   const token = `token-${++tokens}`;
-  return { token, claimed: await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint }) };
+  return { token, claimed: await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint, perHost }) };
 }
 
 function result(a: ClaimedAttempt, token: string, succeeded: boolean, attemptedAt: Date, more: Partial<AttemptResult> = {}): AttemptResult {
@@ -47,26 +51,27 @@ for (const engine of ENGINES) {
     test('endpoints: create, get, list in pages, update (events null = every type), rotate, delete', async (t) => {
       const storage = await openTestStorage(t, engine);
       const a = await endpoint(storage, ['pet.created', 'order.placed']);
-      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, { now: T0 });
+      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, OWNER, 16, { now: T0 });
       assert.deepEqual(a, {
         id: a.id,
         url: 'https://hooks.example.com/a',
         events: ['pet.created', 'order.placed'],
         description: null,
         enabled: true,
+        keyId: null,
         createdAt: T0.toISOString(),
       });
       assert.deepEqual(await storage.webhooks.get(b.id), { ...b, events: null, description: 'shop' });
       assert.deepEqual(await storage.webhooks.list({ limit: 1, afterId: 0 }), [a]);
       assert.deepEqual(await storage.webhooks.list({ limit: 5, afterId: a.id }), [b]);
-      const changed = await updateWebhook(storage, a.id, { events: null, description: 'x' }, { now: at(1) });
+      const changed = await updateWebhook(storage, a.id, { events: null, description: 'x' }, OWNER, { now: at(1) });
       assert.deepEqual(changed, { ...a, events: null, description: 'x' });
-      assert.deepEqual(await updateWebhook(storage, a.id, { description: null, url: 'https://c.example.com/' }, { now: at(2) }), {
+      assert.deepEqual(await updateWebhook(storage, a.id, { description: null, url: 'https://c.example.com/' }, OWNER, { now: at(2) }), {
         ...a,
         events: null,
         url: 'https://c.example.com/',
       });
-      await assert.rejects(updateWebhook(storage, 9999, { enabled: false }, { now: at(3) }), rejectsWith('not_found', /webhook 9999 does not exist/));
+      await assert.rejects(updateWebhook(storage, 9999, { enabled: false }, OWNER, { now: at(3) }), rejectsWith('not_found', /webhook 9999 does not exist/));
       assert.deepEqual(await rotateWebhookSecret(storage, b.id, 'new-sealed', at(86_400_000), { now: at(4) }), await storage.webhooks.get(b.id));
       await assert.rejects(rotateWebhookSecret(storage, 9999, 'x', at(1), { now: at(1) }), rejectsWith('not_found', /webhook 9999 does not exist/));
       await deleteWebhook(storage, a.id, { now: at(5) });
@@ -80,7 +85,7 @@ for (const engine of ENGINES) {
       const pets = await endpoint(storage, ['pet.created', 'pet.updated']);
       const orders = await endpoint(storage, ['order.placed']);
       const off = await endpoint(storage, null);
-      await updateWebhook(storage, off.id, { enabled: false }, { now: T0 });
+      await updateWebhook(storage, off.id, { enabled: false }, OWNER, { now: T0 });
       const p = await newPet(storage);
       await placeOrder(storage, p.id, { now: T0 }); // order.placed, then pet.updated
       await assert.rejects(placeOrder(storage, p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
@@ -235,7 +240,7 @@ for (const engine of ENGINES) {
         'a disabled endpoint gets no new deliveries',
       );
       // Enabled again: new events only, failures counted afresh.
-      await updateWebhook(storage, w.id, { enabled: true }, { now: later });
+      await updateWebhook(storage, w.id, { enabled: true }, OWNER, { now: later });
       const p = await newPet(storage, later);
       const c3 = await claim(storage, later);
       assert.deepEqual(
@@ -268,9 +273,9 @@ for (const engine of ENGINES) {
       await assert.rejects(retryDelivery(storage, 99999, failed.id, { now }), rejectsWith('not_found', /webhook 99999/));
       const other = await endpoint(storage);
       await assert.rejects(retryDelivery(storage, other.id, failed.id, { now }), rejectsWith('not_found'), "another endpoint's entry");
-      await updateWebhook(storage, w.id, { enabled: false }, { now });
+      await updateWebhook(storage, w.id, { enabled: false }, OWNER, { now });
       await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('webhook_disabled'));
-      await updateWebhook(storage, w.id, { enabled: true }, { now });
+      await updateWebhook(storage, w.id, { enabled: true }, OWNER, { now });
       await storage.events.purge(at(1));
       await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('not_found', /no longer kept/));
     });
