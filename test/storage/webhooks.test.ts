@@ -139,6 +139,25 @@ for (const engine of ENGINES) {
       assert.deepEqual(await finishAttempt(storage, result(again.claimed[0], again.token, true, at(10_004))), { recorded: true, disabled: false });
     });
 
+    test('claims hold at most perHost attempts in flight per destination (host and port), whichever endpoints they are for', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const slow = [];
+      for (const path of ['a', 'b', 'c']) slow.push(await endpoint(storage, null, `https://slow.example.com/${path}`));
+      const otherPort = await endpoint(storage, null, 'https://slow.example.com:8443/');
+      const fast = await endpoint(storage, null, 'https://fast.example.com/');
+      await newPet(storage);
+      const first = await claim(storage, T0, { perHost: 2 });
+      const ids = (c: ClaimedAttempt[]) => c.map((a) => a.webhookId).sort((x, y) => x - y);
+      assert.deepEqual(
+        ids(first.claimed),
+        [slow[0].id, slow[1].id, otherPort.id, fast.id],
+        'two of the three on slow.example.com; another port is another destination',
+      );
+      assert.deepEqual((await claim(storage, at(1), { perHost: 2 })).claimed, [], 'slow.example.com is full');
+      await finishAttempt(storage, result(first.claimed.find((a) => a.webhookId === slow[0].id)!, first.token, true, at(2)));
+      assert.deepEqual(ids((await claim(storage, at(3), { perHost: 2 })).claimed), [slow[2].id], 'a slot freed');
+    });
+
     test('max bounds a claim; endpoints least recently served go first', async (t) => {
       const storage = await openTestStorage(t, engine);
       const a = await endpoint(storage);
