@@ -332,6 +332,22 @@ for (const engine of ENGINES) {
       assert.deepEqual(await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER }), []);
     });
 
+    test('registrations from two instances at once never pass maxEndpoints together', async (t) => {
+      const storages = await openSharedStorages(t, engine, 2);
+      const register = (s: Storage) =>
+        createWebhook(s, { url: 'https://hooks.example.com/a', events: null, description: null, secret: 's' }, OWNER, 3, { now: T0 }).then(
+          () => 'created',
+          (err: { code?: string }) => err.code,
+        );
+      const outcomes = await Promise.all(Array.from({ length: 24 }, (_, i) => register(storages[i % 2])));
+      assert.deepEqual(outcomes.filter((o) => o === 'created').length, 3, outcomes.join());
+      assert.deepEqual(
+        outcomes.filter((o) => o !== 'created'),
+        Array<string>(21).fill('webhook_limit_reached'),
+      );
+      assert.equal((await storages[0].webhooks.list({ limit: 100, afterId: 0 })).length, 3);
+    });
+
     test('two instances claiming at once: every attempt goes to exactly one, one at a time per endpoint', async (t) => {
       const [a, b] = await openSharedStorages(t, engine, 2);
       const w = await endpoint(a);
