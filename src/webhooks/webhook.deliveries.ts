@@ -134,7 +134,9 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
     if (endpoint === undefined) return withoutEvents(NOT_RECORDED);
     const failingSince = r.succeeded ? null : (endpoint.failingSince ?? r.attemptedAt.toISOString());
     const failedTooLong = failingSince !== null && Date.parse(failingSince) <= r.disableIfFailingSince.getTime();
-    const disable = endpoint.webhook.enabled && (r.ownerGone === true || failedTooLong);
+    // Unless a change made another key the owner since the attempt was claimed: then it is a failure like any other.
+    const ownerGone = r.ownerGone === true && endpoint.webhook.keyId === a.keyId;
+    const disable = endpoint.webhook.enabled && (ownerGone || failedTooLong);
     const recorded = await tx.deliveries.record({
       deliveryId: a.deliveryId,
       token: r.token,
@@ -147,10 +149,9 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
     });
     if (!recorded) return withoutEvents(NOT_RECORDED);
     if (disable) {
-      const why =
-        r.ownerGone === true
-          ? `the API key that owns the endpoint (key ${endpoint.webhook.keyId}) is revoked or expired; enable the endpoint again with another key to resume with new events`
-          : `every attempt since ${failingSince} failed (WEBHOOK_DISABLE_AFTER_HOURS); enable the endpoint again to resume with new events`;
+      const why = ownerGone
+        ? `the API key that owns the endpoint (key ${endpoint.webhook.keyId}) is revoked or expired; enable the endpoint again with another key to resume with new events`
+        : `every attempt since ${failingSince} failed (WEBHOOK_DISABLE_AFTER_HOURS); enable the endpoint again to resume with new events`;
       await disableEndpoint(tx, endpoint, failingSince, r.attemptedAt, why);
     } else {
       if (failingSince !== endpoint.failingSince) await tx.webhooks.setFailingSince(a.webhookId, failingSince);

@@ -3,12 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Storage, WebhookCreate } from '../../src/storage/storage.ts';
+import type { Webhook } from '../../src/webhooks/webhook.schemas.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
 import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type ClaimedAttempt } from '../../src/webhooks/webhook.deliveries.ts';
 import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
+import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 
 /** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
@@ -141,7 +143,7 @@ for (const engine of ENGINES) {
 
     test('claims hold at most perHost attempts in flight per destination (host and port), whichever endpoints they are for', async (t) => {
       const storage = await openTestStorage(t, engine);
-      const slow = [];
+      const slow: Webhook[] = [];
       for (const path of ['a', 'b', 'c']) slow.push(await endpoint(storage, null, `https://slow.example.com/${path}`));
       const otherPort = await endpoint(storage, null, 'https://slow.example.com:8443/');
       const fast = await endpoint(storage, null, 'https://fast.example.com/');
@@ -330,6 +332,25 @@ for (const engine of ENGINES) {
       await deleteWebhook(storage, w.id, { now: T0 });
       assert.deepEqual(await finishAttempt(storage, result(c.claimed[0], c.token, false, T0)), { recorded: false, disabled: false });
       assert.deepEqual(await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER }), []);
+    });
+
+    test('ownerGone disables the endpoint, unless a change gave it another owner since the attempt was claimed', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const { info: key } = await createApiKey(storage, 'owner', SCOPES);
+      const owned = { keyId: key.id, scopes: SCOPES };
+      const a = await createWebhook(storage, { url: 'https://a.example.com/', events: null, description: null, secret: 's' }, owned, 16, { now: T0 });
+      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: null, secret: 's' }, owned, 16, { now: T0 });
+      await newPet(storage);
+      const c = await claim(storage, T0);
+      assert.deepEqual(
+        c.claimed.map((x) => x.keyId),
+        [key.id, key.id],
+      );
+      await updateWebhook(storage, b.id, { description: 'taken over' }, OWNER, { now: at(1) });
+      const gone = (id: number) => result(c.claimed.find((x) => x.webhookId === id)!, c.token, false, at(2), { ownerGone: true, error: 'not sent' });
+      assert.deepEqual(await finishAttempt(storage, gone(a.id)), { recorded: true, disabled: true });
+      assert.deepEqual(await finishAttempt(storage, gone(b.id)), { recorded: true, disabled: false });
+      assert.deepEqual([(await storage.webhooks.get(a.id))?.enabled, (await storage.webhooks.get(b.id))?.enabled], [false, true]);
     });
 
     test('registrations from two instances at once never pass maxEndpoints together', async (t) => {
