@@ -66,7 +66,7 @@ test('a refused connection and a reset one are both logged as "connection failed
   await once(resetting, 'listening');
   t.after(() => resetting.close());
   const resetPort = (resetting.address() as { port: number }).port;
-  const w = await webhookTest(t, 'sqlite', { env: { WEBHOOK_RETRY_SCHEDULE_MS: '0' } });
+  const w = await webhookTest(t, 'sqlite', { env: { WEBHOOK_RETRY_SCHEDULE_MS: '0', WEBHOOK_TIMEOUT_MS: '10000' } });
   const refused = await w.register({ url: `http://127.0.0.1:${closedPort}/hooks` });
   const reset = await w.register({ url: `http://127.0.0.1:${resetPort}/hooks` });
   await w.createPet();

@@ -98,7 +98,8 @@ async function httpsReceiver(t: TestContext, cert: string): Promise<{ port: numb
 }
 
 async function deliverTo(t: TestContext, env: Record<string, string>, certs: Record<string, string>) {
-  const w = await webhookTest(t, 'sqlite', { env: { WEBHOOK_RETRY_SCHEDULE_MS: '0', ...env }, webhooks: { resolve } });
+  // A TLS handshake on a loaded machine can take longer than the helpers' 500 ms.
+  const w = await webhookTest(t, 'sqlite', { env: { WEBHOOK_RETRY_SCHEDULE_MS: '0', WEBHOOK_TIMEOUT_MS: '10000', ...env }, webhooks: { resolve } });
   const receivers = await Promise.all(Object.values(certs).map((cert) => httpsReceiver(t, cert)));
   const hooks = await Promise.all(receivers.map((r) => w.register({ url: `https://${HOST}:${r.port}/hooks` })));
   await w.createPet();
@@ -107,7 +108,7 @@ async function deliverTo(t: TestContext, env: Record<string, string>, certs: Rec
       eventually(async () => {
         const [d] = await w.deliveries(h.id);
         return d?.status === 'pending' ? undefined : d && [d.status, d.httpStatus, d.error];
-      }),
+      }, 20_000),
     ),
   );
   return Object.fromEntries(Object.keys(certs).map((name, i) => [name, { outcome: outcomes[i], received: receivers[i].received.length }]));
