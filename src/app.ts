@@ -182,7 +182,7 @@ export async function buildApp({
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
-    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock), base });
+    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock, config.webhooks.maxEndpoints), base });
     await v1.register(inventoryRoutes, { pets: storage.pets });
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock), base });
   };
@@ -198,7 +198,7 @@ export async function buildApp({
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
       storage,
-      sender: new WebhookSender(policy, config.webhooks.timeoutMs),
+      sender: new WebhookSender(policy, config.webhooks.timeoutMs, config.webhooks.caCertificates),
       box,
       clock,
       settings: config.webhooks,

@@ -2,6 +2,7 @@
 // the one table of it: each setting, the variable it is read from, its default and its rule; the
 // Config type is derived from the table. Anything invalid throws ConfigError naming the variable;
 // main.ts prints that one line and exits.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
 export class ConfigError extends Error {
@@ -217,23 +218,50 @@ const retrySchedule =
   };
 
 /** Host names and addresses, lower case, IPv6 without brackets. */
+/**
+ * WEBHOOK_ALLOWED_HOSTS: `host:port` entries (`host:*`: every port); a bare host stands for ports
+ * 80 and 443 only. Read into `host:port` strings: the host in lower case, an IPv6 address in
+ * brackets (`[fd00::1]:8443`; a bare IPv6 address may be written without them).
+ */
 const hostList =
   (name: string): Setting<readonly string[]> =>
   (env) =>
     Object.freeze(
-      list(value(env, name)).map((entry) => {
-        const h = entry.toLowerCase();
-        const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-        if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+      list(value(env, name)).flatMap((entry) => {
+        const e = entry.toLowerCase();
+        const refuse = () =>
+          new ConfigError(name, `each entry must be a host name or an IP address, optionally with :port or :* (no scheme or path), got "${e}"`);
+        const split = isIP(e) === 6 ? [e, `[${e}]`] : /^(.+?)(?::(\*|\d{1,5}))?$/.exec(e);
+        if (split === null) throw refuse();
+        const [, h, port] = split;
         let host = '';
         try {
-          const url = new URL(`http://${bare}/`);
+          const url = new URL(`http://${h}/`);
           if (url.port === '' && url.pathname === '/' && url.username === '') host = url.hostname;
         } catch {}
-        if (host === '' || host !== bare) throw new ConfigError(name, `each entry must be a host name or an IP address (no scheme, port or path), got "${h}"`);
-        return host;
+        if (host === '' || host !== h) throw refuse();
+        if (port === undefined) return [`${host}:80`, `${host}:443`];
+        if (port !== '*' && !(Number(port) >= 1 && Number(port) <= 65535)) throw new ConfigError(name, `a port must be between 1 and 65535, got "${e}"`);
+        return [`${host}:${port}`];
       }),
     );
+
+/** The certificates of a PEM file, read once at start; none when unset. */
+const pemFile =
+  (name: string): Setting<readonly string[]> =>
+  (env) => {
+    const path = value(env, name);
+    if (path === undefined) return Object.freeze([]);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(name, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+    const certificates = text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+    if (certificates.length === 0) throw new ConfigError(name, `${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    return Object.freeze(certificates);
+  };
 
 /** 32-byte keys in base64, comma-separated. */
 const secretKeys =
@@ -313,6 +341,12 @@ const SETTINGS = {
     concurrency: integer('WEBHOOK_CONCURRENCY', 16, 1, 1000),
     /** Attempts in flight at once to one endpoint, across every instance. */
     endpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 1, 1, 100),
+    /** Attempts in flight at once to one destination (host and port), across every instance (docs/events.md). */
+    hostConcurrency: integer('WEBHOOK_HOST_CONCURRENCY', 4, 1, 1000),
+    /** Endpoints a store may register; more → 409 webhook_limit_reached. */
+    maxEndpoints: integer('WEBHOOK_MAX_ENDPOINTS', 16, 1, 10_000),
+    /** PEM certificates of CAs deliveries trust besides Node's (NODE_EXTRA_CA_CERTS included); none when unset. */
+    caCertificates: pemFile('WEBHOOK_CA_FILE'),
     /** Accept http: URLs (development only). */
     allowHttp: flag('WEBHOOK_ALLOW_HTTP'),
     /** Host names and addresses exempt from the public-address rule (lower case, IPv6 without brackets). */

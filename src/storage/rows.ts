@@ -109,6 +109,7 @@ export interface WebhookRow {
   enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
   created_at: string;
   failing_since: string | null;
+  owner_key_id: number | null;
 }
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
@@ -116,6 +117,7 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
   events: r.events === null ? null : (r.events.split(' ') as EventType[]),
   description: r.description,
   enabled: Boolean(r.enabled),
+  keyId: r.owner_key_id,
   createdAt: r.created_at,
 });
 export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since });
@@ -157,6 +159,7 @@ export interface ClaimRow {
   attempt: number;
   event_id: number;
   url: string;
+  owner_key_id: number | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;
@@ -165,11 +168,12 @@ export interface ClaimRow {
   created_at: string | null;
 }
 export const CLAIM_COLUMNS =
-  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
+  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.owner_key_id, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
 export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   deliveryId: r.id,
   webhookId: r.webhook_id,
   url: r.url,
+  keyId: r.owner_key_id,
   attempt: r.attempt,
   eventId: r.event_id,
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),

@@ -270,6 +270,10 @@ export interface WebhookCreate {
   readonly description: string | null;
   /** The signing secret, sealed (webhooks/webhook.secret-box.ts): engines store it as given. */
   readonly secret: string;
+  /** The URL's destination (`destination` in webhooks/webhook.address.ts): deliveries are limited per destination. */
+  readonly host: string;
+  /** The API key registering it (null: a bootstrap key); the endpoint stops with it. */
+  readonly keyId: number | null;
 }
 
 /** An endpoint as its workflows see it: what the API shows, and since when its attempts have been failing. */
@@ -282,6 +286,8 @@ export interface WebhookState {
 /** What a workflow writes of an endpoint it locked. */
 export interface WebhookFields {
   readonly url: string;
+  readonly host: string;
+  readonly keyId: number | null;
   readonly events: readonly EventType[] | null;
   readonly description: string | null;
   readonly enabled: boolean;
@@ -300,13 +306,22 @@ export interface WebhookTx {
   /** Deletes the endpoint with its subscriptions and its delivery log; false for an unknown id. */
   delete(id: number): Promise<boolean>;
   /**
-   * Enabled endpoints with an attempt due (see DeliveryTx.lease) and fewer than `perEndpoint` in
-   * flight, least recently claimed first, at most `max`. PostgreSQL locks them FOR NO KEY UPDATE,
-   * skipping endpoints another claimer holds.
+   * Enabled endpoints with an attempt due (see DeliveryTx.lease), fewer than `limits.perEndpoint`
+   * attempts in flight and fewer than `limits.perHost` in flight to their host, least recently
+   * claimed first, at most `max`. PostgreSQL locks them FOR NO KEY UPDATE, skipping endpoints
+   * another claimer holds.
    */
-  claimable(now: Date, perEndpoint: number, max: number): Promise<number[]>;
+  claimable(now: Date, limits: { readonly perEndpoint: number; readonly perHost: number }, max: number): Promise<ClaimableEndpoint[]>;
+  /** How many endpoints there are (WEBHOOK_MAX_ENDPOINTS), counted after every registration committed before. */
+  countForInsert(): Promise<number>;
   /** Records that a claim served the endpoint now: the least recently served go first. */
   touch(id: number, at: Date): Promise<void>;
+}
+
+/** An endpoint a claim may lease attempts of, and its destination (null: not known, for an endpoint older than migration 12). */
+export interface ClaimableEndpoint {
+  readonly id: number;
+  readonly host: string | null;
 }
 
 /** A pending attempt and its lease: in flight while `leaseUntil` is in the future. */
@@ -329,6 +344,8 @@ export interface LeasedAttempt {
   readonly deliveryId: number;
   readonly webhookId: number;
   readonly url: string;
+  /** The key the endpoint belongs to: it is not sent while that key does not stand (null: none). */
+  readonly keyId: number | null;
   readonly attempt: number;
   readonly eventId: number;
   /** undefined when the event was purged before it could be delivered. */
@@ -368,6 +385,8 @@ export interface DeliveryTx {
   logDisabled(webhookId: number, error: string, at: Date): Promise<void>;
   /** The endpoint's attempts leased until after `now`. */
   inFlight(webhookId: number, now: Date): Promise<number>;
+  /** The attempts to endpoints on `host` leased until after `now`. */
+  inFlightToHost(host: string, now: Date): Promise<number>;
   /**
    * Leases at most `limit` of the endpoint's due attempts, in event-id order: pending, not leased
    * (or the lease ran out: its holder died), and either a first attempt (due at once, so first

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { SCOPES } from '../../src/keys/key.types.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
@@ -21,10 +22,12 @@ const claim = (storage: Storage) =>
   storage.idempotency.claim(ID, 'f1', new Date(T0.getTime() + 1000), new Date(T0.getTime() - 24 * HOUR), new Date(T0.getTime() - HOUR));
 /** Leases every due attempt for an hour. */
 const lease = (storage: Storage, token: string) =>
-  claimAttempts(storage, { now: T0, leaseUntil: new Date(T0.getTime() + HOUR), token, max: 100, perEndpoint: 100 });
+  claimAttempts(storage, { now: T0, leaseUntil: new Date(T0.getTime() + HOUR), token, max: 100, perEndpoint: 100, perHost: 100 });
 
 async function withWork(storage: Storage): Promise<void> {
-  await createWebhook(storage, { url: 'https://hooks.example.com/a', events: null, description: null, secret: 'sealed' }, { now: T0 });
+  await createWebhook(storage, { url: 'https://hooks.example.com/a', events: null, description: null, secret: 'sealed' }, { keyId: null, scopes: SCOPES }, 16, {
+    now: T0,
+  });
   for (let i = 0; i < 3; i++) await createPet(storage, { name: `p${i}`, categoryId: 1, status: 'available' }, { now: T0 });
 }
 

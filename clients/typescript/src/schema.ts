@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
+         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). The calling key must be able to read what it subscribes to (`pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type) and becomes the endpoint's owner (`keyId`): when it is revoked or expires, the endpoint is disabled. A store has at most `WEBHOOK_MAX_ENDPOINTS` endpoints (16 by default). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -259,7 +259,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).
+         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -649,7 +649,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "webhook_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -1272,6 +1272,7 @@ export interface components {
          *       ],
          *       "description": null,
          *       "enabled": true,
+         *       "keyId": 4,
          *       "createdAt": "2026-11-22T12:00:00.000Z"
          *     }
          */
@@ -1303,6 +1304,8 @@ export interface components {
             description: string | null;
             /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
             enabled: boolean;
+            /** @description The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key */
+            keyId: number | null;
             /**
              * Format: date-time
              * @description When the endpoint was registered (RFC 3339, UTC)
@@ -1322,6 +1325,7 @@ export interface components {
          *       ],
          *       "description": null,
          *       "enabled": true,
+         *       "keyId": 4,
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
          *     }
@@ -1354,6 +1358,8 @@ export interface components {
             description: string | null;
             /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
             enabled: boolean;
+            /** @description The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key */
+            keyId: number | null;
             /**
              * Format: date-time
              * @description When the endpoint was registered (RFC 3339, UTC)
@@ -4205,6 +4211,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
                      *     }
@@ -4241,13 +4248,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store has `WEBHOOK_MAX_ENDPOINTS` endpoints already (`webhook_limit_reached`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4357,6 +4378,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
@@ -4646,6 +4668,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
@@ -4681,7 +4704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4811,6 +4834,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
                      *     }
@@ -6653,7 +6677,7 @@ export const pathsKeysMeGetResponses503HeadersCacheControlValues: ReadonlyArray<
 export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "request_timeout", "gone", "precondition_failed", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "webhook_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];

@@ -48,4 +48,8 @@ export const postgresDialect: Dialect = {
       return undefined;
     }
   },
+
+  async serialize(db: SqlDb, lock: number): Promise<void> {
+    await db.all('SELECT pg_advisory_xact_lock($1)', [lock]);
+  },
 };

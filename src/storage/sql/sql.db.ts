@@ -56,6 +56,11 @@ export interface Dialect {
    * undone, the transaction still usable.
    */
   unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined>;
+  /**
+   * Makes the transactions that call it with the same `lock` take turns from here to COMMIT.
+   * PostgreSQL: a transaction-scoped advisory lock. SQLite: nothing (one writer holds the database).
+   */
+  serialize(db: SqlDb, lock: number): Promise<void>;
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

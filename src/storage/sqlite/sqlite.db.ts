@@ -87,6 +87,7 @@ export const sqliteDialect: Dialect = {
       throw err;
     }
   },
+  async serialize(): Promise<void> {},
 };
 
 function isUniqueViolation(err: unknown): boolean {
