@@ -31,8 +31,8 @@ import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
-import { NewPet, Pet, PetPatch, PetStatus, Pets } from './pets/pet.schemas.ts';
-import { PetService } from './pets/pet.service.ts';
+import { NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
+import { indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import type { Storage } from './storage/storage.ts';
 import { inventoryRoutes } from './store/inventory.routes.ts';
 import { Inventory } from './store/inventory.schemas.ts';
@@ -67,6 +67,7 @@ export interface AppOptions {
 export const SHARED_SCHEMAS = [
   ErrorBody,
   PetStatus,
+  Price,
   NewPet,
   PetPatch,
   Pet,
@@ -160,17 +161,20 @@ export async function buildApp({
   if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
+  // Pets written before migration 9 (or by the release before it, during a rolling deploy) get their search index.
+  const indexed = await indexUnindexedPets(storage);
+  if (indexed > 0) app.log.info({ pets: indexed }, 'indexed pets written before migration 9 for search and sort=name');
   // Signing secrets are sealed with WEBHOOK_SECRET_KEY when set, else with a key kept in the
   // database; the database key always opens what it sealed before a configured key existed.
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
     await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock), base });
-    await v1.register(inventoryRoutes, { pets: storage.pets });
+    await v1.register(inventoryRoutes, { pets: storage.pets, currency: config.storeCurrency });
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock), base });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator

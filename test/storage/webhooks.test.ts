@@ -9,6 +9,7 @@ import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
 import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type ClaimedAttempt } from '../../src/webhooks/webhook.deliveries.ts';
 import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -16,7 +17,7 @@ let tokens = 0;
 
 const endpoint = (storage: Storage, events: WebhookCreate['events'] = null, url = 'https://hooks.example.com/a') =>
   createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, { now: T0 });
-const newPet = (storage: Storage, now = T0) => createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now });
+const newPet = (storage: Storage, now = T0) => createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now });
 
 async function claim(
   storage: Storage,

@@ -32,6 +32,12 @@ export const postgresDialect: Dialect = {
     await db.run(PUBLISH, [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), at.toISOString(), EVENTS_LOCK]);
   },
 
+  // A tsquery written out, not parsed (the words are lexemes already): every word as a prefix, all required.
+  searchTerms: (words) => words.map((w) => `'${w}':*`).join(' & '),
+  // pets.search is the tsvector of search_text's words (migration 9), indexed by pets_live_search
+  // (GIN). The planner walks that index for a selective query, or pets_live_id in id order, checking
+  // each row's stored tsvector, for one that matches much of the store.
+  searchPets: (param) => ({ from: 'pets p', where: `p.search @@ CAST(${param} AS tsquery)`, id: 'p.id' }),
   // A failed statement aborts the whole transaction on PostgreSQL: a savepoint keeps it usable.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     await db.run('SAVEPOINT name');

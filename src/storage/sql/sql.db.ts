@@ -43,6 +43,13 @@ export interface Dialect {
    * undone, the transaction still usable.
    */
   unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined>;
+  /** The search query of `words` (folded words of letters and digits, pets/pet.search.ts), each a word or the start of one. */
+  searchTerms(words: readonly string[]): string;
+  /**
+   * The live pets matching the search query `param`, from the search index, in id order: the FROM
+   * items (the pets aliased `p`), their condition, and the id expression to order and page by.
+   */
+  searchPets(param: string): { readonly from: string; readonly where: string; readonly id: string };
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

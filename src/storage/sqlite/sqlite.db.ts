@@ -76,6 +76,11 @@ export const sqliteDialect: Dialect = {
       await db.run(FIRST_ATTEMPTS, [id, at.toISOString(), e.type]);
     }
   },
+  // FTS5: every quoted word as a prefix ("lab"* matches labrador), all of them required.
+  searchTerms: (words) => words.map((w) => `"${w}"*`).join(' AND '),
+  // The FTS5 table is the outer loop (CROSS JOIN keeps it there): it yields matches in rowid order,
+  // with the rowid range of a keyset page applied inside the index.
+  searchPets: (param) => ({ from: 'pets_fts f CROSS JOIN pets p', where: `pets_fts MATCH ${param} AND p.id = f.rowid`, id: 'f.rowid' }),
   // A failed statement is undone by SQLite alone; the transaction goes on.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     try {
