@@ -16,6 +16,7 @@ import { buildLimits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { deprecationPlugin } from './http/policies/deprecation.ts';
 import { docsPlugin } from './http/ops/docs.ts';
+import { frontDoorPlugin } from './http/ops/front-door.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
 import { Metrics } from './http/ops/metrics.ts';
@@ -101,6 +102,8 @@ export const SHARED_SCHEMAS = [
 ];
 
 export const DOCS_PATH = '/docs';
+/** Where `GET /` sends a person (http/ops/front-door.ts) and what the start-up banner names: the one place to change it. */
+export const FRONT_DOOR_PATH: `/${string}` = DOCS_PATH;
 
 /** What the API's operations must be registered after: every plugin whose hooks or handlers they take. */
 const API_FOLLOWS = ['json-body', 'edge', 'telemetry', 'validation', 'error-handler', 'deprecation', 'auth', 'idempotency', 'method-not-allowed', 'openapi'];
@@ -158,6 +161,7 @@ export async function buildApp({
   await app.register(idempotencyPlugin, idempotency);
   await app.register(openApiPlugin, { config });
   await app.register(docsPlugin, { config, path: DOCS_PATH });
+  await app.register(frontDoorPlugin, { target: FRONT_DOOR_PATH });
   if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
