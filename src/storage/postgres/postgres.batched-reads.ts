@@ -4,7 +4,7 @@ import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { PET_COLUMNS as COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
-import { petListStatement } from '../sql/sql.pet-list.ts';
+import { petListStatement, searchProbeStatement, SPARSE_SEARCH } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 import { BatchedLookup } from './postgres.batch.ts';
@@ -43,9 +43,17 @@ export class PostgresPets implements PetRepository {
 
   async #page(key: string): Promise<readonly Pet[]> {
     // Only the filters given appear in the statement, so the planner sees which index serves it.
-    const { sql, params } = petListStatement(JSON.parse(key) as PetQuery, postgresDialect);
+    const query = JSON.parse(key) as PetQuery;
+    const { sql, params } = petListStatement(query, postgresDialect, query.words !== undefined && (await this.#sparse(query.words)));
     const rows = await this.#db.query<PetRow>(sql, params);
     return Object.freeze(rows.map((r) => Object.freeze(toPet(r))));
+  }
+
+  /** Whether fewer than SPARSE_SEARCH live pets match the words (Dialect.searchPets): a capped count, cheap either way. */
+  async #sparse(words: readonly string[]): Promise<boolean> {
+    const { sql, params } = searchProbeStatement(words, postgresDialect);
+    const [{ n }] = await this.#db.query<{ n: number }>(sql, params);
+    return n < SPARSE_SEARCH;
   }
 
   async inventory(): Promise<Inventory> {

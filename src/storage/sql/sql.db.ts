@@ -48,8 +48,10 @@ export interface Dialect {
   /**
    * The live pets matching the search query `param`, from the search index, in id order: the FROM
    * items (the pets aliased `p`), their condition, and the id expression to order and page by.
+   * `sparse`: the caller found few matches (PostgresPets probes), so they are collected from the
+   * index first and then ordered.
    */
-  searchPets(param: string): { readonly from: string; readonly where: string; readonly id: string };
+  searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

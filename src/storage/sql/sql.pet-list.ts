@@ -25,7 +25,19 @@ export interface Statement {
   readonly params: SqlParam[];
 }
 
-export function petListStatement(q: PetQuery, d: Dialect): Statement {
+/** The most matches a search has for PostgresPets to call it sparse (Dialect.searchPets). */
+export const SPARSE_SEARCH = 5_000;
+
+/** How many pets match the search words, counted up to SPARSE_SEARCH (PostgreSQL's probe). */
+export function searchProbeStatement(words: readonly string[], d: Dialect): Statement {
+  const search = d.searchPets('$1', false);
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM ${search.from} WHERE ${search.where} AND p.${LIVE} LIMIT $2) AS s`,
+    params: [d.searchTerms(words), SPARSE_SEARCH],
+  };
+}
+
+export function petListStatement(q: PetQuery, d: Dialect, sparse = false): Statement {
   const params: SqlParam[] = [];
   const param = (value: SqlParam) => `$${params.push(value)}`;
   const where: string[] = [];
@@ -38,7 +50,7 @@ export function petListStatement(q: PetQuery, d: Dialect): Statement {
   const tags = q.tags ?? [];
   if (q.words !== undefined) {
     // The search index drives, in id order; the other filters are checked per match.
-    const search = d.searchPets(param(d.searchTerms(q.words)));
+    const search = d.searchPets(param(d.searchTerms(q.words)), sparse);
     ({ from, id } = search);
     where.push(search.where);
     columns = JOINED_COLUMNS;
