@@ -104,18 +104,20 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
  * `currency`, the store's.
  */
 export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
-  const { description, price, ...rest } = current;
+  const description = patch.description === undefined ? current.description : (patch.description ?? undefined);
+  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency, 'body/price/currency');
+  // The schema's key order, as the engines read a pet back (storage/rows.ts).
   const next: Pet = {
-    ...rest,
+    id: current.id,
     name: patch.name ?? current.name,
     categoryId: patch.categoryId ?? current.categoryId,
     status: patch.status ?? current.status,
+    ...(description === undefined ? {} : { description }),
     tags: patch.tags === undefined ? current.tags : (patch.tags ?? []),
+    ...(price === undefined ? {} : { price }),
+    createdAt: current.createdAt,
+    updatedAt: current.updatedAt,
   };
-  const nextDescription = patch.description === undefined ? description : (patch.description ?? undefined);
-  if (nextDescription !== undefined) next.description = nextDescription;
-  const nextPrice = patch.price === undefined ? price : patch.price === null ? undefined : priceOf(patch.price, currency, 'body/price/currency');
-  if (nextPrice !== undefined) next.price = nextPrice;
   const changed =
     next.name !== current.name ||
     next.categoryId !== current.categoryId ||

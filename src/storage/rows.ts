@@ -29,10 +29,17 @@ export const toPet = (r: PetRow): Pet =>
 export const tupleToPet = (r: PetTuple): Pet => pet(...r);
 // Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
 function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt]: PetTuple): Pet {
-  const p: Pet = { id, name, categoryId, status, tags: JSON.parse(tags) as string[], createdAt, updatedAt };
-  if (description !== null) p.description = description;
-  if (amount !== null && currency !== null) p.price = { amount, currency };
-  return p;
+  return {
+    id,
+    name,
+    categoryId,
+    status,
+    ...(description === null ? {} : { description }),
+    tags: JSON.parse(tags) as string[],
+    ...(amount === null || currency === null ? {} : { price: { amount, currency } }),
+    createdAt,
+    updatedAt,
+  };
 }
 
 export interface OrderRow {
