@@ -945,7 +945,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -978,7 +981,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "pending"
+         *         "status": "pending",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1281,7 +1287,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -5967,7 +5976,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "available"
+                 *         "status": "available",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -6018,7 +6030,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "pending"
+                 *         "status": "pending",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
