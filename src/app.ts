@@ -20,7 +20,7 @@ import { frontDoorPlugin } from './http/ops/front-door.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
 import { Metrics } from './http/ops/metrics.ts';
-import { opsRoutesPlugin } from './http/ops/ops.routes.ts';
+import { metricsOnApiPort, opsRoutesPlugin } from './http/ops/ops.routes.ts';
 import { requestId, requestIdPlugin } from './http/edge/request-id.ts';
 import { telemetryPlugin } from './http/ops/telemetry.ts';
 import { methodNotAllowed } from './http/edge/method-not-allowed.ts';
@@ -162,7 +162,12 @@ export async function buildApp({
   await app.register(openApiPlugin, { config });
   await app.register(docsPlugin, { config, path: DOCS_PATH });
   await app.register(frontDoorPlugin, { target: FRONT_DOOR_PATH });
-  if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
+  if (config.metricsPort === undefined) {
+    const serveMetrics = metricsOnApiPort(config);
+    if (!serveMetrics)
+      app.log.warn({ host: config.host }, '/metrics is not served: HOST is not a loopback address; set METRICS_PORT to serve it on a port of its own');
+    await app.register(opsRoutesPlugin, { storage, metrics, serveMetrics });
+  }
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
   // Pets written before migration 9 (or by the release before it, during a rolling deploy) get their search index.

@@ -5,6 +5,7 @@ import { Metrics } from './http/ops/metrics.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loggerOptions } from './logger.ts';
 import { createApiKey } from './keys/key.service.ts';
+import { firstRunKeyFile, revealFirstRunKey } from './first-run-key.ts';
 import { SCOPES } from './keys/key.types.ts';
 import { openStorage } from './storage/open.ts';
 import type { Storage } from './storage/storage.ts';
@@ -38,11 +39,16 @@ async function main(): Promise<void> {
     if (config.production) {
       app.log.warn('no API key exists: create one with `npx petstore keys create --name <name>` (same DATABASE_URL)');
     } else {
-      const { key } = await createApiKey(storage, 'first-run', SCOPES);
+      const mint = async () => (await createApiKey(storage, 'first-run', SCOPES, { owner: true })).key;
       const base = config.publicBaseUrl || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/v1`;
-      process.stdout.write(
-        `\nNo API key existed, so one was created. It is shown only this once:\n\n  ${key}\n\nTry it:\n\n  curl -H 'Authorization: Bearer ${key}' ${base}/pets\n\n`,
-      );
+      const file = firstRunKeyFile(config.database, process.cwd());
+      // Never on stdout: that is the JSON log stream (docs/operations.md, "The first-run key").
+      try {
+        const shown = await revealFirstRunKey(mint, base, process.stderr, file);
+        app.log.warn({ file: shown.file ?? null }, `no API key existed: the first-run key was ${shown.file ? 'written to a file' : 'printed on the terminal'}`);
+      } catch (err) {
+        app.log.error({ err, file }, 'no API key existed, and the first-run key file cannot be written: create a key with `npx petstore keys create --owner`');
+      }
     }
   }
 

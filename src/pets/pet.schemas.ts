@@ -12,7 +12,7 @@ const name = Type.String({
   maxLength: PET_NAME_MAX,
   pattern: TEXT_PATTERN,
   description:
-    "The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape) is stored and returned as U+FFFD",
+    "The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape) is stored and returned as U+FFFD",
   examples: ['Rex'],
 });
 const categoryId = Id('Identifier of the category the animal belongs to (see GET /categories)');

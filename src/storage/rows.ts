@@ -83,8 +83,10 @@ export interface KeyRow {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  parent_id: number | null;
+  owner: boolean | number; // SQLite: 0 or 1
 }
-export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, expires_at, revoked_at';
+export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, expires_at, revoked_at, parent_id, owner';
 export const toApiKey = (r: KeyRow): ApiKey => ({
   id: r.id,
   name: r.name,
@@ -93,6 +95,8 @@ export const toApiKey = (r: KeyRow): ApiKey => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
+  parentId: r.parent_id,
+  owner: Boolean(r.owner),
 });
 export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[];
 
@@ -100,10 +104,20 @@ export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[]
 export interface PrincipalRow {
   id: number;
   scopes: string;
+  owner: boolean | number; // SQLite: 0 or 1
+  revoked_at: string | null;
   expires_at: string | null;
 }
+export const PRINCIPAL_COLUMNS = 'id, scopes, owner, revoked_at, expires_at';
+const epochMs = (t: string | null): number | null => (t === null ? null : Date.parse(t));
 export const toStoredPrincipal = (r: PrincipalRow): StoredPrincipal =>
-  Object.freeze({ keyId: r.id, scopes: Object.freeze(parseScopes(r.scopes)), expiresAt: r.expires_at === null ? null : Date.parse(r.expires_at) });
+  Object.freeze({
+    keyId: r.id,
+    scopes: Object.freeze(parseScopes(r.scopes)),
+    owner: Boolean(r.owner),
+    revokedAt: epochMs(r.revoked_at),
+    expiresAt: epochMs(r.expires_at),
+  });
 
 export interface IdempotencyRow {
   fingerprint: string;

@@ -136,23 +136,31 @@ export interface ApiKeyCreate {
   readonly hash: string; // hex SHA-256 of the whole key
   readonly scopes: readonly Scope[];
   readonly expiresAt: Date | null;
+  /** The key that makes it; null or absent for a top-level key. */
+  readonly parentId?: number | null;
+  /** An owner key manages every key; absent → false. */
+  readonly owner?: boolean;
 }
 
 /** Keyset page request over keys: ascending ids after `afterId`. */
 export interface KeyQuery {
   readonly limit: number;
   readonly afterId: number;
+  /** Only this key and its descendants; undefined → every key. */
+  readonly within?: number;
 }
 
 export interface ApiKeyRepository {
   /**
-   * The key with this hash unless it is revoked, with its expiry; every request asks. Whether it
-   * has expired is decided by the caller, against its clock (KeyVerifier).
+   * The key with this hash, revoked or expired or not; every request asks. Whether it still works
+   * is decided by the caller, against its clock (KeyVerifier, `keyIsActive`).
    */
-  findActiveByHash(hash: string): Promise<StoredPrincipal | undefined>;
-  /** Every key, revoked and expired ones included. */
+  findByHash(hash: string): Promise<StoredPrincipal | undefined>;
+  /** Every key (or every key of a subtree, `within`), revoked and expired ones included. */
   list(query: KeyQuery): Promise<ApiKey[]>;
   get(id: number): Promise<ApiKey | undefined>;
+  /** The ids of the key's ancestors: its parent, the parent's parent, … (none for a top-level or unknown key). */
+  ancestors(id: number): Promise<number[]>;
   count(): Promise<number>;
 }
 
@@ -272,7 +280,8 @@ export interface ApiKeyTx {
   insert(input: ApiKeyCreate, at: Date): Promise<ApiKey>;
   /** The key, revoked or not, locked FOR NO KEY UPDATE. */
   lock(id: number): Promise<ApiKey | undefined>;
-  revoke(id: number, at: Date): Promise<void>;
+  /** Revokes the key and every descendant not revoked yet, at `at`; how many it revoked. */
+  revokeTree(id: number, at: Date): Promise<number>;
 }
 
 export interface IdempotencyTx {

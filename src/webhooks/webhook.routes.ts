@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { linkNext } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, errorText, INVALID_JSON, invalidIds, MALFORMED, PageQuery, prose } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, errorText, INVALID_JSON, invalidIds, MALFORMED, PageQuery, prose, UNEXPECTED_BODY } from '../schemas.ts';
 import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
@@ -13,6 +13,8 @@ export interface WebhookRoutesOptions {
 const BAD_URL = errorText`a URL that is not \`https:\`, carries credentials or a fragment, or whose host does not resolve only to public addresses (${'webhook_url_not_allowed'})`;
 const notFound = errorResponse`No webhook endpoint with this id (${'not_found'})`;
 const badId = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}); ${MALFORMED}`;
+// The operations that take no body: an empty one is none, another must be JSON (json-body.ts).
+const badIdOrBody = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`;
 const pageErrors = (what: string) =>
   errorResponse`Invalid ${prose(what)}, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`;
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
@@ -116,7 +118,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         summary: 'Delete a webhook endpoint',
         description: 'Nothing more is sent to it; its delivery log is deleted with it.',
         params: WebhookIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), 400: badId, 404: notFound, ...commonErrors },
+        response: { 204: Type.Null({ description: 'Deleted' }), 400: badIdOrBody, 404: notFound, ...bodyErrors, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -136,7 +138,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         description:
           'Issues a new secret, returned here only. For 24 hours deliveries carry two signatures (`v1,<new> v1,<old>`), so the receiver can switch to the new secret at its own pace; then only the new one signs. No request body.',
         params: WebhookIdParams,
-        response: { 200: { ...WebhookWithSecret, description: 'The endpoint and its new secret' }, 400: badId, 404: notFound, ...commonErrors },
+        response: {
+          200: { ...WebhookWithSecret, description: 'The endpoint and its new secret' },
+          400: badIdOrBody,
+          404: notFound,
+          ...bodyErrors,
+          ...commonErrors,
+        },
       },
     },
     async (request) => webhooks.rotateSecret(request.params.webhookId),
@@ -183,9 +191,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         params: DeliveryIdParams,
         response: {
           202: { ...Delivery, description: 'The attempt that will send it' },
-          400: errorResponse`${invalidIds(['webhookId', 'deliveryId'])} (${'validation_failed'}); ${MALFORMED}`,
+          400: errorResponse`${invalidIds(['webhookId', 'deliveryId'])} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`,
           404: errorResponse`No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (${'not_found'})`,
           409: errorResponse`The endpoint is disabled (${'webhook_disabled'})`,
+          ...bodyErrors,
           ...commonErrors,
         },
       },

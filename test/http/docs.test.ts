@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,7 +142,8 @@ describe('API reference page in headless Chromium', () => {
     }
     assert.ok(text.includes('Pet Store API'), 'the document title');
 
-    const screenshot = join(tmpdir(), 'petstore-docs.png');
+    // Kept for a person to look at; its own folder, since other runs (other worktrees) share the temporary directory.
+    const screenshot = join(mkdtempSync(join(tmpdir(), 'petstore-docs-')), 'docs.png');
     await page.screenshot({ path: screenshot });
     t.diagnostic(`screenshot: ${screenshot}`);
 

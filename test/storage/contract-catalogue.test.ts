@@ -330,7 +330,13 @@ for (const engine of ENGINES) {
         const a = await insertKey(storage, { name: 'a', prefix: 'pst_aaaa', hash: hashKey('a'), scopes: ['pets:read'], expiresAt }, ctx);
         const b = await insertKey(storage, { name: 'b', prefix: 'pst_bbbb', hash: hashKey('b'), scopes: ['keys:admin'], expiresAt: null }, ctx);
         assert.equal(a.expiresAt, '2027-01-01T00:00:00.000Z');
-        assert.deepEqual(await storage.apiKeys.findActiveByHash(hashKey('a')), { keyId: a.id, scopes: ['pets:read'], expiresAt: expiresAt.getTime() });
+        assert.deepEqual(await storage.apiKeys.findByHash(hashKey('a')), {
+          keyId: a.id,
+          scopes: ['pets:read'],
+          owner: false,
+          revokedAt: null,
+          expiresAt: expiresAt.getTime(),
+        });
         assert.deepEqual(await storage.apiKeys.get(b.id), b);
         assert.equal(await storage.apiKeys.get(b.id + 10), undefined);
         assert.deepEqual(await storage.apiKeys.list({ limit: 1, afterId: 0 }), [a]);

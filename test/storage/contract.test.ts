@@ -175,33 +175,37 @@ for (const engine of ENGINES) {
           createdAt: '2026-01-02T03:04:05.678Z',
           expiresAt: null,
           revokedAt: null,
+          parentId: null,
+          owner: false,
         });
         assert.deepEqual(await storage.apiKeys.list({ limit: 100, afterId: 0 }), [info]);
       });
 
-      test('findActiveByHash resolves a key to its principal until it is revoked', async (t) => {
+      test('findByHash resolves a key to its principal, with its revocation once it is revoked', async (t) => {
         const storage = await openTestStorage(t, engine);
         const info = await insertKey(storage, input, { now });
-        assert.deepEqual(await storage.apiKeys.findActiveByHash(input.hash), { keyId: info.id, scopes: ['pets:read', 'orders:write'], expiresAt: null });
-        assert.equal(await storage.apiKeys.findActiveByHash(hashKey('pst_other')), undefined);
+        const principal = { keyId: info.id, scopes: ['pets:read', 'orders:write'], owner: false, revokedAt: null, expiresAt: null };
+        assert.deepEqual(await storage.apiKeys.findByHash(input.hash), principal);
+        assert.equal(await storage.apiKeys.findByHash(hashKey('pst_other')), undefined);
         const later = new Date('2026-02-03T04:05:06.007Z');
         assert.equal(await revokeApiKey(storage, info.id, { now: later }), true);
         assert.equal(await revokeApiKey(storage, info.id, { now: later }), false, 'a second revocation changes nothing');
         await assert.rejects(revokeApiKey(storage, info.id + 100, { now: later }), rejectsWith('not_found'));
-        assert.equal(await storage.apiKeys.findActiveByHash(input.hash), undefined);
+        assert.deepEqual(await storage.apiKeys.findByHash(input.hash), { ...principal, revokedAt: later.getTime() });
         assert.deepEqual(await storage.apiKeys.list({ limit: 100, afterId: 0 }), [{ ...info, revokedAt: '2026-02-03T04:05:06.007Z' }]);
       });
 
-      test('findActiveByHash for many keys at once (one loop turn): each its own answer; revoked keys are not found', async (t) => {
+      test('findByHash for many keys at once (one loop turn): each its own answer, revoked ones with their revocation', async (t) => {
         const storage = await openTestStorage(t, engine);
         const a = await insertKey(storage, input, { now });
         const b = await insertKey(storage, { ...input, hash: hashKey('pst_secret-two'), scopes: ['orders:read'] }, { now });
         const c = await insertKey(storage, { ...input, hash: hashKey('pst_secret-three') }, { now });
         await revokeApiKey(storage, c.id, { now });
         const hashes = [hashKey('pst_secret-two'), input.hash, hashKey('pst_nobody'), hashKey('pst_secret-three'), input.hash];
-        const found = await Promise.all(hashes.map((h) => storage.apiKeys.findActiveByHash(h)));
-        const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'], expiresAt: null };
-        assert.deepEqual(found, [{ keyId: b.id, scopes: ['orders:read'], expiresAt: null }, A, undefined, undefined, A]);
+        const found = await Promise.all(hashes.map((h) => storage.apiKeys.findByHash(h)));
+        const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'], owner: false, revokedAt: null, expiresAt: null };
+        const C = { ...A, keyId: c.id, revokedAt: now.getTime() };
+        assert.deepEqual(found, [{ keyId: b.id, scopes: ['orders:read'], owner: false, revokedAt: null, expiresAt: null }, A, undefined, C, A]);
       });
 
       test('count counts every key, revoked or not; hashes are unique', async (t) => {

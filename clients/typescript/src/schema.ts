@@ -43,7 +43,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response carries `Deprecation`, `Sunset` and `Link` headers; from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
          *
          *     Requires scope `pets:read`.
          */
@@ -363,7 +363,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).
+         * @description A page of the keys the calling key manages — itself and the keys it made, directly or through them; every key for an owner or bootstrap key — ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`). Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -371,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key.
+         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. The calling key becomes its parent (`parentId`): the new key is revoked with it, and never expires later than it — without `expiresAt` it expires when the calling key does; a later `expiresAt` is refused (400), not shortened. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * Get an API key
-         * @description What the key may do and whether it still works — never its secret or its hash.
+         * @description What the key may do, who made it and whether it still works — never its secret or its hash. Only a key the calling key manages (itself, or one it made directly or through its keys; any key for an owner or bootstrap key); any other is 404, as if it did not exist. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -400,7 +400,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The key is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself. Revoking a revoked key changes nothing and answers 204 again.
+         * @description The key, and every key it made (directly or through them), is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself and the keys it made, directly or through them; an owner or bootstrap key may revoke any key; any other key is 404, as if it did not exist. Revoking a revoked key changes nothing and answers 204 again. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -680,7 +680,7 @@ export interface components {
          */
         NewPet: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name: string;
@@ -726,7 +726,7 @@ export interface components {
          */
         PetPatch: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name?: string;
@@ -780,7 +780,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name: string;
@@ -1567,7 +1567,7 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
-             * @description From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future. Default: never
+             * @description From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future, and not later than the calling key's own expiry (else 400 `validation_failed`: refused, not shortened). Default: the calling key's expiry (never, for a key that does not expire)
              * @example 2027-11-22T00:00:00Z
              */
             expiresAt?: string;
@@ -1583,7 +1583,9 @@ export interface components {
          *       ],
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "expiresAt": "2027-11-22T00:00:00.000Z",
-         *       "revokedAt": null
+         *       "revokedAt": null,
+         *       "parentId": 1,
+         *       "owner": false
          *     }
          */
         ApiKey: {
@@ -1611,10 +1613,17 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             createdAt: string;
-            /** @description From when the key is refused; null when not set */
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
             expiresAt: string | null;
-            /** @description When the key was revoked; null when not set */
+            /** @description When the key was revoked — by itself, or with an ancestor (revoking a key revokes the keys it made); null when not set */
             revokedAt: string | null;
+            /**
+             * @description The key that made this one through createKey; null for a top-level key (made by the operator with `petstore keys create`, by a bootstrap key, the first-run key, or before keys recorded their maker). A key ends with its parent: revoked with it, and never expiring later
+             * @example 1
+             */
+            parentId: number | null;
+            /** @description An owner key (the first-run key, or one made with `petstore keys create --owner`) reads and revokes every key; any other key only itself and the keys it made, directly or through them */
+            owner: boolean;
         };
         /** @description A page of keys, ascending by id */
         ApiKeys: components["schemas"]["ApiKey"][];
@@ -1630,6 +1639,8 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "expiresAt": "2027-11-22T00:00:00.000Z",
          *       "revokedAt": null,
+         *       "parentId": 1,
+         *       "owner": false,
          *       "key": "pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO"
          *     }
          */
@@ -1658,10 +1669,17 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             createdAt: string;
-            /** @description From when the key is refused; null when not set */
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
             expiresAt: string | null;
-            /** @description When the key was revoked; null when not set */
+            /** @description When the key was revoked — by itself, or with an ancestor (revoking a key revokes the keys it made); null when not set */
             revokedAt: string | null;
+            /**
+             * @description The key that made this one through createKey; null for a top-level key (made by the operator with `petstore keys create`, by a bootstrap key, the first-run key, or before keys recorded their maker). A key ends with its parent: revoked with it, and never expiring later
+             * @example 1
+             */
+            parentId: number | null;
+            /** @description An owner key (the first-run key, or one made with `petstore keys create --owner`) reads and revokes every key; any other key only itself and the keys it made, directly or through them */
+            owner: boolean;
             /**
              * @description The secret: send it as `Authorization: Bearer <key>`. Shown in this response only; store it now.
              * @example pst_Xy3aK9…
@@ -1763,7 +1781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `categoryId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `categoryId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1899,7 +1917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1972,12 +1990,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2107,7 +2127,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2265,7 +2285,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2365,12 +2385,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2472,7 +2494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Invalid `petId`, body field or `If-Match`, an empty patch, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown or deleted category (`unknown_category`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `petId`, body field or `If-Match`, an empty patch, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown or deleted category (`unknown_category`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2572,12 +2594,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body sent as neither application/merge-patch+json nor application/json (`unsupported_media_type`) */
+            /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2647,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Categories"];
                 };
             };
-            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2771,7 +2795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            /** @description A missing or invalid name, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description A missing or invalid name, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2845,12 +2869,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2943,7 +2969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3063,7 +3089,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3149,12 +3175,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3238,7 +3266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, or a missing or invalid name or an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, or a missing or invalid name or an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3324,12 +3352,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body sent as neither application/merge-patch+json nor application/json (`unsupported_media_type`) */
+            /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3409,7 +3439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Orders"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3537,7 +3567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3611,12 +3641,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3732,7 +3764,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3874,7 +3906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Invalid `orderId`, body field or `If-Match`, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `orderId`, body field or `If-Match`, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3974,12 +4006,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4062,7 +4096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Events"];
                 };
             };
-            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4174,7 +4208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhooks"];
                 };
             };
-            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4298,7 +4332,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field, event type or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field, event type or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4356,12 +4390,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4447,7 +4483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4567,7 +4603,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4617,6 +4653,36 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4706,7 +4772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid `webhookId` or body field, an empty body, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `webhookId` or body field, an empty body, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4778,12 +4844,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4870,7 +4938,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4920,6 +4988,36 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4999,7 +5097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deliveries"];
                 };
             };
-            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5138,7 +5236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5202,6 +5300,36 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5281,7 +5409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Inventory"];
                 };
             };
-            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5393,7 +5521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeys"];
                 };
             };
-            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5520,13 +5648,15 @@ export interface operations {
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "expiresAt": "2027-11-22T00:00:00.000Z",
                      *       "revokedAt": null,
+                     *       "parentId": 1,
+                     *       "owner": false,
                      *       "key": "pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Missing or invalid fields (an unknown scope, `expiresAt` not RFC 3339 or not in the future), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields (an unknown scope, `expiresAt` not RFC 3339, not in the future or later than the calling key's own expiry), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5599,12 +5729,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5699,13 +5831,15 @@ export interface operations {
                      *       ],
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "expiresAt": "2027-11-22T00:00:00.000Z",
-                     *       "revokedAt": null
+                     *       "revokedAt": null,
+                     *       "parentId": 1,
+                     *       "owner": false
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5749,7 +5883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No key with this id (`not_found`) */
+            /** @description No key with this id that the calling key manages (`not_found`) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5825,7 +5959,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5869,7 +6003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No key with this id (`not_found`) */
+            /** @description No key with this id that the calling key manages (`not_found`) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5897,12 +6031,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -6471,35 +6607,50 @@ type ReadonlyArray<T> = [
 export const pathsPetsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
 export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsCategoriesPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesCategoryIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCategoriesCategoryIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesCategoryIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCategoriesCategoryIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesCategoryIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsStoreOrdersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsStoreOrdersOrderIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersOrderIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsEventsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/events"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksWebhookIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdRotateSecretPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/rotate-secret"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdRotateSecretPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/rotate-secret"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksWebhookIdDeliveriesGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/deliveries"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdDeliveriesDeliveryIdRetryPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdDeliveriesDeliveryIdRetryPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreInventoryGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/inventory"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsKeysPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "request_timeout", "gone", "precondition_failed", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];

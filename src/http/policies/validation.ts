@@ -158,7 +158,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
     case 'maxLength':
       return `${subject} must be at most ${p.limit} characters long`;
     case 'pattern':
-      if (p.pattern === TEXT_PATTERN) return `${subject} must not be blank nor contain the NUL character (U+0000)`;
+      if (p.pattern === TEXT_PATTERN)
+        return `${subject} must not be blank nor contain the NUL character (U+0000); white space and invisible characters such as U+200B do not count as text`;
       return p.pattern === CONDITION_PATTERN ? `${subject} ${CONDITION_RULE}` : `${subject} must match ${p.pattern}`;
     case 'repeated':
       return `${subject} must be given once`;

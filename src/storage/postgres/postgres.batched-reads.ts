@@ -3,7 +3,7 @@
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS as COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import { PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
 import { petListStatement, searchProbeStatement, SPARSE_SEARCH } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import { postgresDialect } from './postgres.dialect.ts';
@@ -72,16 +72,13 @@ export class PostgresPets implements PetRepository {
 }
 
 /**
- * ApiKeyRepository.findActiveByHash: read for every request, never cached, so a revocation committed
- * by any instance (or the CLI) is visible to every instance's next request. Expiry is compared with
- * the clock by KeyVerifier.
+ * ApiKeyRepository.findByHash: read for every request, never cached, so a revocation committed
+ * by any instance (or the CLI) is visible to every instance's next request. Whether the key still
+ * works is decided by KeyVerifier (`keyIsActive`).
  */
-export function activeKeys(db: PgDb): (hash: string) => Promise<StoredPrincipal | undefined> {
+export function keysByHash(db: PgDb): (hash: string) => Promise<StoredPrincipal | undefined> {
   const active = new BatchedLookup<string, StoredPrincipal>(async (hashes) => {
-    const rows = await db.query<PrincipalRow & { hash: string }>(
-      'SELECT id, hash, scopes, expires_at FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL',
-      [hashes],
-    );
+    const rows = await db.query<PrincipalRow & { hash: string }>(`SELECT ${PRINCIPAL_COLUMNS}, hash FROM api_keys WHERE hash = ANY($1)`, [hashes]);
     return new Map(rows.map((r) => [r.hash, toStoredPrincipal(r)]));
   });
   return (hash) => active.get(hash);

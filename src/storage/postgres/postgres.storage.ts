@@ -8,7 +8,7 @@ import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
-import { activeKeys, PostgresPets } from './postgres.batched-reads.ts';
+import { keysByHash, PostgresPets } from './postgres.batched-reads.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 
 export interface PostgresOptions {
@@ -62,7 +62,7 @@ function postgresStorage(db: PgDb): Storage {
     pets: new PostgresPets(db),
     categories: new SqlCategories(db.statements),
     orders: new SqlOrders(db.statements),
-    apiKeys: new SqlApiKeys(db.statements, activeKeys(db)),
+    apiKeys: new SqlApiKeys(db.statements, keysByHash(db)),
     idempotency: new SqlIdempotency(db.statements),
     events: new SqlEvents(db.statements),
     webhooks: new SqlWebhooks(db.statements),

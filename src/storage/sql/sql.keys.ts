@@ -17,25 +17,46 @@ import type {
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 const GET_KEY = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`;
+// The key $n and its descendants (a key's parent is always an older key: no cycles).
+const SUBTREE = (n: number) =>
+  `WITH RECURSIVE tree (id) AS (SELECT id FROM api_keys WHERE id = $${n} UNION SELECT k.id FROM api_keys k JOIN tree ON k.parent_id = tree.id)`;
 // Two concurrent revocations of one key: the second waits for the lock, then reads it revoked.
 const LOCK_KEY = perDialect((d) => `${GET_KEY} ${d.lock('FOR NO KEY UPDATE')}`);
 
-/** The key reads; the lookup every request makes is the engine's, with its cache (`findActiveByHash`). */
+/** The key reads; the lookup every request makes is the engine's, with its cache (`findByHash`). */
 export class SqlApiKeys implements ApiKeyRepository {
   readonly #db: SqlDb;
-  readonly findActiveByHash: (hash: string) => Promise<StoredPrincipal | undefined>;
+  readonly findByHash: (hash: string) => Promise<StoredPrincipal | undefined>;
 
-  constructor(db: SqlDb, findActiveByHash: (hash: string) => Promise<StoredPrincipal | undefined>) {
+  constructor(db: SqlDb, findByHash: (hash: string) => Promise<StoredPrincipal | undefined>) {
     this.#db = db;
-    this.findActiveByHash = findActiveByHash;
+    this.findByHash = findByHash;
   }
 
   async list(q: KeyQuery): Promise<ApiKey[]> {
-    return (await this.#db.all<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [q.afterId, q.limit])).map(toApiKey);
+    const rows =
+      q.within === undefined
+        ? await this.#db.all<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id > $1 ORDER BY id LIMIT $2`, [q.afterId, q.limit])
+        : await this.#db.all<KeyRow>(`${SUBTREE(3)} SELECT ${KEY_COLUMNS} FROM api_keys WHERE id IN (SELECT id FROM tree) AND id > $1 ORDER BY id LIMIT $2`, [
+            q.afterId,
+            q.limit,
+            q.within,
+          ]);
+    return rows.map(toApiKey);
   }
 
   async get(id: number): Promise<ApiKey | undefined> {
     return key(await first(this.#db, GET_KEY, [id]));
+  }
+
+  async ancestors(id: number): Promise<number[]> {
+    const rows = await this.#db.all<{ id: number }>(
+      `WITH RECURSIVE up (id, parent_id) AS (
+         SELECT id, parent_id FROM api_keys WHERE id = $1 UNION SELECT k.id, k.parent_id FROM api_keys k JOIN up ON k.id = up.parent_id
+       ) SELECT id FROM up WHERE id <> $1`,
+      [id],
+    );
+    return rows.map((r) => r.id);
   }
 
   async count(): Promise<number> {
@@ -53,8 +74,17 @@ export class SqlApiKeyTx implements ApiKeyTx {
   }
 
   async insert(input: ApiKeyCreate, at: Date): Promise<ApiKey> {
-    const sql = `INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${KEY_COLUMNS}`;
-    const params = [input.name, input.prefix, input.hash, input.scopes.join(' '), at.toISOString(), input.expiresAt?.toISOString() ?? null];
+    const sql = `INSERT INTO api_keys (name, prefix, hash, scopes, created_at, expires_at, parent_id, owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`;
+    const params = [
+      input.name,
+      input.prefix,
+      input.hash,
+      input.scopes.join(' '),
+      at.toISOString(),
+      input.expiresAt?.toISOString() ?? null,
+      input.parentId ?? null,
+      input.owner ?? false,
+    ];
     return toApiKey((await first<KeyRow>(this.#db, sql, params))!);
   }
 
@@ -62,8 +92,20 @@ export class SqlApiKeyTx implements ApiKeyTx {
     return key(await first(this.#db, LOCK_KEY(this.#d), [id]));
   }
 
-  async revoke(id: number, at: Date): Promise<void> {
-    await this.#db.run('UPDATE api_keys SET revoked_at = $2 WHERE id = $1', [id, at.toISOString()]);
+  async revokeTree(id: number, at: Date): Promise<number> {
+    // Repeated until a pass finds nothing: on PostgreSQL (READ COMMITTED) a key made under a
+    // descendant by a transaction that committed while a pass ran is not in that pass's snapshot,
+    // but is in the next one's. (Its maker locked the parent, so it committed before the pass
+    // revoked the parent, or it waited for this revocation and was refused.)
+    let total = 0;
+    for (;;) {
+      const n = await this.#db.run(`${SUBTREE(1)} UPDATE api_keys SET revoked_at = $2 WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`, [
+        id,
+        at.toISOString(),
+      ]);
+      if (n === 0) return total;
+      total += n;
+    }
   }
 }
 

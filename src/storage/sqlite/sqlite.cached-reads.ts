@@ -4,7 +4,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
+import { PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
 import { petListStatement } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
@@ -86,17 +86,17 @@ export class SqlitePets implements PetRepository {
 }
 
 /**
- * ApiKeyRepository.findActiveByHash. Every request looks its key up. Remembered until the database
+ * ApiKeyRepository.findByHash. Every request looks its key up. Remembered until the database
  * changes — any commit, by this process or another (`petstore keys revoke`) — so a revocation still
  * applies from the next request on. An expiry needs no change to the database: KeyVerifier compares
- * it with its clock on every request, cached or not. Only keys that exist are remembered: random
- * tokens cannot fill the cache.
+ * it with its clock on every request, cached or not (`keyIsActive`). Only keys that exist are
+ * remembered: random tokens cannot fill the cache.
  */
-export function activeKeys(db: DatabaseSync, changes: DatabaseChanges, writes: GroupCommit): (hash: string) => Promise<StoredPrincipal | undefined> {
+export function keysByHash(db: DatabaseSync, changes: DatabaseChanges, writes: GroupCommit): (hash: string) => Promise<StoredPrincipal | undefined> {
   const active = new ReadCache<StoredPrincipal>(changes, 1_000);
   // Lookup by the hash of a random 256-bit key: the index compares hashes, so response time tells
   // an attacker nothing about how close a guess was to a real key.
-  const byHash = db.prepare('SELECT id, scopes, expires_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL');
+  const byHash = db.prepare(`SELECT ${PRINCIPAL_COLUMNS} FROM api_keys WHERE hash = ?`);
   return (hash) =>
     writes.outside(() =>
       active.get(hash, () => {

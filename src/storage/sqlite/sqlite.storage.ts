@@ -10,7 +10,7 @@ import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
-import { activeKeys, SqlitePets } from './sqlite.cached-reads.ts';
+import { keysByHash, SqlitePets } from './sqlite.cached-reads.ts';
 import { SqliteStatements, sqliteDb, sqliteDialect, transaction } from './sqlite.db.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
@@ -47,7 +47,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     pets: new SqlitePets(db, changes, writes),
     categories: new SqlCategories(outside),
     orders: new SqlOrders(outside),
-    apiKeys: new SqlApiKeys(outside, activeKeys(db, changes, writes)),
+    apiKeys: new SqlApiKeys(outside, keysByHash(db, changes, writes)),
     idempotency: new SqlIdempotency(outside),
     events: new SqlEvents(outside),
     webhooks: new SqlWebhooks(outside),
