@@ -283,6 +283,17 @@ const secretKeys =
     );
   };
 
+/** An ISO 4217 currency code that Intl knows (upper case). */
+const currencyCode =
+  (name: string, fallback: string): Setting<string> =>
+  (env) => {
+    const raw = value(env, name) ?? fallback;
+    if (!/^[A-Z]{3}$/.test(raw) || !Intl.supportedValuesOf('currency').includes(raw)) {
+      throw new ConfigError(name, `expected an ISO 4217 currency code in upper case such as EUR or USD, got "${raw}"`);
+    }
+    return raw;
+  };
+
 const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
 
 /** Node refuses a header deadline later than the whole-request deadline. */
@@ -327,6 +338,8 @@ const SETTINGS = {
   headersTimeoutMs,
   requestTimeoutMs,
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+  /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
+  storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
   /** How webhooks are delivered (docs/events.md). */

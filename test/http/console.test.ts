@@ -18,7 +18,7 @@ describe('/console', () => {
     const { app } = await buildTestApp(t);
     const root = await app.inject({ url: '/' });
     assert.equal(root.statusCode, 302);
-    assert.equal(root.headers.location, 'console/');
+    assert.equal(root.headers.location, '/console/');
     const bare = await app.inject({ url: '/console' });
     assert.equal(bare.statusCode, 301);
     assert.equal(bare.headers.location, '/console/');

@@ -11,6 +11,7 @@ import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { claimAttempts } from '../../src/webhooks/webhook.deliveries.ts';
 import { createWebhook } from '../../src/webhooks/webhook.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 import { ENGINES, openSharedStorages } from '../helpers/engines.ts';
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');
@@ -28,7 +29,7 @@ async function withWork(storage: Storage): Promise<void> {
   await createWebhook(storage, { url: 'https://hooks.example.com/a', events: null, description: null, secret: 'sealed' }, { keyId: null, scopes: SCOPES }, 16, {
     now: T0,
   });
-  for (let i = 0; i < 3; i++) await createPet(storage, { name: `p${i}`, categoryId: 1, status: 'available' }, { now: T0 });
+  for (let i = 0; i < 3; i++) await createPet(storage, petRecord({ name: `p${i}`, categoryId: 1, status: 'available' }), { now: T0 });
 }
 
 for (const engine of ENGINES.filter((e) => e === 'postgres')) {

@@ -15,6 +15,7 @@ import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
 import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { claimAttempts } from '../../src/webhooks/webhook.deliveries.ts';
+import { petRecord } from '../helpers/pets.ts';
 import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -62,7 +63,7 @@ for (const engine of ENGINES) {
         URLS.map((url) => [url, null]),
       );
       const now = new Date(AT);
-      await createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now });
+      await createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now });
       const claimed = await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + 10_000), token: 't', max: 10, perEndpoint: 10, perHost: 1 });
       assert.deepEqual(
         claimed.map((a) => a.url).sort(),

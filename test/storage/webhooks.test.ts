@@ -12,6 +12,7 @@ import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type C
 import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
 import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 /** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
 const OWNER = { keyId: null, scopes: SCOPES };
@@ -22,7 +23,7 @@ let tokens = 0;
 
 const endpoint = (storage: Storage, events: WebhookCreate['events'] = null, url = 'https://hooks.example.com/a') =>
   createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, OWNER, 16, { now: T0 });
-const newPet = (storage: Storage, now = T0) => createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now });
+const newPet = (storage: Storage, now = T0) => createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now });
 
 async function claim(
   storage: Storage,

@@ -3,6 +3,17 @@ import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 describe('loadConfig', () => {
+  test('STORE_CURRENCY: EUR by default; an ISO 4217 code in upper case, else a one-line error naming it', () => {
+    assert.equal(loadConfig({}).storeCurrency, 'EUR');
+    assert.equal(loadConfig({ STORE_CURRENCY: ' CHF ' }).storeCurrency, 'CHF');
+    for (const bad of ['eur', 'EURO', 'XYZ', '€']) {
+      assert.throws(
+        () => loadConfig({ STORE_CURRENCY: bad }),
+        (err: unknown) => err instanceof ConfigError && err.variable === 'STORE_CURRENCY' && err.message.includes(bad),
+      );
+    }
+  });
+
   test('defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);

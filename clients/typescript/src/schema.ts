@@ -340,8 +340,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Count the animals by status
-         * @description How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size.
+         * Count the animals by status and value the available ones
+         * @description How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size. `availableValue` sums the prices of the available animals per currency, kept the same way.
          *
          *     Requires scope `pets:read`.
          */
@@ -667,10 +667,35 @@ export interface components {
          */
         PetStatus: "available" | "pending" | "sold";
         /**
+         * @description An amount of money in minor units and its currency
+         * @example {
+         *       "amount": 1999,
+         *       "currency": "EUR"
+         *     }
+         */
+        Price: {
+            /**
+             * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+             * @example 1999
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code: the store's (`STORE_CURRENCY`) when the price was set
+             * @example EUR
+             */
+            currency: string;
+        };
+        /**
          * @example {
          *       "name": "Rex",
          *       "categoryId": 1,
-         *       "status": "available"
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999
+         *       }
          *     }
          */
         NewPet: {
@@ -686,9 +711,35 @@ export interface components {
              */
             categoryId: number;
             status?: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags?: string[];
+            /** @description The price, in the store's currency; without it the animal has no price */
+            price?: {
+                /**
+                 * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+                 * @example 1999
+                 */
+                amount: number;
+                /**
+                 * @description Must be the store's currency (`STORE_CURRENCY`) when given
+                 * @example EUR
+                 */
+                currency?: string;
+            };
         };
         /**
-         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.
+         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.
          * @example {
          *       "name": "Rex II"
          *     }
@@ -706,13 +757,39 @@ export interface components {
              */
             categoryId?: number;
             status?: components["schemas"]["PetStatus"];
+            /** @description The new description; `null` removes it */
+            description?: string | null;
+            /** @description The new tags, replacing the old ones; `null` (or `[]`) removes them all */
+            tags?: string[] | null;
+            /** @description The new price; `null` removes it */
+            price?: {
+                /**
+                 * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+                 * @example 1999
+                 */
+                amount: number;
+                /**
+                 * @description Must be the store's currency (`STORE_CURRENCY`) when given
+                 * @example EUR
+                 */
+                currency?: string;
+            } | null;
         };
         /**
          * @example {
          *       "id": 1,
          *       "name": "Rex",
          *       "categoryId": 1,
-         *       "status": "available"
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
          *     }
          */
         Pet: {
@@ -734,8 +811,34 @@ export interface components {
              */
             categoryId: number;
             status: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags: string[];
+            price?: components["schemas"]["Price"];
+            /**
+             * Format: date-time
+             * @description When the animal was added (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the animal last changed: its fields, or its status through an order (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
         };
-        /** @description A page of animals, ascending by id */
+        /** @description A page of animals, in the order `sort` names (ascending by id by default) */
         Pets: components["schemas"]["Pet"][];
         /**
          * @example {
@@ -843,6 +946,7 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             updatedAt: string;
+            price?: components["schemas"]["Price"];
         };
         /** @description A page of orders, ascending by id */
         Orders: components["schemas"]["Order"][];
@@ -861,7 +965,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -894,7 +1001,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "pending"
+         *         "status": "pending",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1197,7 +1307,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1432,7 +1545,10 @@ export interface components {
          * @example {
          *       "available": 12,
          *       "pending": 3,
-         *       "sold": 40
+         *       "sold": 40,
+         *       "availableValue": {
+         *         "EUR": 123450
+         *       }
          *     }
          */
         Inventory: {
@@ -1442,6 +1558,15 @@ export interface components {
             pending: number;
             /** @description Animals that are sold (withdrawn ones not counted) */
             sold: number;
+            /**
+             * @description What the available animals are worth: the sum of their prices in minor units, per currency (ISO 4217). The store's currency (`STORE_CURRENCY`) is always present, 0 when nothing available has a price; another appears only while available animals still carry prices set under an earlier `STORE_CURRENCY`.
+             * @example {
+             *       "EUR": 123450
+             *     }
+             */
+            availableValue: {
+                [key: string]: number;
+            };
         };
         /**
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
@@ -1669,6 +1794,15 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /** @description Filters by category; combinable with `status` */
                 categoryId?: number;
+                /**
+                 * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)
+                 * @example lab fri
+                 */
+                q?: string;
+                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`) */
+                tag?: string[];
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400) */
+                sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
                 /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
                 cursor?: string;
             };
@@ -1815,7 +1949,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -2000,7 +2143,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -2374,7 +2526,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -5289,7 +5450,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The counts; all three keys are always present */
+            /** @description The counts; all three keys are always present, and `availableValue` names the store's currency */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5304,7 +5465,10 @@ export interface operations {
                      * @example {
                      *       "available": 12,
                      *       "pending": 3,
-                     *       "sold": 40
+                     *       "sold": 40,
+                     *       "availableValue": {
+                     *         "EUR": 123450
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Inventory"];
@@ -6143,7 +6307,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "available"
+                 *         "status": "available",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -6194,7 +6361,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "pending"
+                 *         "status": "pending",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -6629,6 +6799,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsPetsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
 export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];

@@ -120,8 +120,6 @@ async function consoleRoutes(app: FastifyInstance, { path, dir }: { readonly pat
     if (encoding !== 'identity') reply.header('content-encoding', encoding);
     return reply.send(asset.bodies.get(encoding));
   };
-  // The service's front door: a person who opens it in a browser gets the console, not a JSON 404.
-  app.get('/', common, async (_request, reply) => reply.redirect(`${path.slice(1)}/`, 302));
   // The page's files are named relative to `<path>/`, so the bare path redirects there (like /docs).
   app.get(path, common, async (request, reply) => reply.redirect(`${new URL(request.url, 'http://x').pathname}/`, 301));
   app.get(`${path}/`, common, (request, reply) => serve('index.html', request, reply));

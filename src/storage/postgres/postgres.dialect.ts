@@ -35,6 +35,22 @@ export const postgresDialect: Dialect = {
   settled: (xid) => `${xid} < pg_snapshot_xmin(pg_current_snapshot())`,
   alive: ALIVE,
 
+  // A tsquery written out, not parsed (the words are lexemes already): every word as a prefix, all required.
+  searchTerms: (words) => words.map((w) => `'${w}':*`).join(' & '),
+  // pets.search is the tsvector of search_text's words (migration 9), indexed by pets_live_search
+  // (GIN). For a query matching much of the store the planner walks pets_live_id in id order,
+  // checking each row's stored tsvector, and soon has a page. Its estimate of a rare prefix is too
+  // high to be trusted (it would walk the whole id index looking for a page), so for a query the
+  // probe found sparse the matches come from the GIN index first (OFFSET 0 keeps the subquery
+  // whole) and only they are ordered.
+  searchPets: (param, sparse) =>
+    sparse
+      ? {
+          from: `(SELECT id AS match FROM pets WHERE deleted_at IS NULL AND search @@ CAST(${param} AS tsquery) OFFSET 0) AS m CROSS JOIN pets p`,
+          where: 'p.id = m.match',
+          id: 'p.id',
+        }
+      : { from: 'pets p', where: `p.search @@ CAST(${param} AS tsquery)`, id: 'p.id' },
   // A failed statement aborts the whole transaction on PostgreSQL: a savepoint keeps it usable.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     await db.run('SAVEPOINT name');

@@ -61,6 +61,15 @@ export interface Dialect {
    * PostgreSQL: a transaction-scoped advisory lock. SQLite: nothing (one writer holds the database).
    */
   serialize(db: SqlDb, lock: number): Promise<void>;
+  /** The search query of `words` (folded words of letters and digits, pets/pet.search.ts), each a word or the start of one. */
+  searchTerms(words: readonly string[]): string;
+  /**
+   * The live pets matching the search query `param`, from the search index, in id order: the FROM
+   * items (the pets aliased `p`), their condition, and the id expression to order and page by.
+   * `sparse`: the caller found few matches (PostgresPets probes), so they are collected from the
+   * index first and then ordered.
+   */
+  searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

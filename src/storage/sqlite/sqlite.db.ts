@@ -78,6 +78,12 @@ export const sqliteDialect: Dialect = {
   },
   settled: () => 'TRUE',
   alive: () => 'TRUE',
+  // FTS5: every quoted word as a prefix ("lab"* matches labrador), all of them required.
+  searchTerms: (words) => words.map((w) => `"${w}"*`).join(' AND '),
+  // The FTS5 table is the outer loop (CROSS JOIN keeps it there): it yields matches in rowid order,
+  // with the rowid range of a keyset page applied inside the index.
+  // FTS5 yields its matches in rowid order however many there are: `sparse` changes nothing.
+  searchPets: (param) => ({ from: 'pets_fts f CROSS JOIN pets p', where: `pets_fts MATCH ${param} AND p.id = f.rowid`, id: 'f.rowid' }),
   // A failed statement is undone by SQLite alone; the transaction goes on.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     try {
