@@ -293,8 +293,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       UPDATE pets SET created_at = coalesce(created_at, now()), updated_at = greatest(coalesce(updated_at, created_at, now()), coalesce(created_at, now()));
       ALTER TABLE pets ALTER COLUMN created_at SET DEFAULT now(), ALTER COLUMN updated_at SET DEFAULT now();
 
-      -- Search: a GIN index over the stored tsvector of live pets.
-      CREATE INDEX pets_live_search ON pets USING gin (search) WHERE deleted_at IS NULL;
+      -- Search: a GIN index over the stored tsvector of live pets. Without fastupdate: its pending
+      -- list (up to 4 MB of recent inserts, unsorted) is read in full by every search, 30-200 ms
+      -- at 200,000 pets whatever the matches (docs/performance.md); each insert adds its few
+      -- words to the index itself instead.
+      CREATE INDEX pets_live_search ON pets USING gin (search) WITH (fastupdate = off) WHERE deleted_at IS NULL;
 
       -- The tag filter: one row per tag of a live pet, written by the pet workflows; the primary
       -- key walks one tag's pets in id order.
