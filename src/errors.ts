@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   category_exists: 409,
   category_in_use: 409,
   webhook_disabled: 409,
+  webhook_limit_reached: 409,
   request_timeout: 408,
   gone: 410,
   precondition_failed: 412,

@@ -1,6 +1,6 @@
 // Process entry: configuration → storage → app → listen; graceful close on SIGTERM/SIGINT.
 // The only module that reads process.env, listens or exits.
-import { buildApp, buildOpsApp } from './app.ts';
+import { buildApp, buildOpsApp, FRONT_DOOR_PATH } from './app.ts';
 import { Metrics } from './http/ops/metrics.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loggerOptions } from './logger.ts';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
   let storage: Storage;
   try {
-    storage = await openStorage(config.database);
+    storage = await openStorage(config.database, { serve: true });
   } catch (err) {
     process.stderr.write(`petstore: cannot open the database (${config.database.engine}): ${(err as Error).message}\n`);
     process.exit(1);
@@ -84,6 +84,14 @@ async function main(): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
     if (ops) await ops.listen({ port: config.metricsPort, host: config.host });
+    const { port } = app.server.address() as { port: number };
+    const origin = config.publicBaseUrl
+      ? new URL(config.publicBaseUrl).origin
+      : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const banner = `Pet Store ready: open ${origin}${FRONT_DOOR_PATH} (the API is under ${origin}/v1)`;
+    // A person starting it locally reads the terminal; in production the logs are JSON lines only.
+    if (config.production) app.log.info({ url: `${origin}${FRONT_DOOR_PATH}` }, banner);
+    else process.stdout.write(`${banner}\n`);
   } catch (err) {
     process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}${ops ? ` or ${config.metricsPort}` : ''}: ${(err as Error).message}\n`);
     await storage.close();

@@ -13,7 +13,7 @@ import {
   PageQuery,
   UNEXPECTED_BODY,
 } from '../schemas.ts';
-import { ApiKey, ApiKeys, CreatedApiKey, KeyIdParams, NewApiKey } from './key.schemas.ts';
+import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, KeyIdParams, NewApiKey } from './key.schemas.ts';
 import type { KeyService } from './key.service.ts';
 
 export interface KeyRoutesOptions {
@@ -80,6 +80,28 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
       linkNext(reply, page, base, '/keys', { limit: request.query.limit });
       return page.items;
     },
+  );
+
+  app.get(
+    '/keys/me',
+    {
+      // No scope: every valid key may ask what it may do (a client shows only the actions it allows).
+      schema: {
+        operationId: 'getCallingKey',
+        tags: ['Keys'],
+        summary: 'Get the calling API key',
+        description:
+          'The key this request is made with: its id, name, scopes and expiry — never its secret or its hash. Any valid key may call it, whatever its scopes, so a client (the store console) can offer only what the key may do. A key configured in `PETSTORE_API_KEYS` has every scope and no id, name or expiry.',
+        'x-stability': 'experimental',
+        response: {
+          200: { ...CallingKey, description: 'The calling key' },
+          400: errorResponse`A query parameter was sent (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`The key was revoked while this request was being answered (${'not_found'})`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => keys.me(request.principal!),
   );
 
   app.get(

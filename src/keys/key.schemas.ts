@@ -94,4 +94,23 @@ export const NewApiKey = Type.Object(
 );
 export type NewApiKey = Static<typeof NewApiKey>;
 
+/**
+ * The key a request is made with (GET /keys/me): what a client needs to offer only what the key may
+ * do. A key configured in PETSTORE_API_KEYS is stored nowhere, so it has no id, no name and no expiry.
+ */
+export const CallingKey = Type.Object(
+  {
+    id: Type.Union([properties.id, Type.Null()], { description: 'Identifier of the key; null for a key configured in `PETSTORE_API_KEYS`' }),
+    name: Type.Union([name, Type.Null()], { description: 'What the key is for; null for a key configured in `PETSTORE_API_KEYS`' }),
+    scopes: properties.scopes,
+    expiresAt: properties.expiresAt,
+  },
+  {
+    $id: 'CallingKey',
+    additionalProperties: false,
+    examples: [{ id: 4, name: 'shop front', scopes: ['pets:read', 'orders:write'], expiresAt: '2027-11-22T00:00:00.000Z' }],
+  },
+);
+export type CallingKey = Static<typeof CallingKey>;
+
 export const KeyIdParams = Type.Object({ keyId: Id('The identifier of the key') }, { additionalProperties: false });

@@ -5,7 +5,7 @@ import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
 import type { ApiKeyRepository, IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
-import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
+import type { ApiKey, CallingKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
 import { childExpiry, keyIsActive, manages, type KeyManager } from './key.rules.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Principal, type Scope } from './key.types.ts';
 
@@ -161,6 +161,16 @@ export class KeyService {
     const key = await this.#storage.apiKeys.get(id);
     if (key === undefined || !(await this.#manages(caller, id))) throw notFound(`key ${id}`);
     return key;
+  }
+
+  /** The calling key as a client may see it; a configured (bootstrap) key is stored nowhere, so it has no id, name or expiry. */
+  async me(caller: Principal): Promise<CallingKey> {
+    if (caller.keyId === null) return { id: null, name: null, scopes: [...caller.scopes], expiresAt: null };
+    // A key may always read itself; found, as the request was just authenticated with it.
+    const key = await this.#storage.apiKeys.get(caller.keyId);
+    if (key === undefined) throw notFound(`key ${caller.keyId}`);
+    const { id, name, scopes, expiresAt } = key;
+    return { id, name, scopes, expiresAt };
   }
 
   /** The keys the caller manages: every key for an owner key, else itself and its descendants. */

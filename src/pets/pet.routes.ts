@@ -56,8 +56,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      const { limit, status, categoryId } = request.query;
-      linkNext(reply, page, base, '/pets', { limit, status, categoryId });
+      const { limit, status, categoryId, q, tag, sort } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId, q, tag, sort });
       return page.items;
     },
   );

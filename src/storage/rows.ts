@@ -14,9 +14,33 @@ export interface PetRow {
   name: string;
   category_id: number;
   status: PetStatus;
+  description: string | null;
+  tags: string; // a JSON array of strings, in the order given
+  price_amount: number | null;
+  price_currency: string | null;
+  created_at: string;
+  updated_at: string;
 }
-export const PET_COLUMNS = 'id, name, category_id, status';
-export const toPet = (r: PetRow): Pet => ({ id: r.id, name: r.name, categoryId: r.category_id, status: r.status });
+export const PET_COLUMNS = 'id, name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at';
+/** PET_COLUMNS as the values of a row, in that order (SQLite reads hot rows as arrays). */
+export type PetTuple = [number, string, number, PetStatus, string | null, string, number | null, string | null, string, string];
+export const toPet = (r: PetRow): Pet =>
+  pet(r.id, r.name, r.category_id, r.status, r.description, r.tags, r.price_amount, r.price_currency, r.created_at, r.updated_at);
+export const tupleToPet = (r: PetTuple): Pet => pet(...r);
+// Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
+function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt]: PetTuple): Pet {
+  return {
+    id,
+    name,
+    categoryId,
+    status,
+    ...(description === null ? {} : { description }),
+    tags: JSON.parse(tags) as string[],
+    ...(amount === null || currency === null ? {} : { price: { amount, currency } }),
+    createdAt,
+    updatedAt,
+  };
+}
 
 export interface OrderRow {
   id: number;
@@ -24,9 +48,15 @@ export interface OrderRow {
   status: OrderStatus;
   created_at: string;
   updated_at: string;
+  price_amount: number | null;
+  price_currency: string | null;
 }
-export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
-export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
+export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at, price_amount, price_currency';
+export const toOrder = (r: OrderRow): Order => {
+  const order: Order = { id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at };
+  if (r.price_amount !== null && r.price_currency !== null) order.price = { amount: r.price_amount, currency: r.price_currency };
+  return order;
+};
 
 export interface EventRow {
   id: number;
@@ -109,6 +139,7 @@ export interface WebhookRow {
   enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
   created_at: string;
   failing_since: string | null;
+  owner_key_id: number | null;
 }
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
@@ -116,6 +147,7 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
   events: r.events === null ? null : (r.events.split(' ') as EventType[]),
   description: r.description,
   enabled: Boolean(r.enabled),
+  keyId: r.owner_key_id,
   createdAt: r.created_at,
 });
 export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since });
@@ -157,6 +189,7 @@ export interface ClaimRow {
   attempt: number;
   event_id: number;
   url: string;
+  owner_key_id: number | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;
@@ -165,11 +198,12 @@ export interface ClaimRow {
   created_at: string | null;
 }
 export const CLAIM_COLUMNS =
-  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
+  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.owner_key_id, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
 export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   deliveryId: r.id,
   webhookId: r.webhook_id,
   url: r.url,
+  keyId: r.owner_key_id,
   attempt: r.attempt,
   eventId: r.event_id,
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),

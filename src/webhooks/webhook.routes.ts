@@ -17,6 +17,7 @@ const badId = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}
 const badIdOrBody = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`;
 const pageErrors = (what: string) =>
   errorResponse`Invalid ${prose(what)}, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`;
+const SUBSCRIBE_SCOPE = errorResponse`The key lacks \`webhooks:admin\`, or the scope that reads the events subscribed: \`pets:read\` for \`pet.*\` and \`category.*\`, \`orders:read\` for \`order.*\`, both for every type (${'insufficient_scope'})`;
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
 const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
 const config = { scope: 'webhooks:admin' } as const;
@@ -33,18 +34,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
         description:
-          'Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.',
+          "Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). The calling key must be able to read what it subscribes to (`pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type) and becomes the endpoint's owner (`keyId`): when it is revoked or expires, the endpoint is disabled. A store has at most `WEBHOOK_MAX_ENDPOINTS` endpoints (16 by default). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.",
         body: NewWebhook,
         response: {
           201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
           400: errorResponse`Missing or invalid fields, an unknown field, event type or query parameter (${'validation_failed'}); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
+          409: errorResponse`The store has \`WEBHOOK_MAX_ENDPOINTS\` endpoints already (${'webhook_limit_reached'})`,
           ...bodyErrors,
           ...commonErrors,
+          403: SUBSCRIBE_SCOPE,
         },
       },
     },
     async (request, reply) => {
-      const webhook = await webhooks.create(request.body);
+      const webhook = await webhooks.create(request.body, request.principal!);
       return reply.code(201).header('location', location(webhook)).send(webhook);
     },
   );
@@ -93,7 +96,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'updateWebhook',
         summary: 'Change a webhook endpoint',
         description:
-          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).',
+          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).',
         params: WebhookIdParams,
         body: WebhookUpdate,
         response: {
@@ -102,10 +105,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
+          403: SUBSCRIBE_SCOPE,
         },
       },
     },
-    async (request) => webhooks.update(request.params.webhookId, request.body),
+    async (request) => webhooks.update(request.params.webhookId, request.body, request.principal!),
   );
 
   app.delete(

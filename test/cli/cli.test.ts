@@ -11,6 +11,7 @@ import { SCOPES } from '../../src/keys/key.types.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { run } from '../helpers/process.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 function setup(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-cli-'));
@@ -93,7 +94,7 @@ describe('petstore CLI', () => {
     assert.match((await cli('categories', 'list')).out, /^1\tDogs\n2\tCats\n3\tBirds\n4\tFish\n5\tReptiles\n6\tSmall mammals\n7\tAmphibians$/);
     const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
     t.after(() => storage.close());
-    const pet = await createPet(storage, { name: 'Frog', categoryId: 7, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, petRecord({ name: 'Frog', categoryId: 7, status: 'available' }), { now: new Date() });
     assert.equal(pet.categoryId, 7);
   });
 

@@ -168,3 +168,16 @@ describe('API reference page in headless Chromium', () => {
     assert.deepEqual(problems, []);
   });
 });
+
+describe('GET / (the front door)', () => {
+  test('redirects a person to the console with 302, without a key; other methods get 405', async (t) => {
+    const { app } = await buildTestApp(t);
+    const res = await app.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/console/');
+    const head = await app.inject({ method: 'HEAD', url: '/' });
+    assert.equal(head.statusCode, 302);
+    const post = await app.inject({ method: 'POST', url: '/', payload: {} });
+    assert.equal(post.statusCode, 405);
+  });
+});

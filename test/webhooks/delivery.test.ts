@@ -119,7 +119,7 @@ for (const engine of ENGINES) {
       assert.equal(w.receiver.received.length, 3, 'no fourth attempt');
     });
 
-    test('first attempts go out in event-id order; an event being retried does not hold back the later ones', async (t) => {
+    test('first attempts go out in the feed order; an event being retried does not hold back the later ones', async (t) => {
       // The very first request (the first event's first attempt) fails; its retry is due a minute later,
       // and the clock stays short of it until the seven later events have been delivered.
       const clock = movableClock();
@@ -131,11 +131,10 @@ for (const engine of ENGINES) {
       const received = await w.receiver.waitFor(9);
       const ids = received.map((r) => Number(String(r.headers['webhook-id']).slice(4)));
       const firsts = ids.filter((id, i) => ids.indexOf(id) === i);
-      assert.deepEqual(
-        firsts,
-        [...firsts].sort((a, b) => a - b),
-        `first attempts in id order: ${ids}`,
-      );
+      // The feed's order is commit order (docs/events.md); event ids follow it on SQLite only.
+      const feed = await w.app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: w.auth });
+      const order = (feed.json() as { id: string }[]).map((e) => Number(e.id.slice(4)));
+      assert.deepEqual(firsts, order, `first attempts in the feed's order: ${ids}`);
       assert.equal(ids.at(-1), ids[0], `the failed first event was retried after the seven later ones: ${ids}`);
       assert.equal(new Set(ids).size, 8);
     });

@@ -7,10 +7,10 @@ import { buildTestApp, type TestApp, type TestAppOptions } from '../helpers/app.
 import type { Engine } from '../helpers/engines.ts';
 import { startReceiver, type Answer, type Receiver, type Received } from '../helpers/receiver.ts';
 
-/** Receivers listen on 127.0.0.1 over http: allowed here only, as WEBHOOK_ALLOWED_HOSTS documents. */
+/** Receivers listen on 127.0.0.1 (any port) over http: allowed here only, as WEBHOOK_ALLOWED_HOSTS documents. */
 export const TEST_ENV = {
   WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*',
   WEBHOOK_RETRY_SCHEDULE_MS: '0,50,100',
   WEBHOOK_TIMEOUT_MS: '500',
   RATE_LIMIT_PER_MINUTE: '0',

@@ -32,3 +32,4 @@ export type WebhookWithSecret = Schemas['WebhookWithSecret'];
 export type NewWebhook = Schemas['NewWebhook'];
 export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type Delivery = Schemas['Delivery'];
+export type CallingKey = Schemas['CallingKey'];

@@ -30,6 +30,7 @@ export const ROUTES = {
   getInventory: { method: "GET", path: "/store/inventory", input: null, paged: false, headers: [], etag: false },
   listKeys: { method: "GET", path: "/keys", input: "query", paged: true, headers: [], etag: false },
   createKey: { method: "POST", path: "/keys", input: "body", paged: false, headers: ["idempotency-key"], etag: false },
+  getCallingKey: { method: "GET", path: "/keys/me", input: null, paged: false, headers: [], etag: false },
   getKey: { method: "GET", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false },
   revokeKey: { method: "DELETE", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false },
 } as const;

@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
+         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). The calling key must be able to read what it subscribes to (`pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type) and becomes the endpoint's owner (`keyId`): when it is revoked or expires, the endpoint is disabled. A store has at most `WEBHOOK_MAX_ENDPOINTS` endpoints (16 by default). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -259,7 +259,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).
+         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -340,8 +340,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Count the animals by status
-         * @description How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size.
+         * Count the animals by status and value the available ones
+         * @description How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size. `availableValue` sums the prices of the available animals per currency, kept the same way.
          *
          *     Requires scope `pets:read`.
          */
@@ -376,6 +376,26 @@ export interface paths {
          *     Requires scope `keys:admin`.
          */
         post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling API key
+         * @description The key this request is made with: its id, name, scopes and expiry — never its secret or its hash. Any valid key may call it, whatever its scopes, so a client (the store console) can offer only what the key may do. A key configured in `PETSTORE_API_KEYS` has every scope and no id, name or expiry.
+         */
+        get: operations["getCallingKey"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -629,7 +649,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "webhook_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -647,10 +667,35 @@ export interface components {
          */
         PetStatus: "available" | "pending" | "sold";
         /**
+         * @description An amount of money in minor units and its currency
+         * @example {
+         *       "amount": 1999,
+         *       "currency": "EUR"
+         *     }
+         */
+        Price: {
+            /**
+             * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+             * @example 1999
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code: the store's (`STORE_CURRENCY`) when the price was set
+             * @example EUR
+             */
+            currency: string;
+        };
+        /**
          * @example {
          *       "name": "Rex",
          *       "categoryId": 1,
-         *       "status": "available"
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999
+         *       }
          *     }
          */
         NewPet: {
@@ -666,9 +711,35 @@ export interface components {
              */
             categoryId: number;
             status?: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags?: string[];
+            /** @description The price, in the store's currency; without it the animal has no price */
+            price?: {
+                /**
+                 * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+                 * @example 1999
+                 */
+                amount: number;
+                /**
+                 * @description Must be the store's currency (`STORE_CURRENCY`) when given
+                 * @example EUR
+                 */
+                currency?: string;
+            };
         };
         /**
-         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.
+         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.
          * @example {
          *       "name": "Rex II"
          *     }
@@ -686,13 +757,39 @@ export interface components {
              */
             categoryId?: number;
             status?: components["schemas"]["PetStatus"];
+            /** @description The new description; `null` removes it */
+            description?: string | null;
+            /** @description The new tags, replacing the old ones; `null` (or `[]`) removes them all */
+            tags?: string[] | null;
+            /** @description The new price; `null` removes it */
+            price?: {
+                /**
+                 * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+                 * @example 1999
+                 */
+                amount: number;
+                /**
+                 * @description Must be the store's currency (`STORE_CURRENCY`) when given
+                 * @example EUR
+                 */
+                currency?: string;
+            } | null;
         };
         /**
          * @example {
          *       "id": 1,
          *       "name": "Rex",
          *       "categoryId": 1,
-         *       "status": "available"
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
          *     }
          */
         Pet: {
@@ -714,8 +811,34 @@ export interface components {
              */
             categoryId: number;
             status: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags: string[];
+            price?: components["schemas"]["Price"];
+            /**
+             * Format: date-time
+             * @description When the animal was added (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the animal last changed: its fields, or its status through an order (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
         };
-        /** @description A page of animals, ascending by id */
+        /** @description A page of animals, in the order `sort` names (ascending by id by default) */
         Pets: components["schemas"]["Pet"][];
         /**
          * @example {
@@ -823,6 +946,7 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             updatedAt: string;
+            price?: components["schemas"]["Price"];
         };
         /** @description A page of orders, ascending by id */
         Orders: components["schemas"]["Order"][];
@@ -841,7 +965,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -874,7 +1001,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "pending"
+         *         "status": "pending",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1177,7 +1307,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1252,6 +1385,7 @@ export interface components {
          *       ],
          *       "description": null,
          *       "enabled": true,
+         *       "keyId": 4,
          *       "createdAt": "2026-11-22T12:00:00.000Z"
          *     }
          */
@@ -1283,6 +1417,8 @@ export interface components {
             description: string | null;
             /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
             enabled: boolean;
+            /** @description The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key */
+            keyId: number | null;
             /**
              * Format: date-time
              * @description When the endpoint was registered (RFC 3339, UTC)
@@ -1302,6 +1438,7 @@ export interface components {
          *       ],
          *       "description": null,
          *       "enabled": true,
+         *       "keyId": 4,
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
          *     }
@@ -1334,6 +1471,8 @@ export interface components {
             description: string | null;
             /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
             enabled: boolean;
+            /** @description The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key */
+            keyId: number | null;
             /**
              * Format: date-time
              * @description When the endpoint was registered (RFC 3339, UTC)
@@ -1406,7 +1545,10 @@ export interface components {
          * @example {
          *       "available": 12,
          *       "pending": 3,
-         *       "sold": 40
+         *       "sold": 40,
+         *       "availableValue": {
+         *         "EUR": 123450
+         *       }
          *     }
          */
         Inventory: {
@@ -1416,6 +1558,15 @@ export interface components {
             pending: number;
             /** @description Animals that are sold (withdrawn ones not counted) */
             sold: number;
+            /**
+             * @description What the available animals are worth: the sum of their prices in minor units, per currency (ISO 4217). The store's currency (`STORE_CURRENCY`) is always present, 0 when nothing available has a price; another appears only while available animals still carry prices set under an earlier `STORE_CURRENCY`.
+             * @example {
+             *       "EUR": 123450
+             *     }
+             */
+            availableValue: {
+                [key: string]: number;
+            };
         };
         /**
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
@@ -1561,6 +1712,27 @@ export interface components {
              */
             key: string;
         };
+        /**
+         * @example {
+         *       "id": 4,
+         *       "name": "shop front",
+         *       "scopes": [
+         *         "pets:read",
+         *         "orders:write"
+         *       ],
+         *       "expiresAt": "2027-11-22T00:00:00.000Z"
+         *     }
+         */
+        CallingKey: {
+            /** @description Identifier of the key; null for a key configured in `PETSTORE_API_KEYS` */
+            id: number | null;
+            /** @description What the key is for; null for a key configured in `PETSTORE_API_KEYS` */
+            name: string | null;
+            /** @description What the key may do */
+            scopes: components["schemas"]["Scope"][];
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
+            expiresAt: string | null;
+        };
     };
     responses: {
         /**
@@ -1622,6 +1794,15 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /** @description Filters by category; combinable with `status` */
                 categoryId?: number;
+                /**
+                 * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)
+                 * @example lab fri
+                 */
+                q?: string;
+                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`) */
+                tag?: string[];
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400) */
+                sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
                 /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
                 cursor?: string;
             };
@@ -1768,7 +1949,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -1953,7 +2143,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -2327,7 +2526,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -4164,6 +4372,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
                      *     }
@@ -4200,13 +4409,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store has `WEBHOOK_MAX_ENDPOINTS` endpoints already (`webhook_limit_reached`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4316,6 +4539,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
@@ -4605,6 +4829,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
@@ -4640,7 +4865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4770,6 +4995,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
                      *     }
@@ -5224,7 +5450,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The counts; all three keys are always present */
+            /** @description The counts; all three keys are always present, and `availableValue` names the store's currency */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5239,7 +5465,10 @@ export interface operations {
                      * @example {
                      *       "available": 12,
                      *       "pending": 3,
-                     *       "sold": 40
+                     *       "sold": 40,
+                     *       "availableValue": {
+                     *         "EUR": 123450
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Inventory"];
@@ -5633,6 +5862,136 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    getCallingKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "name": "shop front",
+                     *       "scopes": [
+                     *         "pets:read",
+                     *         "orders:write"
+                     *       ],
+                     *       "expiresAt": "2027-11-22T00:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallingKey"];
+                };
+            };
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key was revoked while this request was being answered (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     getKey: {
         parameters: {
             query?: never;
@@ -5948,7 +6307,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "available"
+                 *         "status": "available",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -5999,7 +6361,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "pending"
+                 *         "status": "pending",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -6434,6 +6799,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsPetsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
 export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
@@ -6478,10 +6844,11 @@ export const pathsKeysGetResponses503HeadersCacheControlValues: ReadonlyArray<Fl
 export const pathsKeysPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsKeysPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsKeysMeGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/me"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "request_timeout", "gone", "precondition_failed", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "webhook_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];

@@ -61,6 +61,8 @@ export function buildValidatorCompiler(sharedSchemas: readonly object[]): Fastif
  */
 function withTextRules(validate: ValidateFunction, schema: ObjectSchema): ValidateFunction {
   const integers = Object.entries(schema.properties ?? {}).filter(([, p]) => p.type === 'integer');
+  // A list parameter (`tag=a&tag=b`) may be repeated: given once, it is a list of one.
+  const lists = new Set(Object.entries(schema.properties ?? {}).flatMap(([name, p]) => (p.type === 'array' ? [name] : [])));
   for (const [name, p] of integers) {
     // A written integer too long to convert is refused by the range: there must be one.
     if (typeof p.maximum !== 'number') throw new Error(`parameter "${name}": an integer parameter needs a maximum`);
@@ -71,7 +73,11 @@ function withTextRules(validate: ValidateFunction, schema: ObjectSchema): Valida
   };
   const wrapped = ((data: Record<string, unknown> | null) => {
     if (data !== null && typeof data === 'object') {
-      for (const name in data) if (Array.isArray(data[name])) return refuse('repeated', name, {});
+      for (const name in data) {
+        if (lists.has(name)) {
+          if (!Array.isArray(data[name])) data[name] = [data[name]];
+        } else if (Array.isArray(data[name])) return refuse('repeated', name, {});
+      }
       for (const [name, p] of integers) {
         const text = data[name];
         if (typeof text !== 'string' || !INTEGER_TEXT.test(text)) continue;
@@ -163,6 +169,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
       return `${subject} must set at least ${p.limit} field${p.limit === 1 ? '' : 's'}`;
     case 'minItems':
       return `${subject} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${subject} must have at most ${p.limit} item${p.limit === 1 ? '' : 's'}`;
     case 'uniqueItems':
       return `${subject} must not list the same item twice`;
     case 'minimum':

@@ -111,12 +111,27 @@ export class SqlApiKeyTx implements ApiKeyTx {
 
 const ID = 'subject = $1 AND operation = $2 AND key = $3';
 
-/** Claims run outside any workflow, each statement its own transaction. */
+// A claim in flight is dead when it is too old (abandonedBefore) or its holder is gone: an instance
+// that is no longer alive (Dialect.alive; rows of the release before migration 8 name none and
+// wait out the age limit).
+const CLAIM = perDialect(
+  (d) => `INSERT INTO idempotency_keys AS k (subject, operation, key, fingerprint, created_at, instance) VALUES ($1, $2, $3, $4, $5, $8)
+    ON CONFLICT (subject, operation, key) DO UPDATE
+      SET fingerprint = excluded.fingerprint, status = NULL, body = NULL, location = NULL, created_at = excluded.created_at, instance = excluded.instance
+      WHERE k.created_at < $6 OR (k.status IS NULL AND (k.created_at < $7 OR (k.instance IS NOT NULL AND NOT (${d.alive('k.instance')}))))
+    RETURNING 1`,
+);
+
+/** Claims run outside any workflow, each statement its own transaction; `instance` holds them (Dialect.alive). */
 export class SqlIdempotency implements IdempotencyRepository {
   readonly #db: SqlDb;
+  readonly #d: Dialect;
+  readonly #instance: number;
 
-  constructor(db: SqlDb) {
+  constructor(db: SqlDb, dialect: Dialect, instance: number) {
     this.#db = db;
+    this.#d = dialect;
+    this.#instance = instance;
   }
 
   async claim(id: IdempotencyId, fingerprint: string, now: Date, expiredBefore: Date, abandonedBefore: Date): Promise<IdempotencyRecord | undefined> {
@@ -126,14 +141,14 @@ export class SqlIdempotency implements IdempotencyRepository {
     // live row, so only one of them gets RETURNING. A live row is read by a second statement, which
     // sees the concurrent commit; if it vanished in between (released or purged), claim again.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const claimed = await this.#db.all(
-        `INSERT INTO idempotency_keys AS k (subject, operation, key, fingerprint, created_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (subject, operation, key) DO UPDATE
-           SET fingerprint = excluded.fingerprint, status = NULL, body = NULL, location = NULL, created_at = excluded.created_at
-           WHERE k.created_at < $6 OR (k.status IS NULL AND k.created_at < $7)
-         RETURNING 1`,
-        [...ids, fingerprint, now.getTime(), expiredBefore.getTime(), abandonedBefore.getTime()],
-      );
+      const claimed = await this.#db.all(CLAIM(this.#d), [
+        ...ids,
+        fingerprint,
+        now.getTime(),
+        expiredBefore.getTime(),
+        abandonedBefore.getTime(),
+        this.#instance,
+      ]);
       if (claimed.length === 1) return undefined;
       const row = await first<IdempotencyRow>(this.#db, `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency_keys WHERE ${ID}`, ids);
       if (row) return toIdempotencyRecord(row);
@@ -152,14 +167,17 @@ export class SqlIdempotency implements IdempotencyRepository {
 
 export class SqlIdempotencyTx implements IdempotencyTx {
   readonly #db: SqlDb;
+  readonly #instance: number;
 
-  constructor(db: SqlDb) {
+  constructor(db: SqlDb, instance: number) {
     this.#db = db;
+    this.#instance = instance;
   }
 
+  // Only the holder completes its claim: one another instance took over is no longer this one's.
   async complete(id: IdempotencyId, r: StoredResponse): Promise<boolean> {
-    const sql = `UPDATE idempotency_keys SET status = $4, body = $5, location = $6 WHERE ${ID} AND status IS NULL`;
-    return (await this.#db.run(sql, [id.subject, id.operation, id.key, r.status, r.body, r.location])) === 1;
+    const sql = `UPDATE idempotency_keys SET status = $4, body = $5, location = $6 WHERE ${ID} AND status IS NULL AND instance = $7`;
+    return (await this.#db.run(sql, [id.subject, id.operation, id.key, r.status, r.body, r.location, this.#instance])) === 1;
   }
 }
 
