@@ -102,9 +102,10 @@ async function main(): Promise<void> {
       ? new URL(config.publicBaseUrl).origin
       : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     const banner = `Pet Store ready: open ${origin}${FRONT_DOOR_PATH} (the API is under ${origin}/v1)`;
-    // A person starting it locally reads the terminal; in production the logs are JSON lines only.
+    // A person starting it locally reads the terminal (stderr: stdout carries JSON log lines only,
+    // for the collectors that read it); in production the banner is a log line like any other.
     if (config.production) app.log.info({ url: `${origin}${FRONT_DOOR_PATH}` }, banner);
-    else process.stdout.write(`${banner}\n`);
+    else process.stderr.write(`${banner}\n`);
   } catch (err) {
     process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}${ops ? ` or ${config.metricsPort}` : ''}: ${(err as Error).message}\n`);
     await storage.close();
