@@ -33,6 +33,15 @@ export const Pet = Type.Object(
     name,
     categoryId: { ...categoryId, examples: [1] },
     status: statusRef,
+    photoUrls: Type.Optional(
+      Type.Array(Type.String({ format: 'uri-reference' }), {
+        minItems: 1,
+        maxItems: 10,
+        description:
+          "The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`",
+        examples: [['/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08']],
+      }),
+    ),
   },
   { $id: 'Pet', additionalProperties: false, examples: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] },
 );

@@ -5,6 +5,7 @@ import type { Category } from '../categories/category.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { IdempotencyRecord, LeasedAttempt, WebhookState } from './storage.ts';
@@ -14,9 +15,36 @@ export interface PetRow {
   name: string;
   category_id: number;
   status: PetStatus;
+  photos: string | null; // hashes, space-separated, oldest first (migration 10)
 }
-export const PET_COLUMNS = 'id, name, category_id, status';
-export const toPet = (r: PetRow): Pet => ({ id: r.id, name: r.name, categoryId: r.category_id, status: r.status });
+export const PET_COLUMNS = 'id, name, category_id, status, photos';
+export const toPet = (r: PetRow): Pet => withPhotos({ id: r.id, name: r.name, categoryId: r.category_id, status: r.status }, r.photos);
+/** A pet with photos has photoUrls; one without has none (the field is left out, as before photos existed). */
+export const withPhotos = (pet: Pet, photos: string | null): Pet => (photos === null ? pet : { ...pet, photoUrls: photos.split(' ').map(photoPath) });
+
+export interface PhotoRow {
+  id: number;
+  pet_id: number;
+  hash: string;
+  media_type: PhotoMediaType;
+  width: number;
+  height: number;
+  size: number;
+  created_at: string;
+}
+export const PHOTO_COLUMNS = 'ph.id, ph.pet_id, ph.hash, b.media_type, b.width, b.height, b.size, ph.created_at';
+export const toPhoto = (r: PhotoRow): Photo => ({
+  id: r.id,
+  petId: r.pet_id,
+  hash: r.hash,
+  url: photoPath(r.hash),
+  thumbnailUrl: `${photoPath(r.hash)}/thumb`,
+  mediaType: r.media_type,
+  width: r.width,
+  height: r.height,
+  bytes: r.size,
+  createdAt: r.created_at,
+});
 
 export interface OrderRow {
   id: number;

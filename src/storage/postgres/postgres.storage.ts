@@ -6,6 +6,7 @@ import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { activeKeys, PostgresPets } from './postgres.batched-reads.ts';
@@ -66,6 +67,7 @@ function postgresStorage(db: PgDb): Storage {
     idempotency: new SqlIdempotency(db.statements),
     events: new SqlEvents(db.statements),
     webhooks: new SqlWebhooks(db.statements),
+    photos: new SqlPhotos(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect))),
     secret: (name) => databaseSecret(db.statements, name),

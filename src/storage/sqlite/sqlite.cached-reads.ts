@@ -4,13 +4,13 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet, PetStatus } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS, toStoredPrincipal, type PrincipalRow } from '../rows.ts';
+import { PET_COLUMNS, toStoredPrincipal, withPhotos, type PrincipalRow } from '../rows.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
 
-type PetTuple = [id: number, name: string, categoryId: number, status: PetStatus];
-const fromTuple = (r: PetTuple): Pet => ({ id: r[0], name: r[1], categoryId: r[2], status: r[3] });
+type PetTuple = [id: number, name: string, categoryId: number, status: PetStatus, photos: string | null];
+const fromTuple = (r: PetTuple): Pet => withPhotos({ id: r[0], name: r[1], categoryId: r[2], status: r[3] }, r[4]);
 
 // Only live pets are read; a withdrawn one (deleted_at set) is absent everywhere.
 const LIVE = 'deleted_at IS NULL';
