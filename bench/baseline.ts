@@ -62,6 +62,9 @@ function create(req: IncomingMessage, res: ServerResponse): void {
       name: input.name,
       categoryId: input.categoryId as number,
       status: (input.status as FixturePet['status']) ?? 'available',
+      tags: [],
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
     };
     created.set(pet.id, pet);
     send(res, 201, JSON.stringify(pet), ['location', `/v1/pets/${pet.id}`]);

@@ -21,7 +21,15 @@ const UNAUTHORIZED = JSON.stringify({ code: 'unauthorized', message: 'missing Au
 const NOT_FOUND = JSON.stringify({ code: 'not_found', message: 'not found', status: 404 });
 const Pet = {
   type: 'object',
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, categoryId: { type: 'integer' }, status: { type: 'string', enum: STATUSES } },
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    categoryId: { type: 'integer' },
+    status: { type: 'string', enum: STATUSES },
+    tags: { type: 'array', items: { type: 'string' } },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
   required: ['id', 'name', 'categoryId', 'status'],
 } as const;
 
@@ -76,7 +84,16 @@ app.post<{ Body: { name: string; categoryId: number; status?: FixturePet['status
     },
   },
   async (request, reply) => {
-    const pet: FixturePet = { id: nextId++, name: request.body.name, categoryId: request.body.categoryId, status: request.body.status ?? 'available' };
+    const at = new Date().toISOString();
+    const pet: FixturePet = {
+      id: nextId++,
+      name: request.body.name,
+      categoryId: request.body.categoryId,
+      status: request.body.status ?? 'available',
+      tags: [],
+      createdAt: at,
+      updatedAt: at,
+    };
     created.set(pet.id, pet);
     return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet);
   },

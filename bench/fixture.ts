@@ -11,16 +11,33 @@ export interface FixturePet {
   name: string;
   categoryId: number;
   status: FixtureStatus;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
 }
+
+/** When every seeded pet was created (and last changed). */
+export const SEEDED_AT = '2026-01-01T00:00:00.000Z';
 
 // SQL forms of the same formulas, so a database can seed a million rows without Node in the loop.
 // `i` is the 1-based id; ids are assigned in insertion order on a fresh table.
 export const SQL_NAME = `CASE (i - 1) % ${NAMES.length} ${NAMES.map((n, k) => `WHEN ${k} THEN '${n} '`).join(' ')} END || i`;
 export const SQL_CATEGORY = `(i % ${CATEGORY_COUNT}) + 1`;
 export const SQL_STATUS = `CASE i % 3 WHEN 0 THEN 'available' WHEN 1 THEN 'pending' ELSE 'sold' END`;
+// What pets/pet.search.ts makes of such a name ("Rex 12" → "rex 12"): ASCII words, one space apart,
+// so lower() is the same fold, for the search text and for the name's sort key.
+export const SQL_SEARCH_TEXT = `lower(${SQL_NAME})`;
 
 export function fixturePet(id: number): FixturePet {
-  return { id, name: `${NAMES[(id - 1) % NAMES.length]} ${id}`, categoryId: (id % CATEGORY_COUNT) + 1, status: STATUSES[id % 3] };
+  return {
+    id,
+    name: `${NAMES[(id - 1) % NAMES.length]} ${id}`,
+    categoryId: (id % CATEGORY_COUNT) + 1,
+    status: STATUSES[id % 3],
+    tags: [],
+    createdAt: SEEDED_AT,
+    updatedAt: SEEDED_AT,
+  };
 }
 
 export const SIZES = { '1k': 1_000, '1m': 1_000_000 } as const;

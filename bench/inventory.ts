@@ -30,7 +30,7 @@ async function database(size: number): Promise<{ db: DatabaseConfig; close(): Pr
     return { db: { engine, path: join(dir, 'petstore.db') }, close: () => rm(dir, { recursive: true, force: true }) };
   }
   const pg = await openBenchPostgres(process.env);
-  return { db: { engine, url: pg.url, poolSize: 10 }, close: () => pg.close() };
+  return { db: { engine, url: pg.url, poolSize: 10, statementTimeoutMs: 5000 }, close: () => pg.close() };
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

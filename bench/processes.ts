@@ -102,10 +102,10 @@ export function npmStart(root: string): { env: Record<string, string>; flags: st
 
 /**
  * The environment assignments and node flags of the checkout's `npm start`
- * ("NAME=value … node <flags> src/main.ts"): the service runs as deployed.
+ * ("NAME=value … [exec] node <flags> src/main.ts"): the service runs as deployed.
  */
 export function startCommand(script: string | undefined): { env: Record<string, string>; flags: string[] } {
-  const m = /^((?:[A-Z_][A-Z0-9_]*=\S+ )*)node((?: -{1,2}[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(script ?? '');
+  const m = /^((?:[A-Z_][A-Z0-9_]*=\S+ )*)(?:exec )?node((?: -{1,2}[\w-]+(?:=\S+)?)*) src\/main\.ts$/.exec(script ?? '');
   if (!m) return { env: {}, flags: [] };
   const env = Object.fromEntries(
     m[1]!

@@ -19,6 +19,7 @@ import { legend, markdownTable, memoryLine, scenarioTable, summarise, type Measu
 import { SCENARIO_NAMES, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { GOALS, goalsApply } from './targets.ts';
+import { benchWrites } from './writes.ts';
 
 const USAGE = `usage: npm run bench -- [options]
 
@@ -49,7 +50,10 @@ const USAGE = `usage: npm run bench -- [options]
   --floor            also run bench/fastify-floor.ts: the same routes as a plain Fastify app from
                      memory (schemas, key check; no database, ids, telemetry, logging) — what the
                      framework alone reaches on this machine
-  --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping`;
+  --smoke            a few seconds in all: proves the harness runs, measures nothing worth keeping
+  --writes           instead of the above: durable creates at 1 and 50 connections on SQLite and
+                     PostgreSQL, and PostgreSQL with two instances (bench/writes.ts; with
+                     --duration S and --rounds N only)`;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_CPU = 0;
@@ -140,6 +144,7 @@ function options(argv: string[]): Options {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--writes')) return benchWrites(process.argv.slice(2));
   const opts = options(process.argv.slice(2));
   const size = SIZES[opts.size];
   const cleanups: (() => Promise<void>)[] = [];
@@ -164,7 +169,7 @@ async function main(): Promise<void> {
       const pg: BenchPostgres = await openBenchPostgres(process.env);
       cleanups.push(() => pg.close());
       log(`bench: postgres: ${pg.description}`);
-      db = { engine: 'postgres', url: pg.url, poolSize: 10 };
+      db = { engine: 'postgres', url: pg.url, poolSize: 10, statementTimeoutMs: 5000 };
     }
 
     let t = performance.now();

@@ -12,7 +12,7 @@ export interface Scenario {
   readonly expect: number;
 }
 
-export const SCENARIO_NAMES = ['list20', 'list100', 'get', 'unauth', 'create', 'deep', 'thumb'] as const;
+export const SCENARIO_NAMES = ['list20', 'list100', 'get', 'unauth', 'create', 'deep', 'search', 'searchwide', 'sortname', 'thumb'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export function scenarios(size: number, seeded: Seeded): Record<ScenarioName, Scenario> {
@@ -38,6 +38,25 @@ export function scenarios(size: number, seeded: Seeded): Record<ScenarioName, Sc
       body: JSON.stringify({ name: 'Bench', categoryId: 2, status: 'available' }),
       authorized: true,
       expect: 201,
+    },
+    // One pet's number: a word of exactly one pet's search text.
+    search: { name: 'search', title: `GET /v1/pets?q=${id}`, method: 'GET', path: `/v1/pets?q=${id}`, authorized: true, expect: 200 },
+    // "rex" names a tenth of the store: a page is found at once in id order.
+    searchwide: {
+      name: 'searchwide',
+      title: 'GET /v1/pets?q=rex&limit=20 (a tenth of the store)',
+      method: 'GET',
+      path: '/v1/pets?q=rex&limit=20',
+      authorized: true,
+      expect: 200,
+    },
+    sortname: {
+      name: 'sortname',
+      title: 'GET /v1/pets?sort=-name&status=available&limit=20',
+      method: 'GET',
+      path: '/v1/pets?sort=-name&status=available&limit=20',
+      authorized: true,
+      expect: 200,
     },
     deep: {
       name: 'deep',

@@ -13,7 +13,7 @@ import { openStorage } from '../src/storage/open.ts';
 import { processPhoto } from '../src/photos/photo.image.ts';
 import { addPhoto } from '../src/photos/photo.service.ts';
 import type { DatabaseConfig } from '../src/config.ts';
-import { SQL_CATEGORY, SQL_NAME, SQL_STATUS } from './fixture.ts';
+import { SEEDED_AT, SQL_CATEGORY, SQL_NAME, SQL_SEARCH_TEXT, SQL_STATUS } from './fixture.ts';
 
 const BATCH = 100_000;
 
@@ -76,9 +76,9 @@ function seedSqlite(path: string, size: number): void {
   const db = new DatabaseSync(path);
   try {
     const insert = db.prepare(
-      `INSERT INTO pets (name, category_id, status)
+      `INSERT INTO pets (name, category_id, status, created_at, updated_at, search_text, name_key)
        WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       SELECT ${SQL_NAME}, ${SQL_CATEGORY}, ${SQL_STATUS} FROM n`,
+       SELECT ${SQL_NAME}, ${SQL_CATEGORY}, ${SQL_STATUS}, '${SEEDED_AT}', '${SEEDED_AT}', ${SQL_SEARCH_TEXT}, ${SQL_SEARCH_TEXT} FROM n`,
     );
     for (let from = 1; from <= size; from += BATCH) {
       db.exec('BEGIN IMMEDIATE');
@@ -96,8 +96,9 @@ async function seedPostgres(url: string, size: number): Promise<void> {
   try {
     for (let from = 1; from <= size; from += BATCH) {
       await client.query(
-        `INSERT INTO pets (name, category_id, status)
-         SELECT ${SQL_NAME}, ${SQL_CATEGORY}, ${SQL_STATUS} FROM generate_series($1::int, $2::int) AS i ORDER BY i`,
+        `INSERT INTO pets (name, category_id, status, created_at, updated_at, search_text, name_key)
+         SELECT ${SQL_NAME}, ${SQL_CATEGORY}, ${SQL_STATUS}, '${SEEDED_AT}', '${SEEDED_AT}', ${SQL_SEARCH_TEXT}, ${SQL_SEARCH_TEXT}
+         FROM generate_series($1::int, $2::int) AS i ORDER BY i`,
         [from, Math.min(size, from + BATCH - 1)],
       );
     }

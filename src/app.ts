@@ -15,11 +15,13 @@ import { serverOptions } from './http/edge/limits.ts';
 import { buildLimits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { deprecationPlugin } from './http/policies/deprecation.ts';
+import { consolePlugin } from './http/ops/console.ts';
 import { docsPlugin } from './http/ops/docs.ts';
+import { frontDoorPlugin } from './http/ops/front-door.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
 import { Metrics } from './http/ops/metrics.ts';
-import { opsRoutesPlugin } from './http/ops/ops.routes.ts';
+import { metricsOnApiPort, opsRoutesPlugin } from './http/ops/ops.routes.ts';
 import { requestId, requestIdPlugin } from './http/edge/request-id.ts';
 import { telemetryPlugin } from './http/ops/telemetry.ts';
 import { methodNotAllowed } from './http/edge/method-not-allowed.ts';
@@ -28,11 +30,11 @@ import { CursorCodec } from './paging.ts';
 import { validationPlugin } from './http/policies/validation.ts';
 import { cachedSerializerFactory } from './http/policies/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
-import { ApiKey, ApiKeys, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
+import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
-import { NewPet, Pet, PetPatch, PetStatus, Pets } from './pets/pet.schemas.ts';
-import { PetService } from './pets/pet.service.ts';
+import { NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
+import { indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import { photoRoutes } from './photos/photo.routes.ts';
 import { Photo, Photos } from './photos/photo.schemas.ts';
 import { PhotoService } from './photos/photo.service.ts';
@@ -64,12 +66,15 @@ export interface AppOptions {
   readonly metrics?: Metrics;
   /** How webhook delivery resolves hosts, polls and jitters; tests replace them. */
   readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
+  /** Where the built console is (default console/dist); tests point it elsewhere. */
+  readonly consoleDir?: string;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
 export const SHARED_SCHEMAS = [
   ErrorBody,
   PetStatus,
+  Price,
   NewPet,
   PetPatch,
   Pet,
@@ -102,9 +107,14 @@ export const SHARED_SCHEMAS = [
   ApiKey,
   ApiKeys,
   CreatedApiKey,
+  CallingKey,
 ];
 
 export const DOCS_PATH = '/docs';
+/** The store console. */
+export const CONSOLE_PATH = '/console';
+/** Where `GET /` sends a person (http/ops/front-door.ts) and what the start-up banner names: the one place to change it. */
+export const FRONT_DOOR_PATH: `/${string}` = `${CONSOLE_PATH}/`;
 
 /** What the API's operations must be registered after: every plugin whose hooks or handlers they take. */
 const API_FOLLOWS = ['json-body', 'edge', 'telemetry', 'validation', 'error-handler', 'deprecation', 'auth', 'idempotency', 'method-not-allowed', 'openapi'];
@@ -117,6 +127,7 @@ export async function buildApp({
   logger = false,
   metrics = new Metrics(storage),
   webhooks = {},
+  consoleDir,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -162,15 +173,25 @@ export async function buildApp({
   await app.register(idempotencyPlugin, idempotency);
   await app.register(openApiPlugin, { config });
   await app.register(docsPlugin, { config, path: DOCS_PATH });
-  if (config.metricsPort === undefined) await app.register(opsRoutesPlugin, { storage, metrics });
+  await app.register(consolePlugin, { path: CONSOLE_PATH, dir: consoleDir });
+  await app.register(frontDoorPlugin, { target: FRONT_DOOR_PATH });
+  if (config.metricsPort === undefined) {
+    const serveMetrics = metricsOnApiPort(config);
+    if (!serveMetrics)
+      app.log.warn({ host: config.host }, '/metrics is not served: HOST is not a loopback address; set METRICS_PORT to serve it on a port of its own');
+    await app.register(opsRoutesPlugin, { storage, metrics, serveMetrics });
+  }
 
   const cursors = new CursorCodec(await storage.secret('cursor'));
+  // Pets written before migration 9 (or by the release before it, during a rolling deploy) get their search index.
+  const indexed = await indexUnindexedPets(storage);
+  if (indexed > 0) app.log.info({ pets: indexed }, 'indexed pets written before migration 9 for search and sort=name');
   // Signing secrets are sealed with WEBHOOK_SECRET_KEY when set, else with a key kept in the
   // database; the database key always opens what it sealed before a configured key existed.
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }),
       maxBytes: config.photoMaxBytes,
@@ -179,8 +200,8 @@ export async function buildApp({
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
-    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock), base });
-    await v1.register(inventoryRoutes, { pets: storage.pets });
+    await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock, config.webhooks.maxEndpoints), base });
+    await v1.register(inventoryRoutes, { pets: storage.pets, currency: config.storeCurrency });
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock), base });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
@@ -195,7 +216,7 @@ export async function buildApp({
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
       storage,
-      sender: new WebhookSender(policy, config.webhooks.timeoutMs),
+      sender: new WebhookSender(policy, config.webhooks.timeoutMs, config.webhooks.caCertificates),
       box,
       clock,
       settings: config.webhooks,

@@ -2,6 +2,7 @@
 // the one table of it: each setting, the variable it is read from, its default and its rule; the
 // Config type is derived from the table. Anything invalid throws ConfigError naming the variable;
 // main.ts prints that one line and exits.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
 export class ConfigError extends Error {
@@ -179,10 +180,11 @@ const trustProxy =
 
 /** Which engine, where: `sqlite:<path>` (`sqlite::memory:` for an in-memory database) or a postgres:// URL. */
 const database =
-  (name: string, poolSize: Setting<number>) =>
-  (env: Env): Readonly<{ engine: 'sqlite'; path: string }> | Readonly<{ engine: 'postgres'; url: string; poolSize: number }> => {
+  (name: string, poolSize: Setting<number>, statementTimeoutMs: Setting<number>) =>
+  (env: Env): Readonly<{ engine: 'sqlite'; path: string }> | Readonly<{ engine: 'postgres'; url: string; poolSize: number; statementTimeoutMs?: number }> => {
     const raw = value(env, name) ?? 'sqlite:data/petstore.db';
     const pool = poolSize(env);
+    const statementMs = statementTimeoutMs(env);
     if (raw.startsWith('sqlite:')) {
       const path = raw.slice('sqlite:'.length);
       if (path === '') throw new ConfigError(name, 'sqlite: needs a file path, e.g. sqlite:data/petstore.db or sqlite::memory:');
@@ -194,7 +196,7 @@ const database =
       } catch {
         throw new ConfigError(name, 'is not a valid postgres:// URL');
       }
-      return Object.freeze({ engine: 'postgres', url: raw, poolSize: pool });
+      return Object.freeze({ engine: 'postgres', url: raw, poolSize: pool, statementTimeoutMs: statementMs });
     }
     throw new ConfigError(name, 'must start with sqlite: or postgres:// (or postgresql://)');
   };
@@ -216,23 +218,50 @@ const retrySchedule =
   };
 
 /** Host names and addresses, lower case, IPv6 without brackets. */
+/**
+ * WEBHOOK_ALLOWED_HOSTS: `host:port` entries (`host:*`: every port); a bare host stands for ports
+ * 80 and 443 only. Read into `host:port` strings: the host in lower case, an IPv6 address in
+ * brackets (`[fd00::1]:8443`; a bare IPv6 address may be written without them).
+ */
 const hostList =
   (name: string): Setting<readonly string[]> =>
   (env) =>
     Object.freeze(
-      list(value(env, name)).map((entry) => {
-        const h = entry.toLowerCase();
-        const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-        if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+      list(value(env, name)).flatMap((entry) => {
+        const e = entry.toLowerCase();
+        const refuse = () =>
+          new ConfigError(name, `each entry must be a host name or an IP address, optionally with :port or :* (no scheme or path), got "${e}"`);
+        const split = isIP(e) === 6 ? [e, `[${e}]`] : /^(.+?)(?::(\*|\d{1,5}))?$/.exec(e);
+        if (split === null) throw refuse();
+        const [, h, port] = split;
         let host = '';
         try {
-          const url = new URL(`http://${bare}/`);
+          const url = new URL(`http://${h}/`);
           if (url.port === '' && url.pathname === '/' && url.username === '') host = url.hostname;
         } catch {}
-        if (host === '' || host !== bare) throw new ConfigError(name, `each entry must be a host name or an IP address (no scheme, port or path), got "${h}"`);
-        return host;
+        if (host === '' || host !== h) throw refuse();
+        if (port === undefined) return [`${host}:80`, `${host}:443`];
+        if (port !== '*' && !(Number(port) >= 1 && Number(port) <= 65535)) throw new ConfigError(name, `a port must be between 1 and 65535, got "${e}"`);
+        return [`${host}:${port}`];
       }),
     );
+
+/** The certificates of a PEM file, read once at start; none when unset. */
+const pemFile =
+  (name: string): Setting<readonly string[]> =>
+  (env) => {
+    const path = value(env, name);
+    if (path === undefined) return Object.freeze([]);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(name, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+    const certificates = text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+    if (certificates.length === 0) throw new ConfigError(name, `${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    return Object.freeze(certificates);
+  };
 
 /** 32-byte keys in base64, comma-separated. */
 const secretKeys =
@@ -254,6 +283,17 @@ const secretKeys =
     );
   };
 
+/** An ISO 4217 currency code that Intl knows (upper case). */
+const currencyCode =
+  (name: string, fallback: string): Setting<string> =>
+  (env) => {
+    const raw = value(env, name) ?? fallback;
+    if (!/^[A-Z]{3}$/.test(raw) || !Intl.supportedValuesOf('currency').includes(raw)) {
+      throw new ConfigError(name, `expected an ISO 4217 currency code in upper case such as EUR or USD, got "${raw}"`);
+    }
+    return raw;
+  };
+
 const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
 
 /** Node refuses a header deadline later than the whole-request deadline. */
@@ -268,7 +308,9 @@ const headersTimeoutMs: Setting<number> = (env) => {
 const SETTINGS = {
   port: integer('PORT', 8080, 0, 65535),
   host: text('HOST', '127.0.0.1'),
-  database: database('DATABASE_URL', integer('DATABASE_POOL_SIZE', 10, 1, 1000)),
+  // DATABASE_STATEMENT_TIMEOUT_MS (PostgreSQL) also bounds how long one stuck write holds back the
+  // event feed (docs/events.md, "Order and its cost").
+  database: database('DATABASE_URL', integer('DATABASE_POOL_SIZE', 10, 1, 1000), integer('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000)),
   bootstrapApiKeys: apiKeys('PETSTORE_API_KEYS'),
   /** '' → relative links; otherwise absolute, ending in /v1, no trailing slash. */
   publicBaseUrl: baseUrl('PUBLIC_BASE_URL'),
@@ -300,6 +342,8 @@ const SETTINGS = {
   headersTimeoutMs,
   requestTimeoutMs,
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+  /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
+  storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
   /** How webhooks are delivered (docs/events.md). */
@@ -314,6 +358,12 @@ const SETTINGS = {
     concurrency: integer('WEBHOOK_CONCURRENCY', 16, 1, 1000),
     /** Attempts in flight at once to one endpoint, across every instance. */
     endpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 1, 1, 100),
+    /** Attempts in flight at once to one destination (host and port), across every instance (docs/events.md). */
+    hostConcurrency: integer('WEBHOOK_HOST_CONCURRENCY', 4, 1, 1000),
+    /** Endpoints a store may register; more → 409 webhook_limit_reached. */
+    maxEndpoints: integer('WEBHOOK_MAX_ENDPOINTS', 16, 1, 10_000),
+    /** PEM certificates of CAs deliveries trust besides Node's (NODE_EXTRA_CA_CERTS included); none when unset. */
+    caCertificates: pemFile('WEBHOOK_CA_FILE'),
     /** Accept http: URLs (development only). */
     allowHttp: flag('WEBHOOK_ALLOW_HTTP'),
     /** Host names and addresses exempt from the public-address rule (lower case, IPv6 without brackets). */

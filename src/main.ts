@@ -1,10 +1,11 @@
 // Process entry: configuration → storage → app → listen; graceful close on SIGTERM/SIGINT.
 // The only module that reads process.env, listens or exits.
-import { buildApp, buildOpsApp } from './app.ts';
+import { buildApp, buildOpsApp, FRONT_DOOR_PATH } from './app.ts';
 import { Metrics } from './http/ops/metrics.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loggerOptions } from './logger.ts';
 import { createApiKey } from './keys/key.service.ts';
+import { firstRunKeyFile, revealFirstRunKey } from './first-run-key.ts';
 import { SCOPES } from './keys/key.types.ts';
 import { openStorage } from './storage/open.ts';
 import type { Storage } from './storage/storage.ts';
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
 
   let storage: Storage;
   try {
-    storage = await openStorage(config.database);
+    storage = await openStorage(config.database, { serve: true });
   } catch (err) {
     process.stderr.write(`petstore: cannot open the database (${config.database.engine}): ${(err as Error).message}\n`);
     process.exit(1);
@@ -38,11 +39,16 @@ async function main(): Promise<void> {
     if (config.production) {
       app.log.warn('no API key exists: create one with `npx petstore keys create --name <name>` (same DATABASE_URL)');
     } else {
-      const { key } = await createApiKey(storage, 'first-run', SCOPES);
+      const mint = async () => (await createApiKey(storage, 'first-run', SCOPES, { owner: true })).key;
       const base = config.publicBaseUrl || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/v1`;
-      process.stdout.write(
-        `\nNo API key existed, so one was created. It is shown only this once:\n\n  ${key}\n\nTry it:\n\n  curl -H 'Authorization: Bearer ${key}' ${base}/pets\n\n`,
-      );
+      const file = firstRunKeyFile(config.database, process.cwd());
+      // Never on stdout: that is the JSON log stream (docs/operations.md, "The first-run key").
+      try {
+        const shown = await revealFirstRunKey(mint, base, process.stderr, file);
+        app.log.warn({ file: shown.file ?? null }, `no API key existed: the first-run key was ${shown.file ? 'written to a file' : 'printed on the terminal'}`);
+      } catch (err) {
+        app.log.error({ err, file }, 'no API key existed, and the first-run key file cannot be written: create a key with `npx petstore keys create --owner`');
+      }
     }
   }
 
@@ -78,6 +84,14 @@ async function main(): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
     if (ops) await ops.listen({ port: config.metricsPort, host: config.host });
+    const { port } = app.server.address() as { port: number };
+    const origin = config.publicBaseUrl
+      ? new URL(config.publicBaseUrl).origin
+      : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const banner = `Pet Store ready: open ${origin}${FRONT_DOOR_PATH} (the API is under ${origin}/v1)`;
+    // A person starting it locally reads the terminal; in production the logs are JSON lines only.
+    if (config.production) app.log.info({ url: `${origin}${FRONT_DOOR_PATH}` }, banner);
+    else process.stdout.write(`${banner}\n`);
   } catch (err) {
     process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}${ops ? ` or ${config.metricsPort}` : ''}: ${(err as Error).message}\n`);
     await storage.close();

@@ -21,14 +21,24 @@ export class CursorCodec {
   // an HMAC is a measurable share of a page's cost (docs/performance.md): both directions are
   // deterministic, so bounded memos of their results are exact.
   readonly #encoded = new Map<string, string>();
-  readonly #decoded = new Map<string, { scope: string; lastId: number }>();
+  readonly #decoded = new Map<string, { scope: string; position: string }>();
 
   constructor(secret: string) {
     this.#secret = secret;
   }
 
   encode(scope: string, lastId: number): string {
-    const text = `${scope}\n${lastId}`;
+    return this.encodePosition(scope, String(lastId));
+  }
+
+  /** Returns the id to continue after; throws AppError('invalid_cursor'). */
+  decode(scope: string, cursor: string): number {
+    return Number(this.decodePosition(scope, cursor));
+  }
+
+  /** A cursor for a position of any form (a listing ordered by more than its id keeps its sort value too). */
+  encodePosition(scope: string, position: string): string {
+    const text = `${scope}\n${position}`;
     let cursor = this.#encoded.get(text);
     if (cursor === undefined) {
       const payload = Buffer.from(text).toString('base64url');
@@ -39,17 +49,17 @@ export class CursorCodec {
     return cursor;
   }
 
-  /** Returns the id to continue after; throws AppError('invalid_cursor'). */
-  decode(scope: string, cursor: string): number {
+  /** The position encodePosition was given; throws AppError('invalid_cursor'). */
+  decodePosition(scope: string, cursor: string): string {
     const known = this.#decoded.get(cursor);
-    if (known !== undefined && known.scope === scope) return known.lastId;
-    const lastId = this.#verify(scope, cursor);
+    if (known !== undefined && known.scope === scope) return known.position;
+    const position = this.#verify(scope, cursor);
     if (this.#decoded.size >= 10_000) this.#decoded.clear();
-    this.#decoded.set(cursor, { scope, lastId });
-    return lastId;
+    this.#decoded.set(cursor, { scope, position });
+    return position;
   }
 
-  #verify(scope: string, cursor: string): number {
+  #verify(scope: string, cursor: string): string {
     const dot = cursor.indexOf('.');
     const payload = cursor.slice(0, dot);
     const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
@@ -57,11 +67,15 @@ export class CursorCodec {
     if (dot <= 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
       throw new AppError('invalid_cursor', 'query parameter "cursor" is not a cursor this service issued; use the Link rel="next" URL as given');
     }
-    const [cursorScope, lastId] = Buffer.from(payload, 'base64url').toString().split('\n');
-    if (cursorScope !== scope) {
-      throw new AppError('invalid_cursor', 'query parameter "cursor" belongs to a listing with other filters; keep the filters of the Link rel="next" URL');
+    const text = Buffer.from(payload, 'base64url').toString();
+    const newline = text.indexOf('\n');
+    if (text.slice(0, newline) !== scope) {
+      throw new AppError(
+        'invalid_cursor',
+        'query parameter "cursor" belongs to a listing with other filters or another sort; keep the filters and the sort of the Link rel="next" URL',
+      );
     }
-    return Number(lastId);
+    return text.slice(newline + 1);
   }
 
   /**
@@ -77,11 +91,26 @@ export class CursorCodec {
     fetch: (limit: number, from: number | undefined) => Promise<T[]>,
     key: (row: T) => number = (row) => (row as { id: number }).id,
   ): Promise<Page<T>> {
+    return this.fetchPageAt(
+      scope,
+      q,
+      (limit, from) => fetch(limit, from === undefined ? undefined : Number(from)),
+      (row) => String(key(row)),
+    );
+  }
+
+  /** fetchPage for positions of any form, written as text (PetListing.position). */
+  async fetchPageAt<T>(
+    scope: string,
+    q: PageQuery,
+    fetch: (limit: number, from: string | undefined) => Promise<T[]>,
+    key: (row: T) => string,
+  ): Promise<Page<T>> {
     const limit = q.limit ?? 20;
-    const rows = await fetch(limit + 1, q.cursor === undefined ? undefined : this.decode(scope, q.cursor));
+    const rows = await fetch(limit + 1, q.cursor === undefined ? undefined : this.decodePosition(scope, q.cursor));
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
-    return { items, next: this.encode(scope, key(items[items.length - 1])) };
+    return { items, next: this.encodePosition(scope, key(items[items.length - 1])) };
   }
 
   #mac(payload: string): string {
@@ -89,13 +118,19 @@ export class CursorCodec {
   }
 }
 
+/** A filter of a listing as its next link repeats it; a list is repeated item by item. */
+export type LinkParam = string | number | undefined | readonly string[];
+
 /**
  * The RFC 8288 `Link: <…>; rel="next"` value of a page, keeping every filter of the request; the
  * query is written as URLSearchParams writes it (application/x-www-form-urlencoded).
  */
-export function nextLink(base: string, path: string, params: Record<string, string | number | undefined>): string {
+export function nextLink(base: string, path: string, params: Record<string, LinkParam>): string {
   const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    // A list parameter is repeated, as it was given (tag=a&tag=b).
+    for (const item of Array.isArray(v) ? v : [v]) if (item !== undefined) query.append(k, String(item));
+  }
   return `<${base}${path}?${query}>; rel="next"`;
 }
 
@@ -105,7 +140,7 @@ export function linkNext(
   page: Page<unknown>,
   base: string,
   path: string,
-  params: Record<string, string | number | undefined>,
+  params: Record<string, LinkParam>,
 ): void {
   if (page.next !== undefined) reply.header('link', nextLink(base, path, { ...params, cursor: page.next }));
 }

@@ -3,10 +3,14 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { CONDITION_PATTERN } from './preconditions.ts';
 
 /**
- * Free text a client names things with: not blank, and no U+0000 anywhere (PostgreSQL text cannot
- * hold it, so both engines refuse it alike, with a 400).
+ * Free text a client names things with — every name, description and other text field uses this
+ * one rule: not blank, and no U+0000 anywhere (PostgreSQL text cannot hold it, so both engines
+ * refuse it alike, with a 400). Blank is made only of white space (`\s`) and default-ignorable
+ * code points (zero-width space and joiners, direction marks, variation selectors, soft hyphen,
+ * U+FEFF…: `\p{Default_Ignorable_Code_Point}`), which display as nothing. Validators read the
+ * pattern as ECMA-262 with the `u` flag, as JSON Schema 2020-12 prescribes (ajv does by default).
  */
-export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\p{Default_Ignorable_Code_Point}\\u0000][^\\u0000]*$';
 
 // int64 identifiers, kept inside the range a JSON number carries exactly (2^53 - 1).
 export const Id = (description: string) => Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
@@ -99,13 +103,13 @@ export const commonErrors = {
 } as const;
 
 /** What any request can be refused for before its operation looks at it (request-target.ts, auth.ts): part of every 400. */
-export const MALFORMED = errorText`a malformed request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`;
+export const MALFORMED = errorText`a malformed request (${'bad_request'}: \`Host\`, \`Authorization\` or \`Content-Type\` twice, percent-encoding)`;
 
 /** What the JSON body parser refuses (http/edge/json-body.ts): part of the 400 of every operation that takes a body. */
-export const INVALID_JSON = errorText`a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (${'invalid_json'})`;
+export const INVALID_JSON = errorText`a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named \`__proto__\` (or \`prototype\` inside \`constructor\`) (${'invalid_json'})`;
 
 /** The same for an operation that takes no body. */
-export const UNEXPECTED_BODY = errorText`a body (none is expected) that is not JSON (${'invalid_json'})`;
+export const UNEXPECTED_BODY = errorText`a body (none is expected; an empty one is none) that is not JSON (${'invalid_json'})`;
 
 /** The start of a 400: path `ids` that fail their Id schema, a query parameter, and the operation's conditional `header`, if any. */
 export function invalidIds(ids: readonly string[], header?: string): ErrorText {
@@ -119,13 +123,13 @@ export const notModified = { type: 'null', description: 'Not modified: `If-None-
 /** Error responses of every operation that takes a body. */
 export const bodyErrors = {
   413: errorResponse`Request body larger than the limit (${'payload_too_large'})`,
-  415: errorResponse`Body not sent as application/json (${'unsupported_media_type'})`,
+  415: errorResponse`Body not sent as application/json, or sent with a \`Content-Encoding\` (${'unsupported_media_type'}; then \`Accept-Encoding: identity\`)`,
 } as const;
 
 /** The same for the PATCH operations that take a JSON merge patch (RFC 7396). */
 export const mergePatchBodyErrors = {
   413: bodyErrors[413],
-  415: errorResponse`Body sent as neither application/merge-patch+json nor application/json (${'unsupported_media_type'})`,
+  415: errorResponse`Body sent as neither application/merge-patch+json nor application/json, or with a \`Content-Encoding\` (${'unsupported_media_type'}; then \`Accept-Encoding: identity\`)`,
 } as const;
 
 /**

@@ -21,13 +21,14 @@ export interface CliIo {
 const USAGE = `usage: petstore <command>
 
   migrate                               apply pending database migrations
-  keys create --name NAME [--scopes S] [--expires-at T]
-                                        create an API key (printed once); scopes: comma-separated from
-                                        ${SCOPES.join(',')}
+  keys create --name NAME [--scopes S] [--expires-at T] [--owner]
+                                        create a top-level API key (printed once); scopes: comma-separated
+                                        from ${SCOPES.join(',')}
                                         or ${ALL_SCOPES} (every scope; default ${DEFAULT_SCOPES.join(',')});
-                                        T: RFC 3339, e.g. 2027-01-31T00:00:00Z
+                                        T: RFC 3339, e.g. 2027-01-31T00:00:00Z; --owner: an owner key,
+                                        which reads and revokes every key (others: only keys they made)
   keys list                             list keys (no secrets)
-  keys revoke ID                        revoke a key; refused from the next request on
+  keys revoke ID                        revoke a key and the keys it made; refused from the next request on
   categories list                       list categories
   categories add NAME                   add a category
   openapi [--out FILE]                  print (or write) the OpenAPI document
@@ -47,6 +48,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       name: { type: 'string' },
       scopes: { type: 'string' },
       'expires-at': { type: 'string' },
+      owner: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -87,6 +89,7 @@ interface Options {
   readonly name?: string;
   readonly scopes?: string;
   readonly 'expires-at'?: string;
+  readonly owner?: boolean;
 }
 
 /** The CLI's input checked by the API's own request schema, so both refuse the same input alike. */
@@ -111,17 +114,19 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     const input = { name: values.name, scopes, ...(values['expires-at'] === undefined ? {} : { expiresAt: values['expires-at'] }) };
     check(NewApiKey, input, 'key');
     // The operator holds every scope; an expiry in the past is refused like the API refuses it.
-    const created = await refusal(io, () => issueApiKey(storage, input, SCOPES, systemClock.now()));
+    const created = await refusal(io, () => issueApiKey(storage, input, { keyId: null, scopes: SCOPES }, systemClock.now(), { owner: values.owner }));
     if (created === undefined) return 1;
     const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
-    io.out(`created key ${created.id} "${created.name}" (${created.scopes.join(',')}${expiry}). It is shown only this once:\n${created.key}`);
+    const owner = created.owner ? ', owner' : '';
+    io.out(`created key ${created.id} "${created.name}" (${created.scopes.join(',')}${expiry}${owner}). It is shown only this once:\n${created.key}`);
     return 0;
   }
   if (command === 'keys' && sub === 'list') {
     let keys = await storage.apiKeys.list({ limit: 100, afterId: 0 });
     if (keys.length === 0) io.out('no keys');
     for (; keys.length > 0; keys = await storage.apiKeys.list({ limit: 100, afterId: keys[keys.length - 1].id }))
-      for (const k of keys) io.out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes.join(',')}\tcreated ${k.createdAt}\t${keyState(k, new Date())}`);
+      for (const k of keys)
+        io.out(`${k.id}\t${k.prefix}…\t${k.name}\t${k.scopes.join(',')}\tcreated ${k.createdAt}\t${keyState(k, new Date())}\t${keyPlace(k)}`);
     return 0;
   }
   if (command === 'keys' && sub === 'revoke') {
@@ -161,6 +166,12 @@ async function refusal<T>(io: CliIo, work: () => Promise<T>): Promise<T | undefi
     io.err(`petstore: ${err.message} (${err.code})`);
     return undefined;
   }
+}
+
+/** owner, made by key N, or top-level. */
+function keyPlace(k: ApiKey): string {
+  if (k.owner) return 'owner';
+  return k.parentId === null ? 'top-level' : `made by key ${k.parentId}`;
 }
 
 /** revoked …, expired …, active (until …) or active. */

@@ -16,8 +16,7 @@ export const CLAIM_LOST = 'the Idempotency-Key claim of this request is gone (ta
  * Runs `workflow` in one write transaction (Storage.transaction), then records in that same
  * transaction, before it commits: the response of an Idempotency-Key request (made from the
  * result), then the events with their first delivery attempts (webhooks/webhook.subscriptions.ts).
- * Events go last: on PostgreSQL their insert serialises event writers until COMMIT. Throws
- * (rolling everything back) when the request's claim is gone.
+ * Throws (rolling everything back) when the request's claim is gone.
  */
 export function write<T>(storage: Storage, ctx: WriteContext<T>, workflow: (tx: Transaction) => Promise<Change<T>>): Promise<T> {
   return storage.transaction(async (tx) => {

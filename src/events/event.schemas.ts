@@ -25,7 +25,7 @@ const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
 const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
 
 const AT = '2026-11-22T12:00:00.000Z';
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available', tags: [], createdAt: AT, updatedAt: AT };
 const ORDER = { id: 7, petId: 1, status: 'placed', createdAt: AT, updatedAt: AT };
 const CATEGORY = { id: 7, name: 'Horses' };
 

@@ -5,8 +5,9 @@ import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
 import type { ApiKeyRepository, IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
-import type { ApiKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
-import { DEFAULT_SCOPES, SCOPES, type Caller, type Scope } from './key.types.ts';
+import type { ApiKey, CallingKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
+import { childExpiry, keyIsActive, manages, type KeyManager } from './key.rules.ts';
+import { DEFAULT_SCOPES, SCOPES, type Caller, type Principal, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
 
@@ -42,54 +43,88 @@ export function parseScopes(text: string | undefined): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
+export interface NewKeyOptions {
+  /** Default: the current time. */
+  readonly now?: Date;
+  /** Default: never, or the parent's expiry (`childExpiry`). */
+  readonly expiresAt?: Date | null;
+  /** The key that makes it; default null (a top-level key). */
+  readonly parentId?: number | null;
+  /** An owner key manages every key (default false). */
+  readonly owner?: boolean;
+  readonly idempotency?: IdempotentResponse<CreatedApiKey>;
+}
+
+// The maker was revoked (or expired) after it was authenticated, before its key was written.
+const makerGone = () =>
+  new AppError('unauthorized', 'API key is unknown, revoked or expired', { 'www-authenticate': 'Bearer realm="petstore", error="invalid_token"' });
+
 /**
  * Stores a new key and returns it with its secret (shown once). The one way keys are made: the
- * API (KeyService), the CLI, the first-run key and the tests.
+ * API (KeyService), the CLI, the first-run key and the tests. A key made by another (`parentId`)
+ * is written under its parent's row lock, with the parent still active: a revocation of the
+ * parent either sees the new key and revokes it too, or is committed first and refuses it here.
  */
 export async function createApiKey(
   storage: Storage,
   name: string,
   scopes: readonly Scope[],
-  now = new Date(),
-  expiresAt: Date | null = null,
-  idempotency?: IdempotentResponse<CreatedApiKey>,
+  options: NewKeyOptions = {},
 ): Promise<{ key: string; info: ApiKey }> {
+  const { now = new Date(), parentId = null, owner = false, idempotency } = options;
   const key = generateKey();
   // The stored response (Idempotency-Key) is the created key with its secret (sealed by http/policies/idempotency.ts).
   const respond = idempotency && { id: idempotency.id, respond: (info: ApiKey) => idempotency.respond({ ...info, key }) };
-  const input = { name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt };
-  const info = await write(storage, { now, idempotency: respond }, async (tx) => withoutEvents(await tx.apiKeys.insert(input, now)));
+  const info = await write(storage, { now, idempotency: respond }, async (tx) => {
+    let expiresAt = options.expiresAt ?? null;
+    if (parentId !== null) {
+      const parent = await tx.apiKeys.lock(parentId);
+      if (parent === undefined || !keyIsActive(parent, now)) throw makerGone();
+      expiresAt = childExpiry(parent.expiresAt, expiresAt);
+    }
+    const input = { name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt, parentId, owner };
+    return withoutEvents(await tx.apiKeys.insert(input, now));
+  });
   return { key, info };
 }
 
 /**
- * Revokes a key; it is refused from the next request on. true when this call revoked it, false
- * when it was revoked already (nothing changes). Throws not_found for an unknown key.
+ * Revokes a key and every key below it (the keys it made, directly or through them); they are
+ * refused from the next request on. true when this call revoked the key, false when it was
+ * revoked already (nothing changes: its descendants were revoked with it). Throws not_found for
+ * an unknown key. Who may revoke it is the caller's to check (`manages`).
  */
 export function revokeApiKey(storage: Storage, id: number, ctx: WriteContext<boolean>): Promise<boolean> {
   return write(storage, ctx, async (tx) => {
     const key = await tx.apiKeys.lock(id);
     assertFound(`key ${id}`, key);
     if (key.revokedAt !== null) return withoutEvents(false);
-    await tx.apiKeys.revoke(id, ctx.now);
+    await tx.apiKeys.revokeTree(id, ctx.now);
     return withoutEvents(true);
   });
 }
 
+/** Who issues a key: the calling key (or the operator, `keyId` null), and the scopes it holds. */
+export interface Issuer {
+  readonly keyId: number | null;
+  readonly scopes: readonly Scope[];
+}
+
 /**
- * The rules of issuing keys, for the API and the CLI alike: issues a key on behalf of a key
- * holding `granter`: the new key's scopes (the default set when none are named) must all be held
- * by the granter (else 403 insufficient_scope), and an expiry must lie after `now` (else 400).
+ * The rules of issuing keys, for the API and the CLI alike: issues a key on behalf of `issuer`,
+ * which becomes its parent: the new key's scopes (the default set when none are named) must all
+ * be held by the issuer (else 403 insufficient_scope), an expiry must lie after `now` (else 400)
+ * and not after the issuer's (`childExpiry`).
  */
 export async function issueApiKey(
   storage: Storage,
   input: NewApiKey,
-  granter: readonly Scope[],
+  issuer: Issuer,
   now: Date,
-  idempotency?: IdempotentResponse<CreatedApiKey>,
+  options: { readonly idempotency?: IdempotentResponse<CreatedApiKey>; readonly owner?: boolean } = {},
 ): Promise<CreatedApiKey> {
   const scopes = input.scopes ?? DEFAULT_SCOPES;
-  const missing = scopes.filter((s) => !granter.includes(s));
+  const missing = scopes.filter((s) => !issuer.scopes.includes(s));
   if (missing.length > 0) {
     throw new AppError('insufficient_scope', `this API key cannot grant ${missing.join(', ')}: a key can only grant scopes it holds itself`, {
       'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"`,
@@ -101,11 +136,11 @@ export async function issueApiKey(
     if (!(expiresAt.getTime() > now.getTime()))
       throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
   }
-  const { key, info } = await createApiKey(storage, input.name, scopes, now, expiresAt, idempotency);
+  const { key, info } = await createApiKey(storage, input.name, scopes, { now, expiresAt, parentId: issuer.keyId, ...options });
   return { ...info, key };
 }
 
-/** The keys operations of the API. */
+/** The keys operations of the API, each on behalf of the calling key (`manages` decides which keys it sees). */
 export class KeyService {
   readonly #storage: Storage;
   readonly #cursors: CursorCodec;
@@ -117,36 +152,56 @@ export class KeyService {
     this.#clock = clock;
   }
 
-  create(input: NewApiKey, granter: readonly Scope[], idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
-    return issueApiKey(this.#storage, input, granter, this.#clock.now(), idempotency);
+  create(input: NewApiKey, caller: Principal, idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
+    return issueApiKey(this.#storage, input, caller, this.#clock.now(), { idempotency });
   }
 
-  /** The key; an unknown one → 404 not_found. */
-  async get(id: number): Promise<ApiKey> {
+  /** The key; an unknown one, or one the caller does not manage → 404 not_found. */
+  async get(caller: KeyManager, id: number): Promise<ApiKey> {
     const key = await this.#storage.apiKeys.get(id);
-    if (key === undefined) throw notFound(`key ${id}`);
+    if (key === undefined || !(await this.#manages(caller, id))) throw notFound(`key ${id}`);
     return key;
   }
 
-  list(q: PageQuery): Promise<Page<ApiKey>> {
-    return this.#cursors.fetchPage('keys;', q, (limit, afterId = 0) => this.#storage.apiKeys.list({ limit, afterId }));
+  /** The calling key as a client may see it; a configured (bootstrap) key is stored nowhere, so it has no id, name or expiry. */
+  async me(caller: Principal): Promise<CallingKey> {
+    if (caller.keyId === null) return { id: null, name: null, scopes: [...caller.scopes], expiresAt: null };
+    // A key may always read itself; found, as the request was just authenticated with it.
+    const key = await this.#storage.apiKeys.get(caller.keyId);
+    if (key === undefined) throw notFound(`key ${caller.keyId}`);
+    const { id, name, scopes, expiresAt } = key;
+    return { id, name, scopes, expiresAt };
+  }
+
+  /** The keys the caller manages: every key for an owner key, else itself and its descendants. */
+  list(caller: KeyManager, q: PageQuery): Promise<Page<ApiKey>> {
+    const within = caller.owner ? undefined : (caller.keyId ?? 0);
+    return this.#cursors.fetchPage(`keys;${within ?? ''}`, q, (limit, afterId = 0) => this.#storage.apiKeys.list({ limit, afterId, within }));
   }
 
   /**
-   * Revokes a key (it may be the caller's own); refused from the next request on. Revoking a
-   * revoked key changes nothing and succeeds; an unknown key → 404 not_found.
+   * Revokes a key the caller manages (it may be the caller's own) and its descendants; refused
+   * from the next request on. Revoking a revoked key changes nothing and succeeds; an unknown key,
+   * or one the caller does not manage → 404 not_found.
    */
-  async revoke(id: number): Promise<void> {
+  async revoke(caller: KeyManager, id: number): Promise<void> {
+    // Parent links never change once written, so reading them outside the revocation's
+    // transaction decides the same as inside it.
+    if (!(await this.#manages(caller, id))) throw notFound(`key ${id}`);
     await revokeApiKey(this.#storage, id, { now: this.#clock.now() });
+  }
+
+  async #manages(caller: KeyManager, id: number): Promise<boolean> {
+    return caller.owner || manages(caller, id, await this.#storage.apiKeys.ancestors(id));
   }
 }
 
 /**
  * Resolves a presented bearer token to a principal: bootstrap keys from configuration (hashed in
- * memory, every scope, never expiring) first, then stored keys. A revocation applies from the
- * next request on: nothing is cached here (the repository's own freshness rule is in its
- * engine). An expiry is compared with the clock here, on every request: it needs no change to
- * the database to apply, so no cache can outlive it.
+ * memory, every scope, never expiring, owners) first, then stored keys. A revocation applies from
+ * the next request on: nothing is cached here (the repository's own freshness rule is in its
+ * engine). Whether the key still works (`keyIsActive`) is decided here, against the clock, on
+ * every request: an expiry needs no change to the database to apply, so no cache can outlive it.
  */
 export class KeyVerifier {
   readonly #bootstrap: Map<string, Caller>;
@@ -159,7 +214,7 @@ export class KeyVerifier {
     this.#bootstrap = new Map(
       bootstrapKeys.map((k) => {
         const hash = hashKey(k);
-        return [hash, { keyId: null, scopes: SCOPES, subject: `bootstrap:${hash.slice(0, 16)}` }];
+        return [hash, { keyId: null, scopes: SCOPES, owner: true, subject: `bootstrap:${hash.slice(0, 16)}` }];
       }),
     );
   }
@@ -169,8 +224,8 @@ export class KeyVerifier {
     const hash = hashKey(token);
     const bootstrap = this.#bootstrap.get(hash);
     if (bootstrap) return bootstrap;
-    const stored = await this.#repo.findActiveByHash(hash);
-    if (stored === undefined || (stored.expiresAt !== null && this.#clock.now().getTime() >= stored.expiresAt)) return undefined;
-    return { keyId: stored.keyId, scopes: stored.scopes, subject: `key:${stored.keyId}` };
+    const stored = await this.#repo.findByHash(hash);
+    if (stored === undefined || !keyIsActive(stored, this.#clock.now())) return undefined;
+    return { keyId: stored.keyId, scopes: stored.scopes, owner: stored.owner, subject: `key:${stored.keyId}` };
   }
 }

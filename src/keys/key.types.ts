@@ -16,10 +16,25 @@ export const ADMIN_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOP
 export interface Principal {
   readonly keyId: number | null; // null for bootstrap keys from PETSTORE_API_KEYS
   readonly scopes: readonly Scope[];
+  /**
+   * Whether it reads and revokes every key (an owner key, a bootstrap key); otherwise only its own
+   * subtree: itself and the keys it made, directly or through them (docs/api.md, "Who may revoke whom").
+   */
+  readonly owner: boolean;
+}
+
+/**
+ * When a key stops working, as `keyIsActive` reads it: ISO timestamps (ApiKey) or ms since the
+ * epoch (StoredPrincipal); null when not set.
+ */
+export interface KeyLifetime {
+  readonly revokedAt: string | number | null;
+  readonly expiresAt: string | number | null;
 }
 
 /** A stored key as its lookup finds it: the principal and when it stops working (ms since the epoch). */
 export interface StoredPrincipal extends Principal {
+  readonly revokedAt: number | null;
   readonly expiresAt: number | null;
 }
 

@@ -56,8 +56,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      const { limit, status, categoryId } = request.query;
-      linkNext(reply, page, base, '/pets', { limit, status, categoryId });
+      const { limit, status, categoryId, q, tag, sort } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId, q, tag, sort });
       return page.items;
     },
   );
@@ -99,7 +99,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         tags: ['Pets'],
         summary: 'Get an animal (deprecated)',
         description:
-          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response carries `Deprecation`, `Sunset` and `Link` headers; from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
+          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
         headers: IfNoneMatchHeaders,

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit, TEXT_PATTERN } from '../schemas.ts';
+import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export const PetStatus = Type.Unsafe<PetStatus>({ $id: 'PetStatus', enum: [...PET_STATUSES], type: 'string', description: 'Availability status' });
@@ -12,18 +12,80 @@ const name = Type.String({
   maxLength: PET_NAME_MAX,
   pattern: TEXT_PATTERN,
   description:
-    "The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape) is stored and returned as U+FFFD",
+    "The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape) is stored and returned as U+FFFD",
   examples: ['Rex'],
 });
 const categoryId = Id('Identifier of the category the animal belongs to (see GET /categories)');
+
+export const PET_DESCRIPTION_MAX = 2_000;
+const description = Type.String({
+  minLength: 1,
+  maxLength: PET_DESCRIPTION_MAX,
+  pattern: TEXT_PATTERN,
+  description: 'What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`',
+  examples: ['A friendly Labrador, house-trained'],
+});
+
+export const PET_TAGS_MAX = 10;
+export const TAG_PATTERN = '^[a-z0-9-]{1,32}$';
+export const Tag = Type.String({
+  minLength: 1,
+  maxLength: 32,
+  pattern: TAG_PATTERN,
+  description: 'A tag: 1–32 lowercase letters (a–z), digits and `-`',
+  examples: ['house-trained'],
+});
+const tags = Type.Array(Tag, {
+  maxItems: PET_TAGS_MAX,
+  uniqueItems: true,
+  description: 'At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`',
+  examples: [['friendly', 'house-trained']],
+});
+
+/** The largest price, in minor units: far above any animal's, and exact in a JSON number and a 64-bit integer. */
+export const PRICE_MAX = 1_000_000_000_000;
+const amount = Type.Integer({
+  minimum: 0,
+  maximum: PRICE_MAX,
+  description: "The price in the currency's minor unit (cents for EUR): 1999 is 19.99",
+  examples: [1999],
+});
+/** Where an animal without a price stands in `sort=price`: after every price (the engines' price indexes use it). */
+export const UNPRICED_SORT_KEY = Number.MAX_SAFE_INTEGER;
+export const CURRENCY_PATTERN = '^[A-Z]{3}$';
+const currency = Type.String({
+  pattern: CURRENCY_PATTERN,
+  description: "ISO 4217 currency code: the store's (`STORE_CURRENCY`) when the price was set",
+  examples: ['EUR'],
+});
+export const Price = Type.Object(
+  { amount, currency },
+  {
+    $id: 'Price',
+    additionalProperties: false,
+    description: 'An amount of money in minor units and its currency',
+    examples: [{ amount: 1999, currency: 'EUR' }],
+  },
+);
+export type Price = Static<typeof Price>;
+const priceRef = (text: string) => Type.Unsafe<Price>({ $ref: 'Price#', description: text });
+const priceInput = (text: string) =>
+  Type.Object(
+    { amount, currency: Type.Optional({ ...currency, description: "Must be the store's currency (`STORE_CURRENCY`) when given" }) },
+    { additionalProperties: false, description: text },
+  );
+export type PriceInput = Static<ReturnType<typeof priceInput>>;
 
 export const NewPet = Type.Object(
   {
     name,
     categoryId: { ...categoryId, examples: [1] },
     status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Availability status; defaults to `available`' })),
+    description: Type.Optional(description),
+    tags: Type.Optional(tags),
+    price: Type.Optional(priceInput("The price, in the store's currency; without it the animal has no price")),
   },
-  { $id: 'NewPet', additionalProperties: false, examples: [{ name: 'Rex', categoryId: 1, status: 'available' }] },
+  { $id: 'NewPet', additionalProperties: false, examples: [{ name: 'Rex', categoryId: 1, status: 'available', tags: ['friendly'], price: { amount: 1999 } }] },
 );
 export type NewPet = Static<typeof NewPet>;
 
@@ -33,6 +95,9 @@ export const Pet = Type.Object(
     name,
     categoryId: { ...categoryId, examples: [1] },
     status: statusRef,
+    description: Type.Optional(description),
+    tags,
+    price: Type.Optional(priceRef('The price; absent when the animal has none')),
     photoUrls: Type.Optional(
       Type.Array(Type.String({ format: 'uri-reference' }), {
         minItems: 1,
@@ -42,10 +107,27 @@ export const Pet = Type.Object(
         examples: [['/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08']],
       }),
     ),
+    createdAt: Timestamp('When the animal was added (read-only)'),
+    updatedAt: Timestamp('When the animal last changed: its fields, or its status through an order (read-only)'),
   },
-  { $id: 'Pet', additionalProperties: false, examples: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] },
+  {
+    $id: 'Pet',
+    additionalProperties: false,
+    examples: [
+      {
+        id: 1,
+        name: 'Rex',
+        categoryId: 1,
+        status: 'available',
+        tags: ['friendly'],
+        price: { amount: 1999, currency: 'EUR' },
+        createdAt: '2026-11-22T12:00:00.000Z',
+        updatedAt: '2026-11-22T12:00:00.000Z',
+      },
+    ],
+  },
 );
-// status is always present in responses (it defaults on creation), so the domain type requires it.
+// status, tags and the timestamps are always present in responses, so the domain type requires them.
 export type Pet = Static<typeof Pet>;
 
 export const PetPatch = Type.Object(
@@ -53,25 +135,64 @@ export const PetPatch = Type.Object(
     name: Type.Optional(name),
     categoryId: Type.Optional({ ...categoryId, examples: [2] }),
     status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Availability status; refused while an order for the animal is open' })),
+    description: Type.Optional(Type.Union([description, Type.Null()], { description: 'The new description; `null` removes it' })),
+    tags: Type.Optional(Type.Union([tags, Type.Null()], { description: 'The new tags, replacing the old ones; `null` (or `[]`) removes them all' })),
+    price: Type.Optional(
+      Type.Union([priceInput("The new price, in the store's currency (`amount` is required: a price is set whole)"), Type.Null()], {
+        description: 'The new price; `null` removes it',
+      }),
+    ),
   },
   {
     $id: 'PetPatch',
     additionalProperties: false,
     minProperties: 1,
     description:
-      'A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.',
+      'A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.',
     examples: [{ name: 'Rex II' }],
   },
 );
 export type PetPatch = Static<typeof PetPatch>;
 
-export const Pets = Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), { $id: 'Pets', description: 'A page of animals, ascending by id' });
+export const Pets = Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), {
+  $id: 'Pets',
+  description: 'A page of animals, in the order `sort` names (ascending by id by default)',
+});
+
+export const PET_SORTS = ['id', '-id', 'name', '-name', 'price', '-price', 'createdAt', '-createdAt'] as const;
+export type PetSort = (typeof PET_SORTS)[number];
+export const Q_MAX = 200;
 
 export const ListPetsQuery = Type.Object(
   {
     limit: Type.Optional(Limit),
     status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Filters by availability status' })),
     categoryId: Type.Optional(Id('Filters by category; combinable with `status`')),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: Q_MAX,
+        pattern: TEXT_PATTERN,
+        description:
+          'Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)',
+        examples: ['lab fri'],
+      }),
+    ),
+    tag: Type.Optional(
+      Type.Array(Tag, {
+        minItems: 1,
+        maxItems: PET_TAGS_MAX,
+        description: 'Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`)',
+      }),
+    ),
+    sort: Type.Optional(
+      Type.Unsafe<PetSort>({
+        type: 'string',
+        enum: [...PET_SORTS],
+        description:
+          'Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400)',
+      }),
+    ),
     cursor: Type.Optional(Cursor),
   },
   { additionalProperties: false },

@@ -3,18 +3,20 @@ import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
-import type { ConditionalWrite, IdempotentResponse, PetCreate, Storage, WriteContext } from '../storage/storage.ts';
+import type { ConditionalWrite, IdempotentResponse, PetCreate, PetIndex, Storage, Transaction, WriteContext } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
-import type { ListPetsQuery, NewPet, Pet, PetPatch } from './pet.schemas.ts';
+import { petListing } from './pet.listing.ts';
+import type { ListPetsQuery, NewPet, Pet, PetPatch, Price, PriceInput } from './pet.schemas.ts';
+import { nameKey, searchText } from './pet.search.ts';
 
 // The pet workflows, each in one write transaction over the pet row it locks (docs/architecture.md).
 // Locks go pet → category → the inventory row (kept by the engines' triggers), and an order's
 // workflows take order → pet: no two writes wait on each other in a circle.
 
 /** Adds a pet to a live category; records pet.created. */
-export function createPet(storage: Storage, input: PetCreate, ctx: WriteContext<Pet>): Promise<Pet> {
+export function createPet(storage: Storage, input: Omit<PetCreate, 'at'>, ctx: WriteContext<Pet>): Promise<Pet> {
   return write(storage, ctx, async (tx) => {
-    const pet = await tx.pets.insert(input);
+    const pet = await tx.pets.insert({ ...input, at: ctx.now });
     if (pet === undefined) throw unknownCategory(input.categoryId);
     return { result: pet, events: [{ type: 'pet.created', data: pet }] };
   });
@@ -26,18 +28,58 @@ export function createPet(storage: Storage, input: PetCreate, ctx: WriteContext<
  * open. Concurrent changes of one pet queue on its row lock, each checking If-Match and these
  * rules against what the one before it committed.
  */
-export function updatePet(storage: Storage, id: number, patch: PetPatch, ctx: ConditionalWrite<Pet>): Promise<Pet> {
+export function updatePet(storage: Storage, id: number, patch: PetPatch, currency: string, ctx: ConditionalWrite<Pet>): Promise<Pet> {
   return write(storage, ctx, async (tx) => {
     const current = await tx.pets.lock(id);
     assertFound(`pet ${id}`, current);
     assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
-    const { next, changed } = patchPet(current, patch);
+    const { next, changed } = patchPet(current, patch, currency);
     if (!changed) return withoutEvents(current);
     if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
     if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
-    const pet = await tx.pets.update(next);
+    const pet = await savePet(tx, current, next, ctx.now);
     return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
   });
+}
+
+/** Writes `next` over `current` (a pet the transaction locked), its updatedAt `now` and its index rewritten. */
+export function savePet(tx: Transaction, current: Pet, next: Pet, now: Date): Promise<Pet> {
+  return tx.pets.update(current, { ...next, updatedAt: now.toISOString() }, indexOf(next));
+}
+
+/** The row a new pet is inserted as (its timestamps are the write's): `status` defaults to available, the price is in `currency`, the store's. */
+export function newPetRecord(input: NewPet, currency: string): Omit<PetCreate, 'at'> {
+  const tags = input.tags ?? [];
+  return {
+    name: input.name,
+    categoryId: input.categoryId,
+    status: input.status ?? 'available',
+    tags,
+    ...(input.description === undefined ? {} : { description: input.description }),
+    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency, 'body/price/currency') }),
+    ...indexOf({ name: input.name, description: input.description, tags }),
+  };
+}
+
+/** What the engines index of a pet: its search words and its name's sort key (pets/pet.search.ts). */
+export function indexOf(pet: Pick<Pet, 'name' | 'description' | 'tags'>): PetIndex {
+  return { searchText: searchText(pet), nameKey: nameKey(pet.name) };
+}
+
+/**
+ * Writes the index of the pets that have none — rows written before migration 9, or by an
+ * instance of the release before it during a rolling deploy — in batches; returns how many.
+ */
+export async function indexUnindexedPets(storage: Storage, batch = 500): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const pets = await storage.pets.unindexed(batch);
+    if (pets.length === 0) return done;
+    await storage.transaction(async (tx) => {
+      for (const pet of pets) if (await tx.pets.reindex(pet.id, indexOf(pet))) done++;
+    });
+    if (pets.length < batch) return done;
+  }
 }
 
 /**
@@ -51,21 +93,48 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
     assertFound(`pet ${id}`, current);
     assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
     if (await tx.orders.exists(id, OPEN_ORDER_STATUSES)) throw petHasOpenOrder(id, 'withdraw');
-    await tx.pets.withdraw(id, ctx.now);
+    await tx.pets.withdraw(current, ctx.now);
     return { result: undefined, events: [{ type: 'pet.deleted', data: { id } }] };
   });
 }
 
-/** The pet after `patch`; `changed` is false when every field given already had its value. */
-export function patchPet(current: Pet, patch: PetPatch): { next: Pet; changed: boolean } {
+/**
+ * The pet after `patch` (a JSON merge patch: a field absent is kept, `null` removes an optional
+ * one); `changed` is false when every field given already had its value. A price is set in
+ * `currency`, the store's.
+ */
+export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
+  const description = patch.description === undefined ? current.description : (patch.description ?? undefined);
+  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency, 'body/price/currency');
+  // The schema's key order, as the engines read a pet back (storage/rows.ts).
   const next: Pet = {
     id: current.id,
     name: patch.name ?? current.name,
     categoryId: patch.categoryId ?? current.categoryId,
     status: patch.status ?? current.status,
+    ...(description === undefined ? {} : { description }),
+    tags: patch.tags === undefined ? current.tags : (patch.tags ?? []),
+    ...(price === undefined ? {} : { price }),
+    createdAt: current.createdAt,
+    updatedAt: current.updatedAt,
   };
-  const changed = next.name !== current.name || next.categoryId !== current.categoryId || next.status !== current.status;
+  const changed =
+    next.name !== current.name ||
+    next.categoryId !== current.categoryId ||
+    next.status !== current.status ||
+    next.description !== current.description ||
+    next.tags.join(' ') !== current.tags.join(' ') ||
+    next.price?.amount !== current.price?.amount ||
+    next.price?.currency !== current.price?.currency;
   return { next, changed };
+}
+
+/** A price as given, in the store's currency; a price in another currency is refused (nothing converts it). */
+export function priceOf(input: PriceInput, currency: string, field: string): Price {
+  if (input.currency !== undefined && input.currency !== currency) {
+    throw new AppError('validation_failed', `${field} must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`);
+  }
+  return { amount: input.amount, currency };
 }
 
 export function unknownCategory(categoryId: number): AppError {
@@ -84,16 +153,18 @@ export class PetService {
   readonly #storage: Storage;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
+  readonly #currency: string;
 
-  constructor(storage: Storage, cursors: CursorCodec, clock: Clock) {
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock, currency: string) {
     this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
+    this.#currency = currency;
   }
 
   create(input: NewPet, idempotency?: IdempotentResponse<Pet>): Promise<Pet> {
-    const pet = { name: input.name, categoryId: input.categoryId, status: input.status ?? 'available' } as const;
-    return createPet(this.#storage, pet, { now: this.#clock.now(), idempotency });
+    const now = this.#clock.now();
+    return createPet(this.#storage, newPetRecord(input, this.#currency), { now, idempotency });
   }
 
   get(id: number): Promise<Pet | undefined> {
@@ -101,14 +172,18 @@ export class PetService {
   }
 
   list(q: ListPetsQuery): Promise<Page<Pet>> {
-    // The filters are bound into the cursor. Without categoryId the scope is the one cursors had
-    // before that filter existed, so cursors issued then keep working.
-    const scope = `pets;${q.status ?? ''}${q.categoryId === undefined ? '' : `;${q.categoryId}`}`;
-    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#storage.pets.list({ limit, afterId, status: q.status, categoryId: q.categoryId }));
+    // The filters and the sort are bound into the cursor (PetListing.scope).
+    const listing = petListing(q);
+    return this.#cursors.fetchPageAt(
+      listing.scope,
+      q,
+      (limit, from) => this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) }),
+      listing.position,
+    );
   }
 
   update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {
-    return updatePet(this.#storage, id, patch, { now: this.#clock.now(), ifMatch });
+    return updatePet(this.#storage, id, patch, this.#currency, { now: this.#clock.now(), ifMatch });
   }
 
   withdraw(id: number, ifMatch: Condition | undefined): Promise<void> {

@@ -27,7 +27,7 @@ export function addPhoto(storage: Storage, petId: number, image: ProcessedPhoto,
     }
     await tx.photos.retain(image, ctx.now);
     const photo = await tx.photos.attach(petId, image.hash, ctx.now);
-    const pet = await tx.photos.setPetPhotos(petId, [...photos.map((p) => p.hash), image.hash]);
+    const pet = await tx.photos.setPetPhotos(petId, [...photos.map((p) => p.hash), image.hash], ctx.now);
     return { result: { photo, created: true }, events: [{ type: 'pet.updated', data: pet }] };
   });
 }
@@ -46,6 +46,7 @@ export function removePhoto(storage: Storage, petId: number, photoId: number, ct
     const pet = await tx.photos.setPetPhotos(
       petId,
       (await tx.photos.list(petId)).map((p) => p.hash),
+      ctx.now,
     );
     return { result: undefined, events: [{ type: 'pet.updated', data: pet }] };
   });

@@ -15,12 +15,36 @@ export interface PetRow {
   name: string;
   category_id: number;
   status: PetStatus;
+  description: string | null;
+  tags: string; // a JSON array of strings, in the order given
+  price_amount: number | null;
+  price_currency: string | null;
+  created_at: string;
+  updated_at: string;
   photos: string | null; // hashes, space-separated, oldest first (migration 10)
 }
-export const PET_COLUMNS = 'id, name, category_id, status, photos';
-export const toPet = (r: PetRow): Pet => withPhotos({ id: r.id, name: r.name, categoryId: r.category_id, status: r.status }, r.photos);
-/** A pet with photos has photoUrls; one without has none (the field is left out, as before photos existed). */
-export const withPhotos = (pet: Pet, photos: string | null): Pet => (photos === null ? pet : { ...pet, photoUrls: photos.split(' ').map(photoPath) });
+export const PET_COLUMNS = 'id, name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, photos';
+/** PET_COLUMNS as the values of a row, in that order (SQLite reads hot rows as arrays). */
+export type PetTuple = [number, string, number, PetStatus, string | null, string, number | null, string | null, string, string, string | null];
+export const toPet = (r: PetRow): Pet =>
+  pet(r.id, r.name, r.category_id, r.status, r.description, r.tags, r.price_amount, r.price_currency, r.created_at, r.updated_at, r.photos);
+export const tupleToPet = (r: PetTuple): Pet => pet(...r);
+// Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
+// A pet with photos has photoUrls; one without has none (the field is left out, as before photos existed).
+function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt, photos]: PetTuple): Pet {
+  return {
+    id,
+    name,
+    categoryId,
+    status,
+    ...(description === null ? {} : { description }),
+    tags: JSON.parse(tags) as string[],
+    ...(amount === null || currency === null ? {} : { price: { amount, currency } }),
+    ...(photos === null ? {} : { photoUrls: photos.split(' ').map(photoPath) }),
+    createdAt,
+    updatedAt,
+  };
+}
 
 export interface PhotoRow {
   id: number;
@@ -52,9 +76,15 @@ export interface OrderRow {
   status: OrderStatus;
   created_at: string;
   updated_at: string;
+  price_amount: number | null;
+  price_currency: string | null;
 }
-export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at';
-export const toOrder = (r: OrderRow): Order => ({ id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at });
+export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at, price_amount, price_currency';
+export const toOrder = (r: OrderRow): Order => {
+  const order: Order = { id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at };
+  if (r.price_amount !== null && r.price_currency !== null) order.price = { amount: r.price_amount, currency: r.price_currency };
+  return order;
+};
 
 export interface EventRow {
   id: number;
@@ -81,8 +111,10 @@ export interface KeyRow {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  parent_id: number | null;
+  owner: boolean | number; // SQLite: 0 or 1
 }
-export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, expires_at, revoked_at';
+export const KEY_COLUMNS = 'id, name, prefix, scopes, created_at, expires_at, revoked_at, parent_id, owner';
 export const toApiKey = (r: KeyRow): ApiKey => ({
   id: r.id,
   name: r.name,
@@ -91,6 +123,8 @@ export const toApiKey = (r: KeyRow): ApiKey => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
+  parentId: r.parent_id,
+  owner: Boolean(r.owner),
 });
 export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[];
 
@@ -98,10 +132,20 @@ export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[]
 export interface PrincipalRow {
   id: number;
   scopes: string;
+  owner: boolean | number; // SQLite: 0 or 1
+  revoked_at: string | null;
   expires_at: string | null;
 }
+export const PRINCIPAL_COLUMNS = 'id, scopes, owner, revoked_at, expires_at';
+const epochMs = (t: string | null): number | null => (t === null ? null : Date.parse(t));
 export const toStoredPrincipal = (r: PrincipalRow): StoredPrincipal =>
-  Object.freeze({ keyId: r.id, scopes: Object.freeze(parseScopes(r.scopes)), expiresAt: r.expires_at === null ? null : Date.parse(r.expires_at) });
+  Object.freeze({
+    keyId: r.id,
+    scopes: Object.freeze(parseScopes(r.scopes)),
+    owner: Boolean(r.owner),
+    revokedAt: epochMs(r.revoked_at),
+    expiresAt: epochMs(r.expires_at),
+  });
 
 export interface IdempotencyRow {
   fingerprint: string;
@@ -123,6 +167,7 @@ export interface WebhookRow {
   enabled: number | boolean; // SQLite 0/1, PostgreSQL boolean
   created_at: string;
   failing_since: string | null;
+  owner_key_id: number | null;
 }
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
@@ -130,6 +175,7 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
   events: r.events === null ? null : (r.events.split(' ') as EventType[]),
   description: r.description,
   enabled: Boolean(r.enabled),
+  keyId: r.owner_key_id,
   createdAt: r.created_at,
 });
 export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since });
@@ -171,6 +217,7 @@ export interface ClaimRow {
   attempt: number;
   event_id: number;
   url: string;
+  owner_key_id: number | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;
@@ -179,11 +226,12 @@ export interface ClaimRow {
   created_at: string | null;
 }
 export const CLAIM_COLUMNS =
-  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
+  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.owner_key_id, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
 export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   deliveryId: r.id,
   webhookId: r.webhook_id,
   url: r.url,
+  keyId: r.owner_key_id,
   attempt: r.attempt,
   eventId: r.event_id,
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),

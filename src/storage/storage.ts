@@ -9,7 +9,7 @@ import type { Category } from '../categories/category.schemas.ts';
 import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
-import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import type { Pet, PetStatus, Price } from '../pets/pet.schemas.ts';
 import type { Photo, PhotoBlob, PhotoVariant, ProcessedPhoto } from '../photos/photo.schemas.ts';
 import type { Condition } from '../preconditions.ts';
 import type { Inventory } from '../store/inventory.schemas.ts';
@@ -53,18 +53,51 @@ export interface NewEvent {
 // Reads outside a workflow (each engine may cache them: they see every commit made before the
 // request that asks arrived).
 
-export interface PetCreate {
+/** What the engines index of a pet, as the pets domain writes it (pets/pet.search.ts). */
+export interface PetIndex {
+  /** The words search matches, folded, one space between. */
+  readonly searchText: string;
+  /** What `sort=name` orders by. */
+  readonly nameKey: string;
+}
+
+export interface PetCreate extends PetIndex {
   readonly name: string;
   readonly categoryId: number;
   readonly status: PetStatus;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly price?: Price;
+  /** createdAt and updatedAt. */
+  readonly at: Date;
 }
 
-/** Keyset page request: rows with id > afterId, ascending, at most `limit`. */
+/** The orders a listing of pets comes in; `value` is a row's position in it besides its id. */
+export type PetOrderKey = 'id' | 'name' | 'price' | 'createdAt';
+
+/** A row's keyset position: its id and, unless the order is by id, its sort value (name key, price or createdAt). */
+export interface PetPosition {
+  readonly id: number;
+  readonly value?: string | number;
+}
+
+/**
+ * Keyset page request: live pets matching every filter given, in `order` (ties by id in the same
+ * direction), after `after` when given, at most `limit`. The pets domain asks only for the
+ * combinations an index serves (pets/pet.listing.ts).
+ */
 export interface PetQuery {
   readonly limit: number;
-  readonly afterId: number;
+  /** By id when not given. */
+  readonly order?: PetOrderKey;
+  readonly descending?: boolean;
+  readonly after?: PetPosition;
   readonly status?: PetStatus;
   readonly categoryId?: number;
+  /** Pets carrying every one of these tags. */
+  readonly tags?: readonly string[];
+  /** Search words, folded (pets/pet.search.ts): each must be a word, or the start of one, of the pet's search text. */
+  readonly words?: readonly string[];
 }
 
 /**
@@ -74,8 +107,10 @@ export interface PetQuery {
 export interface PetRepository {
   get(id: number): Promise<Pet | undefined>;
   list(query: PetQuery): Promise<Pet[]>;
-  /** Live pets per status, as of one committed state; read from maintained counts, never counted. */
+  /** Live pets per status, and the value of the available ones per currency, as of one committed state; read from maintained sums, never summed. */
   inventory(): Promise<Inventory>;
+  /** Pets whose index was never written (rows of the release before migration 9), lowest ids first. */
+  unindexed(limit: number): Promise<Pet[]>;
 }
 
 /**
@@ -114,23 +149,31 @@ export interface ApiKeyCreate {
   readonly hash: string; // hex SHA-256 of the whole key
   readonly scopes: readonly Scope[];
   readonly expiresAt: Date | null;
+  /** The key that makes it; null or absent for a top-level key. */
+  readonly parentId?: number | null;
+  /** An owner key manages every key; absent → false. */
+  readonly owner?: boolean;
 }
 
 /** Keyset page request over keys: ascending ids after `afterId`. */
 export interface KeyQuery {
   readonly limit: number;
   readonly afterId: number;
+  /** Only this key and its descendants; undefined → every key. */
+  readonly within?: number;
 }
 
 export interface ApiKeyRepository {
   /**
-   * The key with this hash unless it is revoked, with its expiry; every request asks. Whether it
-   * has expired is decided by the caller, against its clock (KeyVerifier).
+   * The key with this hash, revoked or expired or not; every request asks. Whether it still works
+   * is decided by the caller, against its clock (KeyVerifier, `keyIsActive`).
    */
-  findActiveByHash(hash: string): Promise<StoredPrincipal | undefined>;
-  /** Every key, revoked and expired ones included. */
+  findByHash(hash: string): Promise<StoredPrincipal | undefined>;
+  /** Every key (or every key of a subtree, `within`), revoked and expired ones included. */
   list(query: KeyQuery): Promise<ApiKey[]>;
   get(id: number): Promise<ApiKey | undefined>;
+  /** The ids of the key's ancestors: its parent, the parent's parent, … (none for a top-level or unknown key). */
+  ancestors(id: number): Promise<number[]>;
   count(): Promise<number>;
 }
 
@@ -211,9 +254,11 @@ export interface PetTx {
    * undefined (nothing inserted) when categoryId names no live category.
    */
   insert(input: PetCreate): Promise<Pet | undefined>;
-  /** Writes name, category and status of a pet this transaction locked. */
-  update(pet: Pet): Promise<Pet>;
-  withdraw(id: number, at: Date): Promise<void>;
+  /** Writes every field of `next`, a pet this transaction locked as `current` (its tags are replaced). */
+  update(current: Pet, next: Pet, index: PetIndex): Promise<Pet>;
+  /** Writes the index of a pet that has none (PetRepository.unindexed); false when it has one by now. */
+  reindex(id: number, index: PetIndex): Promise<boolean>;
+  withdraw(pet: Pet, at: Date): Promise<void>;
   /** Whether a live pet belongs to the category. */
   anyIn(categoryId: number): Promise<boolean>;
 }
@@ -233,7 +278,7 @@ export interface PhotoTx {
   /** Removes the pet's photo; undefined (nothing removed) when the pet has no photo with this id. */
   detach(petId: number, photoId: number): Promise<Photo | undefined>;
   /** Writes the pet's photo list (display hashes, oldest first) on a pet this transaction locked; returns the pet. */
-  setPetPhotos(petId: number, hashes: readonly string[]): Promise<Pet>;
+  setPetPhotos(petId: number, hashes: readonly string[], at: Date): Promise<Pet>;
 }
 
 export interface CategoryTx {
@@ -255,7 +300,8 @@ export interface CategoryTx {
 export interface OrderTx {
   /** The order, locked FOR UPDATE. */
   lock(id: number): Promise<Order | undefined>;
-  insert(petId: number, status: OrderStatus, at: Date): Promise<Order>;
+  /** `price`: the pet's at the time, recorded on the order; null when it had none. */
+  insert(petId: number, status: OrderStatus, price: Price | null, at: Date): Promise<Order>;
   setStatus(id: number, status: OrderStatus, at: Date): Promise<Order>;
   /** Whether an order for the pet is in one of `statuses`. */
   exists(petId: number, statuses: readonly OrderStatus[]): Promise<boolean>;
@@ -265,7 +311,8 @@ export interface ApiKeyTx {
   insert(input: ApiKeyCreate, at: Date): Promise<ApiKey>;
   /** The key, revoked or not, locked FOR NO KEY UPDATE. */
   lock(id: number): Promise<ApiKey | undefined>;
-  revoke(id: number, at: Date): Promise<void>;
+  /** Revokes the key and every descendant not revoked yet, at `at`; how many it revoked. */
+  revokeTree(id: number, at: Date): Promise<number>;
 }
 
 export interface IdempotencyTx {
@@ -277,9 +324,9 @@ export interface EventTx {
   /**
    * Publishes the events of a write: inserts them, in order, with `at` as their createdAt, and owes
    * each a first delivery attempt, due at `at`, to every enabled endpoint subscribed to its type
-   * (webhook_subscriptions, or webhooks.all_events) — in one statement where the engine can. Their
-   * ids increase in commit order across every writer, so a reader paging the feed by id never
-   * passes an event that commits later (PostgreSQL: postgres.dialect.ts).
+   * (webhook_subscriptions, or webhooks.all_events) — in one statement where the engine can. Each
+   * records its transaction's id, by which readers keep the feed in commit order without making
+   * writers wait for each other (Dialect.settled, docs/events.md).
    */
   publish(events: readonly NewEvent[], at: Date): Promise<void>;
   exists(sequence: number): Promise<boolean>;
@@ -292,6 +339,10 @@ export interface WebhookCreate {
   readonly description: string | null;
   /** The signing secret, sealed (webhooks/webhook.secret-box.ts): engines store it as given. */
   readonly secret: string;
+  /** The URL's destination (`destination` in webhooks/webhook.address.ts): deliveries are limited per destination. */
+  readonly host: string;
+  /** The API key registering it (null: a bootstrap key); the endpoint stops with it. */
+  readonly keyId: number | null;
 }
 
 /** An endpoint as its workflows see it: what the API shows, and since when its attempts have been failing. */
@@ -304,6 +355,8 @@ export interface WebhookState {
 /** What a workflow writes of an endpoint it locked. */
 export interface WebhookFields {
   readonly url: string;
+  readonly host: string;
+  readonly keyId: number | null;
   readonly events: readonly EventType[] | null;
   readonly description: string | null;
   readonly enabled: boolean;
@@ -322,13 +375,22 @@ export interface WebhookTx {
   /** Deletes the endpoint with its subscriptions and its delivery log; false for an unknown id. */
   delete(id: number): Promise<boolean>;
   /**
-   * Enabled endpoints with an attempt due (see DeliveryTx.lease) and fewer than `perEndpoint` in
-   * flight, least recently claimed first, at most `max`. PostgreSQL locks them FOR NO KEY UPDATE,
-   * skipping endpoints another claimer holds.
+   * Enabled endpoints with an attempt due (see DeliveryTx.lease), fewer than `limits.perEndpoint`
+   * attempts in flight and fewer than `limits.perHost` in flight to their host, least recently
+   * claimed first, at most `max`. PostgreSQL locks them FOR NO KEY UPDATE, skipping endpoints
+   * another claimer holds.
    */
-  claimable(now: Date, perEndpoint: number, max: number): Promise<number[]>;
+  claimable(now: Date, limits: { readonly perEndpoint: number; readonly perHost: number }, max: number): Promise<ClaimableEndpoint[]>;
+  /** How many endpoints there are (WEBHOOK_MAX_ENDPOINTS), counted after every registration committed before. */
+  countForInsert(): Promise<number>;
   /** Records that a claim served the endpoint now: the least recently served go first. */
   touch(id: number, at: Date): Promise<void>;
+}
+
+/** An endpoint a claim may lease attempts of, and its destination (null: not known, for an endpoint older than migration 12). */
+export interface ClaimableEndpoint {
+  readonly id: number;
+  readonly host: string | null;
 }
 
 /** A pending attempt and its lease: in flight while `leaseUntil` is in the future. */
@@ -351,6 +413,8 @@ export interface LeasedAttempt {
   readonly deliveryId: number;
   readonly webhookId: number;
   readonly url: string;
+  /** The key the endpoint belongs to: it is not sent while that key does not stand (null: none). */
+  readonly keyId: number | null;
   readonly attempt: number;
   readonly eventId: number;
   /** undefined when the event was purged before it could be delivered. */
@@ -390,6 +454,8 @@ export interface DeliveryTx {
   logDisabled(webhookId: number, error: string, at: Date): Promise<void>;
   /** The endpoint's attempts leased until after `now`. */
   inFlight(webhookId: number, now: Date): Promise<number>;
+  /** The attempts to endpoints on `host` leased until after `now`. */
+  inFlightToHost(host: string, now: Date): Promise<number>;
   /**
    * Leases at most `limit` of the endpoint's due attempts, in event-id order: pending, not leased
    * (or the lease ran out: its holder died), and either a first attempt (due at once, so first

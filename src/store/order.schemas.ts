@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import type { Price } from '../pets/pet.schemas.ts';
 import { Cursor, Id, Limit, Timestamp as timestamp } from '../schemas.ts';
 
 export const ORDER_STATUSES = ['placed', 'approved', 'delivered', 'cancelled'] as const;
@@ -13,6 +14,7 @@ export const Order = Type.Object(
     status: statusRef('Order lifecycle state'),
     createdAt: timestamp('When the order was placed'),
     updatedAt: timestamp('When the order last changed'),
+    price: Type.Optional(Type.Unsafe<Price>({ $ref: 'Price#', description: "The animal's price when the order was placed; absent when it had none" })),
   },
   {
     $id: 'Order',

@@ -3,6 +3,7 @@ import { assertFound } from '../errors.ts';
 import { write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { Pet } from '../pets/pet.schemas.ts';
+import { savePet } from '../pets/pet.service.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, IdempotentResponse, NewEvent, Storage, Transaction, WriteContext } from '../storage/storage.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from './order.lifecycle.ts';
@@ -18,8 +19,9 @@ export function placeOrder(storage: Storage, petId: number, ctx: WriteContext<Or
     // A withdrawn pet is not found: unknown_pet, like one that never existed.
     const pet = await tx.pets.lock(petId);
     assertPetOrderable(petId, pet?.status);
-    const moved = await movePet(tx, pet!, 'placed');
-    const order = await tx.orders.insert(petId, 'placed', ctx.now);
+    const moved = await movePet(tx, pet!, 'placed', ctx.now);
+    // The order keeps the price the pet had when it was placed, whatever the pet's price becomes.
+    const order = await tx.orders.insert(petId, 'placed', pet!.price ?? null, ctx.now);
     return { result: order, events: [{ type: 'order.placed', data: order }, ...moved] };
   });
 }
@@ -36,7 +38,7 @@ export function transitionOrder(storage: Storage, id: number, to: OrderStatus, c
     assertFound(`order ${id}`, current);
     assertIfMatch(`order ${id}`, ctx.ifMatch, current);
     assertTransition(id, current, to);
-    const moved = await movePet(tx, await tx.pets.lock(current.petId), to);
+    const moved = await movePet(tx, await tx.pets.lock(current.petId), to, ctx.now);
     const order = await tx.orders.setStatus(id, to, ctx.now);
     return { result: order, events: [{ type: `order.${to}`, data: order }, ...moved] };
   });
@@ -46,10 +48,10 @@ export function transitionOrder(storage: Storage, id: number, to: OrderStatus, c
  * Gives the pet the status its order's new state means; its pet.updated when that changed it. (An
  * order that can still move is open, so its pet cannot have been withdrawn.)
  */
-async function movePet(tx: Transaction, pet: Pet | undefined, order: OrderStatus): Promise<NewEvent[]> {
+async function movePet(tx: Transaction, pet: Pet | undefined, order: OrderStatus, now: Date): Promise<NewEvent[]> {
   const status = petStatusFor(order);
   if (pet === undefined || pet.status === status) return [];
-  return [{ type: 'pet.updated', data: await tx.pets.update({ ...pet, status }) }];
+  return [{ type: 'pet.updated', data: await savePet(tx, pet, { ...pet, status }, now) }];
 }
 
 export class OrderService {

@@ -96,9 +96,27 @@ export function nonPublic(address: string): string | undefined {
 }
 
 const bare = (host: string) => (host.startsWith('[') ? host.slice(1, -1) : host);
+/** A host name or an address as WEBHOOK_ALLOWED_HOSTS entries spell it: lower case, IPv6 in brackets. */
+const hostKey = (host: string) => {
+  const b = bare(host).toLowerCase();
+  return isIP(b) === 6 ? `[${b}]` : b;
+};
+/** The port a URL (or a connection's protocol and port) names: its own, else its scheme's. */
+const portOf = (protocol: string, port: string | number | undefined): number => Number(port) || (protocol === 'https:' ? 443 : 80);
+
+/**
+ * Where a URL delivers to, as deliveries are grouped and limited per destination
+ * (WEBHOOK_HOST_CONCURRENCY): its host and port (the port left out when it is the scheme's).
+ */
+export function destination(url: string): string {
+  return new URL(url).host;
+}
 
 export interface AddressPolicyOptions {
-  /** Host names and addresses exempt from the public-address rule (WEBHOOK_ALLOWED_HOSTS). */
+  /**
+   * `host:port` and `host:*` entries exempt from the public-address rule (WEBHOOK_ALLOWED_HOSTS,
+   * read by config.ts: a bare host there stands for ports 80 and 443), hosts as `hostKey` spells them.
+   */
   readonly allowedHosts: readonly string[];
   readonly allowHttp: boolean;
   readonly resolve?: Resolve;
@@ -107,7 +125,8 @@ export interface AddressPolicyOptions {
 /**
  * Where webhooks may point (docs/events.md, "Security"): `https:` (`http:` only with
  * WEBHOOK_ALLOW_HTTP), no credentials in the URL, and a host whose every address is public —
- * unless the host or the address is listed in WEBHOOK_ALLOWED_HOSTS. Checked when a URL is
+ * unless the host or the address is listed in WEBHOOK_ALLOWED_HOSTS with the URL's port (an
+ * allowed host is not an open door to its every service). Checked when a URL is
  * registered and again on every connection a delivery opens, against the address it connects
  * to: the resolver's answers are checked inside the connection's own lookup, so a name that
  * resolves elsewhere by the time of delivery (DNS rebinding) is refused before connecting.
@@ -123,9 +142,18 @@ export class AddressPolicy {
     this.#resolve = options.resolve ?? systemResolve;
   }
 
-  /** Why `host` (a URL's host name) must not be reached at `address` (`10.0.0.1 (private (RFC 1918))`), or undefined when it may. */
-  refusal(host: string, address: string): string | undefined {
-    if (this.#allowed.has(bare(host).toLowerCase()) || this.#allowed.has(address.toLowerCase())) return undefined;
+  /** Whether WEBHOOK_ALLOWED_HOSTS lists `host` (a name or an address) with `port`. */
+  #allows(host: string, port: number): boolean {
+    const key = hostKey(host);
+    return this.#allowed.has(`${key}:${port}`) || this.#allowed.has(`${key}:*`);
+  }
+
+  /**
+   * Why `host` (a URL's host name) must not be reached at `address` on `port`
+   * (`10.0.0.1 (private (RFC 1918))`), or undefined when it may.
+   */
+  refusal(host: string, port: number, address: string): string | undefined {
+    if (this.#allows(host, port) || this.#allows(address, port)) return undefined;
     const why = nonPublic(address);
     return why && `${address} (${why})`;
   }
@@ -145,9 +173,10 @@ export class AddressPolicy {
     if (url.username !== '' || url.password !== '') throw refuse('it must not contain credentials (user:password@); authenticate the sender by its signature');
     if (url.hash !== '') throw refuse('it must not contain a fragment (#…)');
     const host = bare(url.hostname);
+    const port = portOf(url.protocol, url.port);
     let addresses: string[];
     if (isIP(host)) addresses = [host];
-    else if (this.#allowed.has(host)) return url.href;
+    else if (this.#allows(host, port)) return url.href;
     else {
       try {
         addresses = (await this.#resolve(host)).map((a) => a.address);
@@ -157,7 +186,7 @@ export class AddressPolicy {
       if (addresses.length === 0) throw refuse(`its host ${host} does not resolve`);
     }
     for (const address of addresses) {
-      const why = this.refusal(host, address);
+      const why = this.refusal(host, port, address);
       if (why) throw refuse(isIP(host) ? `its host is ${why}, not a public address` : `its host ${host} resolves to ${why}, not a public address`);
     }
     return url.href;
@@ -167,13 +196,31 @@ export class AddressPolicy {
    * An undici connector that connects only where `refusal` allows, deciding before any
    * connection is made: a host name's addresses are checked inside the connection's own lookup
    * (net connects only to what the lookup returns, so what is checked is what is connected to),
-   * an IP literal (for which no lookup is made) before connecting.
+   * an IP literal (for which no lookup is made) before connecting. A lookup knows no port, so
+   * there is one connector per port. `tls` adds options to every TLS connection (the CAs trusted).
    */
-  connector(timeoutMs: number): buildConnector.connector {
-    const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  connector(timeoutMs: number, tls: Readonly<Record<string, unknown>> = {}): buildConnector.connector {
+    const perPort = new Map<number, buildConnector.connector>();
+    return (options, callback) => {
+      const host = bare(options.hostname);
+      const port = portOf(options.protocol, options.port);
+      const literal = isIP(host) ? this.refusal(host, port, host) : undefined;
+      if (literal) return callback(new AddressNotAllowedError(host, literal), null);
+      let connect = perPort.get(port);
+      if (connect === undefined) {
+        connect = buildConnector({ ...tls, timeout: timeoutMs, lookup: this.#lookup(port) } as buildConnector.BuildOptions);
+        perPort.set(port, connect);
+      }
+      return connect(options, callback);
+    };
+  }
+
+  /** A `lookup` for net.connect that answers only with addresses `refusal` allows on `port`. */
+  #lookup(port: number) {
+    return (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
       this.#resolve(hostname).then(
         (addresses) => {
-          const refused = addresses.map((a) => this.refusal(hostname, a.address)).find((why) => why !== undefined);
+          const refused = addresses.map((a) => this.refusal(hostname, port, a.address)).find((why) => why !== undefined);
           if (refused) return callback(new AddressNotAllowedError(hostname, refused));
           if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
           // With autoSelectFamily (Node's default) net asks for every address.
@@ -181,13 +228,6 @@ export class AddressPolicy {
         },
         (err: unknown) => callback(err),
       );
-    };
-    const connect = buildConnector({ timeout: timeoutMs, lookup } as buildConnector.BuildOptions);
-    return (options, callback) => {
-      const host = bare(options.hostname);
-      const literal = isIP(host) ? this.refusal(host, host) : undefined;
-      if (literal) return callback(new AddressNotAllowedError(host, literal), null);
-      return connect(options, callback);
     };
   }
 }

@@ -5,7 +5,9 @@
 import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import { eventId, eventSequence } from '../events/event.schemas.ts';
+import { keyIsActive } from '../keys/key.rules.ts';
 import type { LeasedAttempt, Storage, Transaction, WebhookState, WriteContext } from '../storage/storage.ts';
+import { destination } from './webhook.address.ts';
 import type { Delivery } from './webhook.schemas.ts';
 
 /** The error of attempts that were still pending when their endpoint was disabled. */
@@ -13,7 +15,24 @@ export const ENDPOINT_DISABLED = 'not attempted: the endpoint was disabled';
 /** The error of an attempt whose event was purged before it could be made. */
 export const EVENT_PURGED = 'not attempted: the event is no longer kept (EVENT_RETENTION_DAYS)';
 
-/** What a dispatcher asks for: due attempts, at most `max`, at most `perEndpoint` in flight per endpoint. */
+/** The error of an attempt not made because the endpoint's owner key no longer stands. */
+export const OWNER_GONE = 'not sent: the API key that owns the endpoint (keyId) is revoked or expired';
+
+/**
+ * Whether the key that owns an endpoint still stands at `now`, by the rule authentication applies
+ * (keyIsActive): an endpoint no longer sends once its key is revoked or expired. An endpoint
+ * without an owner (a bootstrap key's, or one older than owners) is not tied to a key.
+ */
+export async function ownerStands(storage: Storage, keyId: number | null, now: Date): Promise<boolean> {
+  if (keyId === null) return true;
+  const key = await storage.apiKeys.get(keyId);
+  return key !== undefined && keyIsActive(key, now);
+}
+
+/**
+ * What a dispatcher asks for: due attempts, at most `max`, at most `perEndpoint` in flight per
+ * endpoint and `perHost` per destination (host and port).
+ */
 export interface ClaimRequest {
   readonly now: Date;
   /** The claimed attempts are this dispatcher's until then; after it another may claim them again. */
@@ -22,6 +41,7 @@ export interface ClaimRequest {
   readonly token: string;
   readonly max: number;
   readonly perEndpoint: number;
+  readonly perHost: number;
 }
 
 /** One attempt a dispatcher now holds. */
@@ -33,23 +53,38 @@ export interface ClaimedAttempt extends Omit<LeasedAttempt, 'secret' | 'previous
 /**
  * Leases due attempts to one dispatcher, across every instance: each attempt to one holder, in
  * event-id order per endpoint, endpoints served least recently first, at most `perEndpoint` in
- * flight per endpoint.
+ * flight per endpoint and `perHost` per destination — so that endpoints on a slow or dead host
+ * hold only that host's share of the slots, and the others' first attempts go out at once.
  */
 export async function claimAttempts(storage: Storage, q: ClaimRequest): Promise<ClaimedAttempt[]> {
   // An idle dispatcher asks often: a plain read answers it without a write transaction.
   if (!(await storage.webhooks.anyDue(q.now))) return [];
   return write(storage, { now: q.now }, async (tx) => {
     const lease = { now: q.now, until: q.leaseUntil, token: q.token };
+    const limits = { perEndpoint: q.perEndpoint, perHost: q.perHost };
+    const hostRoom = new Map<string, number>();
     let room = q.max;
     let claimed = 0;
-    for (const id of await tx.webhooks.claimable(q.now, q.perEndpoint, q.max)) {
-      if (room === 0) break;
-      // Counted again under the endpoint's lock: every claimer holds it while it counts and leases.
-      const free = q.perEndpoint - (await tx.deliveries.inFlight(id, q.now));
-      const leased = await tx.deliveries.lease(id, lease, Math.max(0, Math.min(free, room)));
-      await tx.webhooks.touch(id, q.now);
-      room -= leased;
-      claimed += leased;
+    // A second pass when the first skipped endpoints of a host it filled: the candidates are
+    // chosen before leasing, and those of a full host are left out of the next query.
+    for (let pass = 0, skipped = true; skipped && pass < 2 && room > 0; pass++) {
+      skipped = false;
+      for (const { id, host } of await tx.webhooks.claimable(q.now, limits, room)) {
+        if (room === 0) break;
+        // Counted again under the endpoint's lock: every claimer holds it while it counts and leases.
+        const free = q.perEndpoint - (await tx.deliveries.inFlight(id, q.now));
+        let hostFree = Number.POSITIVE_INFINITY;
+        if (host !== null) hostFree = hostRoom.get(host) ?? q.perHost - (await tx.deliveries.inFlightToHost(host, q.now));
+        if (hostFree <= 0) {
+          skipped = true;
+          continue;
+        }
+        const leased = await tx.deliveries.lease(id, lease, Math.max(0, Math.min(free, room, hostFree)));
+        await tx.webhooks.touch(id, q.now);
+        if (host !== null) hostRoom.set(host, hostFree - leased);
+        room -= leased;
+        claimed += leased;
+      }
     }
     return withoutEvents(claimed === 0 ? [] : (await tx.deliveries.leased(q.token)).map((a) => withSecrets(a, q.now)));
   });
@@ -80,6 +115,8 @@ export interface AttemptResult {
   readonly retryAt: Date | null;
   /** A failure disables the endpoint when its failures began at or before this instant. */
   readonly disableIfFailingSince: Date;
+  /** The attempt was not made because the endpoint's owner key no longer stands (ownerStands): that disables it. */
+  readonly ownerGone?: boolean;
 }
 
 const NOT_RECORDED: AttemptFinished = { recorded: false, disabled: false };
@@ -96,7 +133,10 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
     const endpoint = await tx.webhooks.lock(a.webhookId);
     if (endpoint === undefined) return withoutEvents(NOT_RECORDED);
     const failingSince = r.succeeded ? null : (endpoint.failingSince ?? r.attemptedAt.toISOString());
-    const disable = failingSince !== null && endpoint.webhook.enabled && Date.parse(failingSince) <= r.disableIfFailingSince.getTime();
+    const failedTooLong = failingSince !== null && Date.parse(failingSince) <= r.disableIfFailingSince.getTime();
+    // Unless a change made another key the owner since the attempt was claimed: then it is a failure like any other.
+    const ownerGone = r.ownerGone === true && endpoint.webhook.keyId === a.keyId;
+    const disable = endpoint.webhook.enabled && (ownerGone || failedTooLong);
     const recorded = await tx.deliveries.record({
       deliveryId: a.deliveryId,
       token: r.token,
@@ -109,7 +149,10 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
     });
     if (!recorded) return withoutEvents(NOT_RECORDED);
     if (disable) {
-      await disableEndpoint(tx, endpoint, failingSince, r.attemptedAt);
+      const why = ownerGone
+        ? `the API key that owns the endpoint (key ${endpoint.webhook.keyId}) is revoked or expired; enable the endpoint again with another key to resume with new events`
+        : `every attempt since ${failingSince} failed (WEBHOOK_DISABLE_AFTER_HOURS); enable the endpoint again to resume with new events`;
+      await disableEndpoint(tx, endpoint, failingSince, r.attemptedAt, why);
     } else {
       if (failingSince !== endpoint.failingSince) await tx.webhooks.setFailingSince(a.webhookId, failingSince);
       if (!r.succeeded && r.retryAt) await tx.deliveries.insertAttempt(a.webhookId, a.eventId, a.attempt + 1, r.retryAt, r.attemptedAt);
@@ -118,12 +161,14 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
   });
 }
 
-/** The service disables an endpoint that failed for too long: what was still due is dropped, and the log says why. */
-async function disableEndpoint(tx: Transaction, endpoint: WebhookState, failingSince: string, at: Date): Promise<void> {
+/**
+ * The service disables an endpoint that failed for too long or whose owner key is gone: what was
+ * still due is dropped, and the log says why.
+ */
+async function disableEndpoint(tx: Transaction, endpoint: WebhookState, failingSince: string | null, at: Date, why: string): Promise<void> {
   const { webhook } = endpoint;
   await tx.deliveries.failPending(webhook.id, ENDPOINT_DISABLED);
-  await tx.webhooks.update(webhook.id, { ...webhook, enabled: false, failingSince }, at);
-  const why = `every attempt since ${failingSince} failed (WEBHOOK_DISABLE_AFTER_HOURS); enable the endpoint again to resume with new events`;
+  await tx.webhooks.update(webhook.id, { ...webhook, host: destination(webhook.url), enabled: false, failingSince }, at);
   await tx.deliveries.logDisabled(webhook.id, why, at);
 }
 

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { WebhookSettings } from '../config.ts';
 import { eventId, serializeEvent } from '../events/event.schemas.ts';
 import type { Storage } from '../storage/storage.ts';
-import { claimAttempts, EVENT_PURGED, finishAttempt, type ClaimedAttempt } from './webhook.deliveries.ts';
+import { claimAttempts, EVENT_PURGED, finishAttempt, OWNER_GONE, ownerStands, type ClaimedAttempt } from './webhook.deliveries.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { USER_AGENT, type Sender, type SendResult } from './webhook.sender.ts';
 import { signatureHeader } from './webhook.signature.ts';
@@ -52,10 +52,12 @@ export function nextAttemptAt(schedule: readonly number[], attempt: number, from
 /**
  * Delivers webhooks: claims due attempts from the database (any instance may; each attempt goes to
  * one, under a lease), POSTs them signed, and records each outcome with its retry in one
- * transaction. At most WEBHOOK_CONCURRENCY attempts are in flight per instance, and at most
- * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint across all instances (the claim enforces it), so a
- * slow or dead endpoint holds only its own share. Claims take the least recently served endpoints
- * first and each endpoint's attempts in event-id order.
+ * transaction. At most WEBHOOK_CONCURRENCY attempts are in flight per instance, at most
+ * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint and WEBHOOK_HOST_CONCURRENCY per destination host
+ * across all instances (the claim enforces them), so a slow or dead endpoint, or a host with many
+ * endpoints, holds only its own share. Claims take the least recently served endpoints first and
+ * each endpoint's attempts in event-id order. An endpoint whose owner key was revoked or expired
+ * is sent nothing more: its next attempt disables it.
  */
 export class WebhookDispatcher {
   readonly #o: DispatcherOptions;
@@ -124,13 +126,24 @@ export class WebhookDispatcher {
         token,
         max: room,
         perEndpoint: settings.endpointConcurrency,
+        perHost: settings.hostConcurrency,
       });
     } catch (err) {
       log.warn({ err }, 'claiming webhook deliveries failed; retrying shortly');
       return;
     }
+    // Whether each owner key still stands, asked once per claim.
+    const owners = new Map<number | null, Promise<boolean>>();
+    const ownerStandsNow = (keyId: number | null) => {
+      let stands = owners.get(keyId);
+      if (stands === undefined) {
+        stands = ownerStands(storage, keyId, now);
+        owners.set(keyId, stands);
+      }
+      return stands;
+    };
     for (const attempt of claimed) {
-      const run = this.#attempt(attempt, token).finally(() => {
+      const run = this.#attempt(attempt, token, ownerStandsNow(attempt.keyId)).finally(() => {
         this.#inFlight.delete(run);
         this.#o.metrics.inFlight(this.#inFlight.size);
         this.#schedule(0);
@@ -142,11 +155,13 @@ export class WebhookDispatcher {
     if (claimed.length === room) this.#again = true;
   }
 
-  async #attempt(a: ClaimedAttempt, token: string): Promise<void> {
+  async #attempt(a: ClaimedAttempt, token: string, ownerStanding: Promise<boolean>): Promise<void> {
     const { storage, clock, settings, log, metrics } = this.#o;
+    // The key's revocation is not this attempt's failure to report, but the end of the endpoint.
+    const ownerGone = !(await ownerStanding.catch(() => true));
     const attemptedAt = clock.now();
     const started = performance.now();
-    const result = await this.#send(a, attemptedAt);
+    const result: SendResult = ownerGone ? { status: null, error: OWNER_GONE } : await this.#send(a, attemptedAt);
     const durationMs = Math.round(performance.now() - started);
     const succeeded = result.error === null;
     // The schedule's delays run from the failure, so a slow failure does not eat into them.
@@ -163,6 +178,7 @@ export class WebhookDispatcher {
         attemptedAt,
         retryAt,
         disableIfFailingSince: new Date(attemptedAt.getTime() - settings.disableAfterHours * 3_600_000),
+        ownerGone,
       });
     } catch (err) {
       // The lease runs out and another attempt follows: at least once, possibly twice.
@@ -186,7 +202,9 @@ export class WebhookDispatcher {
         'webhook delivery attempt failed',
       );
     }
-    if (outcome.disabled) {
+    if (outcome.disabled && ownerGone) {
+      log.warn({ webhookId: a.webhookId, keyId: a.keyId }, 'webhook endpoint disabled: the API key that owns it is revoked or expired');
+    } else if (outcome.disabled) {
       log.warn(
         { webhookId: a.webhookId, disableAfterHours: settings.disableAfterHours },
         'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER_HOURS',

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { linkNext } from '../paging.ts';
-import { bodyErrors, commonErrors, errorResponse, errorText, INVALID_JSON, invalidIds, MALFORMED, PageQuery, prose } from '../schemas.ts';
+import { bodyErrors, commonErrors, errorResponse, errorText, INVALID_JSON, invalidIds, MALFORMED, PageQuery, prose, UNEXPECTED_BODY } from '../schemas.ts';
 import { Deliveries, Delivery, DeliveryIdParams, NewWebhook, Webhook, WebhookIdParams, Webhooks, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { WebhookService } from './webhook.service.ts';
 
@@ -13,8 +13,11 @@ export interface WebhookRoutesOptions {
 const BAD_URL = errorText`a URL that is not \`https:\`, carries credentials or a fragment, or whose host does not resolve only to public addresses (${'webhook_url_not_allowed'})`;
 const notFound = errorResponse`No webhook endpoint with this id (${'not_found'})`;
 const badId = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}); ${MALFORMED}`;
+// The operations that take no body: an empty one is none, another must be JSON (json-body.ts).
+const badIdOrBody = errorResponse`${invalidIds(['webhookId'])} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`;
 const pageErrors = (what: string) =>
   errorResponse`Invalid ${prose(what)}, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`;
+const SUBSCRIBE_SCOPE = errorResponse`The key lacks \`webhooks:admin\`, or the scope that reads the events subscribed: \`pets:read\` for \`pet.*\` and \`category.*\`, \`orders:read\` for \`order.*\`, both for every type (${'insufficient_scope'})`;
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
 const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
 const config = { scope: 'webhooks:admin' } as const;
@@ -31,18 +34,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
         description:
-          'Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.',
+          "Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). The calling key must be able to read what it subscribes to (`pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type) and becomes the endpoint's owner (`keyId`): when it is revoked or expires, the endpoint is disabled. A store has at most `WEBHOOK_MAX_ENDPOINTS` endpoints (16 by default). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.",
         body: NewWebhook,
         response: {
           201: { ...WebhookWithSecret, description: 'Endpoint registered; `Location` names it. The only response that shows this secret' },
           400: errorResponse`Missing or invalid fields, an unknown field, event type or query parameter (${'validation_failed'}); ${INVALID_JSON}; ${BAD_URL}; ${MALFORMED}`,
+          409: errorResponse`The store has \`WEBHOOK_MAX_ENDPOINTS\` endpoints already (${'webhook_limit_reached'})`,
           ...bodyErrors,
           ...commonErrors,
+          403: SUBSCRIBE_SCOPE,
         },
       },
     },
     async (request, reply) => {
-      const webhook = await webhooks.create(request.body);
+      const webhook = await webhooks.create(request.body, request.principal!);
       return reply.code(201).header('location', location(webhook)).send(webhook);
     },
   );
@@ -91,7 +96,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'updateWebhook',
         summary: 'Change a webhook endpoint',
         description:
-          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).',
+          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).',
         params: WebhookIdParams,
         body: WebhookUpdate,
         response: {
@@ -100,10 +105,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
+          403: SUBSCRIBE_SCOPE,
         },
       },
     },
-    async (request) => webhooks.update(request.params.webhookId, request.body),
+    async (request) => webhooks.update(request.params.webhookId, request.body, request.principal!),
   );
 
   app.delete(
@@ -116,7 +122,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         summary: 'Delete a webhook endpoint',
         description: 'Nothing more is sent to it; its delivery log is deleted with it.',
         params: WebhookIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), 400: badId, 404: notFound, ...commonErrors },
+        response: { 204: Type.Null({ description: 'Deleted' }), 400: badIdOrBody, 404: notFound, ...bodyErrors, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -136,7 +142,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         description:
           'Issues a new secret, returned here only. For 24 hours deliveries carry two signatures (`v1,<new> v1,<old>`), so the receiver can switch to the new secret at its own pace; then only the new one signs. No request body.',
         params: WebhookIdParams,
-        response: { 200: { ...WebhookWithSecret, description: 'The endpoint and its new secret' }, 400: badId, 404: notFound, ...commonErrors },
+        response: {
+          200: { ...WebhookWithSecret, description: 'The endpoint and its new secret' },
+          400: badIdOrBody,
+          404: notFound,
+          ...bodyErrors,
+          ...commonErrors,
+        },
       },
     },
     async (request) => webhooks.rotateSecret(request.params.webhookId),
@@ -183,9 +195,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         params: DeliveryIdParams,
         response: {
           202: { ...Delivery, description: 'The attempt that will send it' },
-          400: errorResponse`${invalidIds(['webhookId', 'deliveryId'])} (${'validation_failed'}); ${MALFORMED}`,
+          400: errorResponse`${invalidIds(['webhookId', 'deliveryId'])} (${'validation_failed'}); ${UNEXPECTED_BODY}; ${MALFORMED}`,
           404: errorResponse`No such endpoint or log entry, the entry records a disabling, or its event is no longer kept (${'not_found'})`,
           409: errorResponse`The endpoint is disabled (${'webhook_disabled'})`,
+          ...bodyErrors,
           ...commonErrors,
         },
       },

@@ -58,6 +58,10 @@ const webhookFields = {
   events,
   description,
   enabled,
+  keyId: nullable(
+    Type.Integer({ minimum: 1, examples: [4] }),
+    'The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key',
+  ),
   createdAt: timestamp('When the endpoint was registered'),
 };
 const WEBHOOK_EXAMPLE = {
@@ -66,6 +70,7 @@ const WEBHOOK_EXAMPLE = {
   events: ['pet.created', 'pet.updated'],
   description: null,
   enabled: true,
+  keyId: 4,
   createdAt: AT,
 };
 

@@ -1,3 +1,4 @@
+import { createSecureContext, getCACertificates } from 'node:tls';
 import { Agent } from 'undici';
 import type { AddressPolicy } from './webhook.address.ts';
 
@@ -28,9 +29,15 @@ export class WebhookSender implements Sender {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
 
-  constructor(policy: AddressPolicy, timeoutMs: number) {
+  /**
+   * `caCertificates`: PEM certificates of CAs trusted besides Node's own store (which holds
+   * NODE_EXTRA_CA_CERTS too); certificates are verified, and their host names checked, always.
+   */
+  constructor(policy: AddressPolicy, timeoutMs: number, caCertificates: readonly string[] = []) {
     this.#timeoutMs = timeoutMs;
-    this.#agent = new Agent({ connect: policy.connector(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000 });
+    // One secure context for every connection, built once: not one per connection from the PEM text.
+    const tls = caCertificates.length === 0 ? {} : { secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...caCertificates] }) };
+    this.#agent = new Agent({ connect: policy.connector(timeoutMs, tls), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000 });
   }
 
   async send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<SendResult> {
@@ -70,14 +77,32 @@ async function drain(body: AsyncIterable<Buffer> & { destroy(): void }): Promise
   }
 }
 
-/** A few words on why no answer came; never anything the endpoint sent. */
+/** Why a receiver's certificate was refused, by OpenSSL's and Node's verification codes. */
+const TLS_REFUSALS: Readonly<Record<string, string>> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a self-signed certificate that is not trusted',
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  CERT_NOT_YET_VALID: 'the certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: "the certificate is for another host (the URL's host is not among its names)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate is not signed by a trusted CA',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate is not signed by a trusted CA',
+  UNABLE_TO_GET_ISSUER_CERT: 'the certificate is not signed by a trusted CA',
+  CERT_REVOKED: 'the certificate is revoked',
+  CERT_SIGNATURE_FAILURE: 'the certificate signature does not verify',
+};
+
+/**
+ * A few words on why no answer came; never anything the endpoint sent. A connection refused or
+ * reset, or any other failure below HTTP, is only "connection failed": the log must not tell a
+ * closed port from a filtered one or a crashed service (it would make the service a port scanner).
+ * A refused certificate says why, which is the receiver's to fix.
+ */
 function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
   const e = err as { code?: string; message?: string; name?: string };
   if (timedOut || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') return `no answer within ${timeoutMs} ms`;
   if (e.code === 'ERR_WEBHOOK_ADDRESS_NOT_ALLOWED') return e.message ?? e.code;
-  if (e.code === 'ECONNREFUSED') return 'connection refused';
-  if (e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET') return 'connection closed by the endpoint';
   if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return 'host does not resolve';
-  if (e.code && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(e.code)) return `TLS: ${e.code}`;
-  return e.code ?? e.name ?? 'failed';
+  if (e.code !== undefined && TLS_REFUSALS[e.code] !== undefined) return `TLS: ${TLS_REFUSALS[e.code]}`;
+  if (e.code !== undefined && /CERT|TLS|SSL/.test(e.code)) return 'TLS: the certificate or the handshake was refused';
+  return 'connection failed';
 }

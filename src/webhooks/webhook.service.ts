@@ -1,15 +1,17 @@
 import type { Clock } from '../clock.ts';
-import { assertFound, notFound } from '../errors.ts';
+import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { EventType } from '../events/event.schemas.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
 import type { Storage, WebhookCreate, WriteContext } from '../storage/storage.ts';
-import type { AddressPolicy } from './webhook.address.ts';
+import type { Scope } from '../keys/key.types.ts';
+import { destination, type AddressPolicy } from './webhook.address.ts';
 import { retryDelivery, switchEndpoint } from './webhook.deliveries.ts';
 import type { Delivery, NewWebhook, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { generateSecret } from './webhook.signature.ts';
+import { assertMaySubscribe } from './webhook.subscriptions.ts';
 
 /** After a rotation, the previous secret keeps signing (next to the new one) this long. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -23,20 +25,57 @@ export interface WebhookChange {
   readonly enabled?: boolean;
 }
 
-export function createWebhook(storage: Storage, input: WebhookCreate, ctx: WriteContext<Webhook>): Promise<Webhook> {
-  return write(storage, ctx, async (tx) => withoutEvents(await tx.webhooks.insert(input, ctx.now)));
+/** The key that registers or changes an endpoint: its id (null: a bootstrap key) and its scopes. */
+export interface WebhookOwner {
+  readonly keyId: number | null;
+  readonly scopes: readonly Scope[];
 }
 
-/** Applies `change`; enabling or disabling moves the endpoint's deliveries along (switchEndpoint). */
-export function updateWebhook(storage: Storage, id: number, change: WebhookChange, ctx: WriteContext<Webhook>): Promise<Webhook> {
+export function webhookLimitReached(max: number): AppError {
+  return new AppError(
+    'webhook_limit_reached',
+    `this store has ${max} webhook endpoints, the most it may register (WEBHOOK_MAX_ENDPOINTS); delete one, or subscribe an existing endpoint to more event types`,
+  );
+}
+
+/**
+ * Registers an endpoint owned by `owner`, which must be able to read every event type it
+ * subscribes to; at most `maxEndpoints` per store (counted under a lock, so concurrent
+ * registrations cannot pass it together).
+ */
+export function createWebhook(
+  storage: Storage,
+  input: Omit<WebhookCreate, 'host' | 'keyId'>,
+  owner: WebhookOwner,
+  maxEndpoints: number,
+  ctx: WriteContext<Webhook>,
+): Promise<Webhook> {
+  assertMaySubscribe(owner.scopes, input.events);
+  return write(storage, ctx, async (tx) => {
+    if ((await tx.webhooks.countForInsert()) >= maxEndpoints) throw webhookLimitReached(maxEndpoints);
+    return withoutEvents(await tx.webhooks.insert({ ...input, host: destination(input.url), keyId: owner.keyId }, ctx.now));
+  });
+}
+
+/**
+ * Applies `change` on behalf of `owner`, who becomes the endpoint's owner: the endpoint is what
+ * that key chose, so it must be able to read every event type the endpoint then subscribes to,
+ * and the endpoint stops with it. Enabling or disabling moves the deliveries along (switchEndpoint).
+ */
+export function updateWebhook(storage: Storage, id: number, change: WebhookChange, owner: WebhookOwner, ctx: WriteContext<Webhook>): Promise<Webhook> {
   return write(storage, ctx, async (tx) => {
     const current = await tx.webhooks.lock(id);
     assertFound(`webhook ${id}`, current);
     const { webhook } = current;
+    const events = change.events === undefined ? webhook.events : change.events;
+    assertMaySubscribe(owner.scopes, events);
     const enabled = change.enabled ?? webhook.enabled;
+    const url = change.url ?? webhook.url;
     const fields = {
-      url: change.url ?? webhook.url,
-      events: change.events === undefined ? webhook.events : change.events,
+      url,
+      host: destination(url),
+      keyId: owner.keyId,
+      events,
       description: change.description === undefined ? webhook.description : change.description,
       enabled,
       failingSince: await switchEndpoint(tx, current, enabled),
@@ -69,21 +108,25 @@ export class WebhookService {
   readonly #box: SecretBox;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
+  readonly #maxEndpoints: number;
 
-  constructor(storage: Storage, policy: AddressPolicy, box: SecretBox, cursors: CursorCodec, clock: Clock) {
+  constructor(storage: Storage, policy: AddressPolicy, box: SecretBox, cursors: CursorCodec, clock: Clock, maxEndpoints: number) {
     this.#storage = storage;
     this.#policy = policy;
     this.#box = box;
     this.#cursors = cursors;
     this.#clock = clock;
+    this.#maxEndpoints = maxEndpoints;
   }
 
   /** The secret is returned here and by rotate() only; the database keeps it sealed. */
-  async create(input: NewWebhook): Promise<WebhookWithSecret> {
+  async create(input: NewWebhook, owner: WebhookOwner): Promise<WebhookWithSecret> {
+    const events = input.events ?? null;
+    assertMaySubscribe(owner.scopes, events);
     const url = await this.#policy.check(input.url);
     const secret = generateSecret();
-    const endpoint = { url, events: input.events ?? null, description: input.description ?? null, secret: this.#box.seal(secret) };
-    const webhook = await createWebhook(this.#storage, endpoint, { now: this.#clock.now() });
+    const endpoint = { url, events, description: input.description ?? null, secret: this.#box.seal(secret) };
+    const webhook = await createWebhook(this.#storage, endpoint, owner, this.#maxEndpoints, { now: this.#clock.now() });
     return { ...webhook, secret };
   }
 
@@ -97,9 +140,9 @@ export class WebhookService {
     return this.#cursors.fetchPage('webhooks', q, (limit, afterId = 0) => this.#storage.webhooks.list({ limit, afterId }));
   }
 
-  async update(id: number, change: WebhookUpdate): Promise<Webhook> {
+  async update(id: number, change: WebhookUpdate, owner: WebhookOwner): Promise<Webhook> {
     const url = change.url === undefined ? undefined : await this.#policy.check(change.url);
-    return updateWebhook(this.#storage, id, { ...change, url }, { now: this.#clock.now() });
+    return updateWebhook(this.#storage, id, { ...change, url }, owner, { now: this.#clock.now() });
   }
 
   delete(id: number): Promise<void> {

@@ -1,6 +1,35 @@
 // Where webhook deliveries come from: the outbox (events/event.outbox.ts) publishes the events of
-// every write here, in the write's own transaction.
+// every write here, in the write's own transaction. And who may subscribe to what: an endpoint
+// receives full resources, so subscribing takes the scopes that read them.
+import { AppError } from '../errors.ts';
+import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
+import type { Scope } from '../keys/key.types.ts';
 import type { NewEvent, Transaction } from '../storage/storage.ts';
+
+/**
+ * The scope that reads what an event of `type` carries: a pet or a category (`GET /pets`,
+ * `GET /categories`) for `pet.*` and `category.*`, an order (`GET /store/orders`) for `order.*`.
+ */
+export function readScopeOf(type: EventType): Scope {
+  return type.startsWith('order.') ? 'orders:read' : 'pets:read';
+}
+
+/**
+ * Refuses (403 insufficient_scope) an endpoint subscribed to `events` (null: every type, future
+ * ones included) for a key that cannot read what those events carry: a subscription never reads
+ * more than the key that makes it.
+ */
+export function assertMaySubscribe(scopes: readonly Scope[], events: readonly EventType[] | null): void {
+  const types = events ?? EVENT_TYPES;
+  const missing = [...new Set(types.map(readScopeOf))].filter((s) => !scopes.includes(s));
+  if (missing.length === 0) return;
+  const what = events === null ? 'every event type' : types.filter((t) => missing.includes(readScopeOf(t))).join(', ');
+  throw new AppError(
+    'insufficient_scope',
+    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.* and category.*: pets:read; order.*: orders:read)`,
+    { 'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"` },
+  );
+}
 
 /**
  * Records the events in the feed, and owes each a first attempt, due at once, from every enabled

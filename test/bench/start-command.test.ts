@@ -11,6 +11,11 @@ test('startCommand reads the environment assignments and node flags of a start s
   });
   assert.deepEqual(startCommand('A=1 B_2=x=y node --a --b=3 src/main.ts'), { env: { A: '1', B_2: 'x=y' }, flags: ['--a', '--b=3'] });
   assert.deepEqual(startCommand('node src/main.ts'), { env: {}, flags: [] });
+  // `exec` makes node the process npm signals (package.json; docs/operations.md).
+  assert.deepEqual(startCommand('MALLOC_ARENA_MAX=2 exec node --max-semi-space-size=16 src/main.ts'), {
+    env: { MALLOC_ARENA_MAX: '2' },
+    flags: ['--max-semi-space-size=16'],
+  });
   // Anything else is not understood: the service then starts with no flags and no extra variables.
   assert.deepEqual(startCommand('tsx src/main.ts'), { env: {}, flags: [] });
   assert.deepEqual(startCommand(undefined), { env: {}, flags: [] });

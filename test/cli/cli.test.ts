@@ -11,6 +11,7 @@ import { SCOPES } from '../../src/keys/key.types.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { run } from '../helpers/process.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 function setup(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-cli-'));
@@ -33,9 +34,34 @@ describe('petstore CLI', () => {
     const key = /(pst_[A-Za-z0-9_-]{43})/.exec(created.out)![1];
     assert.match(created.out, /created key 1 "ci" \(pets:read,orders:read\)/);
     const listed = await cli('keys', 'list');
-    assert.match(listed.out, /^1\tpst_....…\tci\tpets:read,orders:read\tcreated .*\tactive$/);
+    assert.match(listed.out, /^1\tpst_....…\tci\tpets:read,orders:read\tcreated .*\tactive\ttop-level$/);
     assert.ok(!listed.out.includes(key.slice(8)));
     for (const f of readdirSync(dir)) assert.ok(!readFileSync(join(dir, f)).includes(key), `${f} holds no clear key`);
+  });
+
+  test('the operator stays above the key tree: --owner makes an owner key; keys list shows every key and its maker; keys revoke ends a key and the keys it made', async (t) => {
+    const { env, cli } = setup(t);
+    assert.match((await cli('keys', 'create', '--name', 'boss', '--scopes', 'all', '--owner')).out, /created key 1 "boss" \(.*, owner\)/);
+    const admin = /(pst_\S+)/.exec((await cli('keys', 'create', '--name', 'admin', '--scopes', 'keys:admin,pets:read')).out)![1];
+    const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
+    const app = await buildApp({ config: loadConfig(env), storage });
+    t.after(async () => {
+      await app.close();
+      await storage.close();
+    });
+    const made = await app.inject({
+      method: 'POST',
+      url: '/v1/keys',
+      headers: { authorization: `Bearer ${admin}` },
+      payload: { name: 'child', scopes: ['pets:read'] },
+    });
+    assert.equal(made.statusCode, 201);
+    const listed = (await cli('keys', 'list')).out;
+    assert.match(listed, /^1\t.*\tboss\t.*\tactive\towner$/m);
+    assert.match(listed, /^2\t.*\tadmin\t.*\tactive\ttop-level$/m);
+    assert.match(listed, /^3\t.*\tchild\t.*\tactive\tmade by key 2$/m);
+    assert.equal((await cli('keys', 'revoke', '2')).code, 0);
+    assert.match((await cli('keys', 'list')).out, /^3\t.*\tchild\t.*\trevoked .*\tmade by key 2$/m);
   });
 
   test('keys revoke: the running service refuses the key on its next request', async (t) => {
@@ -68,7 +94,7 @@ describe('petstore CLI', () => {
     assert.match((await cli('categories', 'list')).out, /^1\tDogs\n2\tCats\n3\tBirds\n4\tFish\n5\tReptiles\n6\tSmall mammals\n7\tAmphibians$/);
     const storage = openSqlite({ path: env.DATABASE_URL.slice('sqlite:'.length) });
     t.after(() => storage.close());
-    const pet = await createPet(storage, { name: 'Frog', categoryId: 7, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, petRecord({ name: 'Frog', categoryId: 7, status: 'available' }), { now: new Date() });
     assert.equal(pet.categoryId, 7);
   });
 
@@ -103,7 +129,7 @@ describe('petstore CLI', () => {
     const expiring = await cli('keys', 'create', '--name', 'temp', '--expires-at', '2099-01-01T01:00:00+01:00');
     assert.equal(expiring.code, 0, expiring.err);
     assert.match(expiring.out, /expires 2099-01-01T00:00:00\.000Z/);
-    assert.match((await cli('keys', 'list')).out, /temp\t.*\tactive until 2099-01-01T00:00:00\.000Z$/m);
+    assert.match((await cli('keys', 'list')).out, /temp\t.*\tactive until 2099-01-01T00:00:00\.000Z\ttop-level$/m);
     const past = await cli('keys', 'create', '--name', 'late', '--expires-at', '2001-01-01T00:00:00Z');
     assert.equal(past.code, 1);
     assert.match(past.err, /"expiresAt" must be in the future/);
@@ -119,7 +145,7 @@ describe('petstore CLI', () => {
       { now: new Date('2019-01-01T00:00:00Z') },
     );
     await storage.close();
-    assert.match((await cli('keys', 'list')).out, /\told\t.*\texpired 2020-01-01T00:00:00\.000Z$/m);
+    assert.match((await cli('keys', 'list')).out, /\told\t.*\texpired 2020-01-01T00:00:00\.000Z\ttop-level$/m);
   });
 
   test('usage errors exit 2 with usage; keys create needs a name; scopes are checked', async (t) => {

@@ -43,7 +43,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
   });
   built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics, webhooks: options.webhooks });
   const app = built;
-  const { key } = await createApiKey(storage, 'test', SCOPES);
+  const { key } = await createApiKey(storage, 'test', SCOPES, { owner: true });
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
 }
 

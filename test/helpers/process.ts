@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { after } from 'node:test';
 import { freePort } from './ports.ts';
 
@@ -70,6 +71,15 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
       return code as number | null;
     },
   };
+}
+
+/**
+ * The first-run key a service started without a terminal wrote to the file its stderr names
+ * (src/first-run-key.ts), and that file's path; undefined when it named none.
+ */
+export function firstRunKey(svc: Started): { key: string; file: string } | undefined {
+  const file = /^ {2}(\/\S*first-run-key)$/m.exec(svc.stderr())?.[1];
+  return file === undefined ? undefined : { key: readFileSync(file, 'utf8').trim(), file };
 }
 
 /** Runs a command to completion with a time bound (as generous as startService's). */

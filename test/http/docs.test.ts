@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,7 +142,8 @@ describe('API reference page in headless Chromium', () => {
     }
     assert.ok(text.includes('Pet Store API'), 'the document title');
 
-    const screenshot = join(tmpdir(), 'petstore-docs.png');
+    // Kept for a person to look at; its own folder, since other runs (other worktrees) share the temporary directory.
+    const screenshot = join(mkdtempSync(join(tmpdir(), 'petstore-docs-')), 'docs.png');
     await page.screenshot({ path: screenshot });
     t.diagnostic(`screenshot: ${screenshot}`);
 
@@ -165,5 +166,18 @@ describe('API reference page in headless Chromium', () => {
     const foreign = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
     assert.deepEqual(foreign, [], 'requests to another host');
     assert.deepEqual(problems, []);
+  });
+});
+
+describe('GET / (the front door)', () => {
+  test('redirects a person to the console with 302, without a key; other methods get 405', async (t) => {
+    const { app } = await buildTestApp(t);
+    const res = await app.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/console/');
+    const head = await app.inject({ method: 'HEAD', url: '/' });
+    assert.equal(head.statusCode, 302);
+    const post = await app.inject({ method: 'POST', url: '/', payload: {} });
+    assert.equal(post.statusCode, 405);
   });
 });

@@ -64,7 +64,7 @@ for (const engine of ENGINES) {
       const res = await createKey(app, auth, { name: 'shop front', scopes: ['pets:read', 'orders:write'] });
       assert.equal(res.statusCode, 201, res.body);
       const created = res.json();
-      assert.deepEqual(Object.keys(created).sort(), ['createdAt', 'expiresAt', 'id', 'key', 'name', 'prefix', 'revokedAt', 'scopes']);
+      assert.deepEqual(Object.keys(created).sort(), ['createdAt', 'expiresAt', 'id', 'key', 'name', 'owner', 'parentId', 'prefix', 'revokedAt', 'scopes']);
       assert.match(created.key, KEY);
       assert.equal(created.prefix, created.key.slice(0, 8));
       assert.deepEqual(created.scopes, ['pets:read', 'orders:write']);

@@ -8,7 +8,11 @@ import { ENGINES } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
 
-async function newPet(app: FastifyInstance, auth: Auth, body: object = {}): Promise<{ id: number; name: string; categoryId: number; status: string }> {
+async function newPet(
+  app: FastifyInstance,
+  auth: Auth,
+  body: object = {},
+): Promise<{ id: number; name: string; categoryId: number; status: string; updatedAt: string }> {
   const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1, ...body } });
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
@@ -30,11 +34,12 @@ for (const engine of ENGINES) {
       const pet = await newPet(app, auth);
       const renamed = await patch(app, auth, pet.id, { name: 'Rex II' });
       assert.equal(renamed.statusCode, 200, renamed.body);
-      assert.deepEqual(renamed.json(), { ...pet, name: 'Rex II' });
+      assert.deepEqual(renamed.json(), { ...pet, name: 'Rex II', updatedAt: renamed.json().updatedAt });
+      assert.ok(renamed.json().updatedAt >= pet.updatedAt, 'updatedAt moves with a change');
       assert.match(String(renamed.headers['content-type']), /^application\/json/);
       const moved = await patch(app, auth, pet.id, { categoryId: 3, status: 'sold' }, 'application/json; charset=utf-8');
       assert.equal(moved.statusCode, 200);
-      assert.deepEqual(moved.json(), { id: pet.id, name: 'Rex II', categoryId: 3, status: 'sold' });
+      assert.deepEqual(moved.json(), { ...pet, name: 'Rex II', categoryId: 3, status: 'sold', updatedAt: moved.json().updatedAt });
       const read = await app.inject({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: auth });
       assert.deepEqual(read.json(), moved.json());
     });
@@ -132,7 +137,7 @@ for (const engine of ENGINES) {
       assert.equal((await app.inject({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: auth })).statusCode, 404);
       assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json(), [kept]);
       assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/pets?categoryId=1&status=available', headers: auth })).json(), [kept]);
-      assert.deepEqual(await inventory(app, auth), { available: 1, pending: 0, sold: 0 });
+      assert.deepEqual(await inventory(app, auth), { available: 1, pending: 0, sold: 0, availableValue: { EUR: 0 } });
       assert.equal((await app.inject({ method: 'GET', url: `/v1/store/orders/${order.id}`, headers: auth })).json().status, 'cancelled');
       assert.equal((await app.inject({ method: 'GET', url: `/v1/store/orders?petId=${pet.id}`, headers: auth })).json().length, 1);
       const again = await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } });
@@ -214,13 +219,13 @@ for (const engine of ENGINES) {
   describe(`${engine}: GET /v1/store/inventory`, () => {
     test('counts every status, all three keys always present, following orders and changes', async (t) => {
       const { app, auth, storage } = await buildTestApp(t, { engine });
-      assert.deepEqual(await inventory(app, auth), { available: 0, pending: 0, sold: 0 });
+      assert.deepEqual(await inventory(app, auth), { available: 0, pending: 0, sold: 0, availableValue: { EUR: 0 } });
       const a = await newPet(app, auth);
       await newPet(app, auth, { status: 'sold' });
       const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: a.id } })).json();
-      assert.deepEqual(await inventory(app, auth), { available: 0, pending: 1, sold: 1 });
+      assert.deepEqual(await inventory(app, auth), { available: 0, pending: 1, sold: 1, availableValue: { EUR: 0 } });
       await app.inject({ method: 'PATCH', url: `/v1/store/orders/${order.id}`, headers: auth, payload: { status: 'cancelled' } });
-      assert.deepEqual(await inventory(app, auth), { available: 1, pending: 0, sold: 1 });
+      assert.deepEqual(await inventory(app, auth), { available: 1, pending: 0, sold: 1, availableValue: { EUR: 0 } });
       const reader = await keyWithScopes(storage, ['pets:read']);
       assert.equal((await app.inject({ method: 'GET', url: '/v1/store/inventory', headers: reader })).statusCode, 200);
       const ordersOnly = await keyWithScopes(storage, ['orders:read']);

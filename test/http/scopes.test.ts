@@ -36,8 +36,9 @@ const OPERATIONS: readonly Operation[] = [
   { name: 'deleteCategory', method: 'DELETE', url: '/v1/categories/6', scope: 'categories:write' },
   { name: 'createKey', method: 'POST', url: '/v1/keys', scope: 'keys:admin', payload: { name: 'helper', scopes: ['keys:admin'] } },
   { name: 'listKeys', method: 'GET', url: '/v1/keys', scope: 'keys:admin' },
-  { name: 'getKey', method: 'GET', url: '/v1/keys/1', scope: 'keys:admin' },
-  { name: 'revokeKey', method: 'DELETE', url: '/v1/keys/1', scope: 'keys:admin' },
+  // Key 2 is the scoped key itself: a key manages itself and the keys it made, not key 1 (the owner's).
+  { name: 'getKey', method: 'GET', url: '/v1/keys/2', scope: 'keys:admin' },
+  { name: 'revokeKey', method: 'DELETE', url: '/v1/keys/2', scope: 'keys:admin' },
 ];
 
 describe('key scopes', () => {

@@ -9,6 +9,7 @@ import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { startPostgresServer } from '../helpers/postgres-server.ts';
 import { startService } from '../helpers/process.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 // The engine's worst case is a connect timeout plus a query timeout (3 s + 6 s); a stopped server
 // refuses connections at once, so in practice answers come in milliseconds.
@@ -27,7 +28,7 @@ test('stopping the database turns answers into 503s, restarting it brings 200s b
   t.after(() => server.destroy());
   const storage = await openPostgres({ url: server.url, poolSize: 2 });
   const { key } = await createApiKey(storage, 'fault', SCOPES);
-  const pet = await createPet(storage, { name: 'Rex', categoryId: 1, status: 'sold' }, { now: new Date() });
+  const pet = await createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'sold' }), { now: new Date() });
   await storage.close();
   const service = await startService({ DATABASE_URL: server.url, DATABASE_POOL_SIZE: '4', NODE_ENV: 'production' });
   t.after(async () => void (await service.stop()));

@@ -23,7 +23,7 @@ test(`two instances on one PostgreSQL database: ${PETS} events reach each of two
     DATABASE_URL: db.url,
     RATE_LIMIT_PER_MINUTE: '0',
     WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*',
     // Several attempts per endpoint in flight, so both instances' claims compete for the same endpoint.
     WEBHOOK_ENDPOINT_CONCURRENCY: '4',
   };

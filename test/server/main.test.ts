@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SCOPES } from '../../src/keys/key.types.ts';
-import { run, startService } from '../helpers/process.ts';
+import { firstRunKey, run, startService } from '../helpers/process.ts';
 
 function tempDb(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-main-'));
@@ -13,13 +13,24 @@ function tempDb(t: { after(fn: () => void): void }): string {
 }
 
 describe('the service started as `npm start` starts it', () => {
-  test('first run prints a key and a curl line; the key works over real HTTP; SIGTERM exits 0', async (t) => {
+  test('first run without a terminal: the key goes to a 0600 file beside the database, named with a curl line on stderr, never into the JSON log lines; it works over real HTTP; SIGTERM exits 0', async (t) => {
     const DATABASE_URL = tempDb(t);
-    const svc = await startService({ DATABASE_URL });
+    const svc = await startService({ DATABASE_URL, LOG_LEVEL: 'info' });
     t.after(() => svc.stop('SIGKILL'));
-    const key = /(pst_[A-Za-z0-9_-]{43})/.exec(svc.stdout())?.[1];
-    assert.ok(key, `a key is printed: ${svc.stdout()}`);
-    assert.match(svc.stdout(), new RegExp(`curl -H 'Authorization: Bearer ${key}' http://127\\.0\\.0\\.1:\\d+/v1/pets`));
+    const shown = firstRunKey(svc);
+    assert.ok(shown, `the key file is named on stderr: ${svc.stderr()}`);
+    const { key, file } = shown;
+    assert.match(key, /^pst_[A-Za-z0-9_-]{43}$/);
+    assert.equal(file, join(dirname(DATABASE_URL.slice('sqlite:'.length)), 'first-run-key'));
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'readable by the service user only');
+    assert.match(svc.stderr(), new RegExp(`curl -H "Authorization: Bearer \\$\\(cat '${file}'\\)" http://127\\.0\\.0\\.1:\\d+/v1/pets`));
+    assert.ok(!svc.stdout().includes(key.slice(4)) && !svc.stderr().includes(key.slice(4)), 'the key itself is printed nowhere');
+    const lines = svc.stdout().trim().split('\n');
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `stdout holds JSON log lines only: ${line}`);
+    assert.ok(
+      lines.some((l) => JSON.parse(l).file === file),
+      'a log line names the file, not the key',
+    );
     const auth = { authorization: `Bearer ${key}` };
 
     const created = await fetch(`${svc.base}/v1/pets`, {
@@ -45,12 +56,17 @@ describe('the service started as `npm start` starts it', () => {
       [[...SCOPES]],
     );
 
+    const door = await fetch(`${svc.base}/`, { redirect: 'manual' });
+    assert.equal(door.status, 302, 'GET / sends a person to the API reference');
+    assert.equal(door.headers.get('location'), '/console/');
+    assert.match(svc.stdout(), /Pet Store ready: open http:\/\/127\.0\.0\.1:\d+\/console\//, 'the start-up banner names the console');
+
     assert.equal(await svc.stop('SIGTERM'), 0);
 
     // Second start on the same database: data kept, no new key minted.
     const again = await startService({ DATABASE_URL });
     t.after(() => again.stop('SIGKILL'));
-    assert.ok(!/pst_/.test(again.stdout()), 'no second first-run key');
+    assert.ok(!/pst_/.test(again.stdout()) && !/first-run-key/.test(again.stderr()), 'no second first-run key');
     const kept = await fetch(`${again.base}/v1/pets`, { headers: auth });
     assert.deepEqual(await kept.json(), [pet]);
     assert.equal(await again.stop('SIGTERM'), 0);

@@ -60,7 +60,7 @@ test(`kill -9 while ${PETS} pets are created and the receiver is down: after res
     PETSTORE_API_KEYS: KEY,
     RATE_LIMIT_PER_MINUTE: '0',
     WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*',
     WEBHOOK_TIMEOUT_MS: '1000',
     // Many quick retries: the receiver stays down for a few seconds.
     WEBHOOK_RETRY_SCHEDULE_MS: ['0', ...Array<string>(49).fill('250')].join(','),

@@ -12,20 +12,21 @@ import { insertKey, warmUp } from '../helpers/storage.ts';
 import { createCategory, removeCategory, renameCategory } from '../../src/categories/category.service.ts';
 import { createPet, updatePet, withdrawPet } from '../../src/pets/pet.service.ts';
 import { placeOrder, transitionOrder } from '../../src/store/order.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 const now = new Date('2026-08-01T09:00:00.000Z');
 const ctx = { now };
 const ifMatch = (value: string) => ({ now, ifMatch: parseCondition(value, 'If-Match') });
 
 async function pet(storage: Storage, status: PetStatus = 'available', categoryId = 1): Promise<Pet> {
-  return createPet(storage, { name: 'Rex', categoryId, status }, ctx);
+  return createPet(storage, petRecord({ name: 'Rex', categoryId, status }), ctx);
 }
 
 /** Every live pet, through the listing. */
 async function listed(storage: Storage, filters: { status?: PetStatus; categoryId?: number } = {}): Promise<Pet[]> {
   const all: Pet[] = [];
   for (let afterId = 0; ; ) {
-    const page = await storage.pets.list({ limit: 100, afterId, ...filters });
+    const page = await storage.pets.list({ limit: 100, after: { id: afterId }, ...filters });
     all.push(...page);
     if (page.length < 100) return all;
     afterId = page[page.length - 1].id;
@@ -38,9 +39,10 @@ for (const engine of ENGINES) {
       test('sets the fields given and keeps the others; get and list show the change', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        assert.deepEqual(await updatePet(storage, p.id, { name: 'Rex II' }, ctx), { ...p, name: 'Rex II' });
-        const moved = await updatePet(storage, p.id, { categoryId: 3, status: 'sold' }, ctx);
-        assert.deepEqual(moved, { id: p.id, name: 'Rex II', categoryId: 3, status: 'sold' });
+        const updatedAt = now.toISOString();
+        assert.deepEqual(await updatePet(storage, p.id, { name: 'Rex II' }, 'EUR', ctx), { ...p, name: 'Rex II', updatedAt });
+        const moved = await updatePet(storage, p.id, { categoryId: 3, status: 'sold' }, 'EUR', ctx);
+        assert.deepEqual(moved, { ...p, name: 'Rex II', categoryId: 3, status: 'sold', updatedAt });
         assert.deepEqual(await storage.pets.get(p.id), moved);
         assert.deepEqual(await listed(storage, { status: 'sold' }), [moved]);
       });
@@ -48,32 +50,35 @@ for (const engine of ENGINES) {
       test('refuses an unknown or deleted category, a missing or withdrawn pet, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        await assert.rejects(updatePet(storage, p.id, { categoryId: 999, name: 'x' }, ctx), rejectsWith('unknown_category', /categoryId 999/));
+        await assert.rejects(updatePet(storage, p.id, { categoryId: 999, name: 'x' }, 'EUR', ctx), rejectsWith('unknown_category', /categoryId 999/));
         const gone = await createCategory(storage, 'Gone', ctx);
         await removeCategory(storage, gone.id, ctx);
-        await assert.rejects(updatePet(storage, p.id, { categoryId: gone.id }, ctx), rejectsWith('unknown_category'));
+        await assert.rejects(updatePet(storage, p.id, { categoryId: gone.id }, 'EUR', ctx), rejectsWith('unknown_category'));
         assert.deepEqual(await storage.pets.get(p.id), p);
-        await assert.rejects(updatePet(storage, p.id + 100, { name: 'x' }, ctx), rejectsWith('not_found', new RegExp(`pet ${p.id + 100} does not exist`)));
+        await assert.rejects(
+          updatePet(storage, p.id + 100, { name: 'x' }, 'EUR', ctx),
+          rejectsWith('not_found', new RegExp(`pet ${p.id + 100} does not exist`)),
+        );
         await withdrawPet(storage, p.id, ctx);
-        await assert.rejects(updatePet(storage, p.id, { name: 'x' }, ctx), rejectsWith('not_found'));
+        await assert.rejects(updatePet(storage, p.id, { name: 'x' }, 'EUR', ctx), rejectsWith('not_found'));
       });
 
       test("while an order is open the status is the order's (pet_has_open_order); name and category may change", async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const order = await placeOrder(storage, p.id, ctx);
-        await assert.rejects(updatePet(storage, p.id, { status: 'available' }, ctx), rejectsWith('pet_has_open_order', /has an open order/));
+        await assert.rejects(updatePet(storage, p.id, { status: 'available' }, 'EUR', ctx), rejectsWith('pet_has_open_order', /has an open order/));
         await transitionOrder(storage, order.id, 'approved', ctx);
-        await assert.rejects(updatePet(storage, p.id, { status: 'sold', name: 'x' }, ctx), rejectsWith('pet_has_open_order'));
+        await assert.rejects(updatePet(storage, p.id, { status: 'sold', name: 'x' }, 'EUR', ctx), rejectsWith('pet_has_open_order'));
         assert.equal((await storage.pets.get(p.id))!.name, 'Rex', 'nothing changed');
-        assert.deepEqual(await updatePet(storage, p.id, { name: 'Rex II', categoryId: 2, status: 'pending' }, ctx), {
+        assert.deepEqual(await updatePet(storage, p.id, { name: 'Rex II', categoryId: 2, status: 'pending' }, 'EUR', ctx), {
           ...p,
           name: 'Rex II',
           categoryId: 2,
           status: 'pending',
         });
         await transitionOrder(storage, order.id, 'delivered', ctx);
-        assert.equal((await updatePet(storage, p.id, { status: 'available' }, ctx)).status, 'available', 'a pet taken back');
+        assert.equal((await updatePet(storage, p.id, { status: 'available' }, 'EUR', ctx)).status, 'available', 'a pet taken back');
       });
     });
 
@@ -82,13 +87,13 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const tag = entityTag(p);
-        const renamed = await updatePet(storage, p.id, { name: 'A' }, ifMatch(`"nope", ${tag}`));
-        await assert.rejects(updatePet(storage, p.id, { name: 'B' }, ifMatch(tag)), rejectsWith('precondition_failed', new RegExp(`pet ${p.id}`)));
-        await assert.rejects(updatePet(storage, p.id, { name: 'B' }, ifMatch(`W/${entityTag(renamed)}`)), rejectsWith('precondition_failed'));
+        const renamed = await updatePet(storage, p.id, { name: 'A' }, 'EUR', ifMatch(`"nope", ${tag}`));
+        await assert.rejects(updatePet(storage, p.id, { name: 'B' }, 'EUR', ifMatch(tag)), rejectsWith('precondition_failed', new RegExp(`pet ${p.id}`)));
+        await assert.rejects(updatePet(storage, p.id, { name: 'B' }, 'EUR', ifMatch(`W/${entityTag(renamed)}`)), rejectsWith('precondition_failed'));
         await assert.rejects(withdrawPet(storage, p.id, ifMatch(tag)), rejectsWith('precondition_failed'));
         assert.deepEqual(await storage.pets.get(p.id), renamed);
-        assert.equal((await updatePet(storage, p.id, { name: 'C' }, ifMatch('*'))).name, 'C');
-        await assert.rejects(updatePet(storage, p.id + 100, { name: 'x' }, ifMatch('*')), rejectsWith('not_found'), 'a missing pet is 404, not 412');
+        assert.equal((await updatePet(storage, p.id, { name: 'C' }, 'EUR', ifMatch('*'))).name, 'C');
+        await assert.rejects(updatePet(storage, p.id + 100, { name: 'x' }, 'EUR', ifMatch('*')), rejectsWith('not_found'), 'a missing pet is 404, not 412');
         const current = (await storage.pets.get(p.id))!;
         await withdrawPet(storage, p.id, ifMatch(entityTag(current)));
         assert.equal(await storage.pets.get(p.id), undefined);
@@ -101,7 +106,7 @@ for (const engine of ENGINES) {
         const order = await placeOrder(storage, p.id, ctx);
         const during = entityTag((await storage.pets.get(p.id))!);
         assert.notEqual(during, before);
-        await assert.rejects(updatePet(storage, p.id, { name: 'x' }, ifMatch(before)), rejectsWith('precondition_failed'));
+        await assert.rejects(updatePet(storage, p.id, { name: 'x' }, 'EUR', ifMatch(before)), rejectsWith('precondition_failed'));
         await transitionOrder(storage, order.id, 'approved', ctx);
         assert.equal(entityTag((await storage.pets.get(p.id))!), during, 'approving leaves the pet as it was');
         await transitionOrder(storage, order.id, 'delivered', ctx);
@@ -131,7 +136,7 @@ for (const engine of ENGINES) {
         await warmUp(storage);
         const p = await pet(storage);
         const results = await Promise.allSettled(
-          Array.from({ length: 20 }, (_, i) => updatePet(storage, p.id, { name: `writer ${i}` }, ifMatch(entityTag(p)))),
+          Array.from({ length: 20 }, (_, i) => updatePet(storage, p.id, { name: `writer ${i}` }, 'EUR', ifMatch(entityTag(p)))),
         );
         const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         assert.equal(won.length, 1);
@@ -152,7 +157,7 @@ for (const engine of ENGINES) {
         for (const filters of [{}, { status: 'available' as const }, { categoryId: 2 }, { categoryId: 2, status: 'available' as const }]) {
           assert.deepEqual(await listed(storage, filters), [other], JSON.stringify(filters));
         }
-        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 0, sold: 0 });
+        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 0, sold: 0, availableValue: {} });
         assert.deepEqual(await storage.orders.get(order.id), cancelled);
         assert.deepEqual(await storage.orders.list({ limit: 10, afterId: 0, petId: p.id }), [cancelled]);
         await assert.rejects(withdrawPet(storage, p.id, ctx), rejectsWith('not_found'), 'a second withdrawal');
@@ -209,39 +214,39 @@ for (const engine of ENGINES) {
         const expect = (f: (p: Pet) => boolean) => made.filter(f).map((p) => p.id);
         const ids = (q: Parameters<Storage['pets']['list']>[0]) => storage.pets.list(q).then((ps) => ps.map((p) => p.id));
         assert.deepEqual(
-          await ids({ limit: 100, afterId: 0, categoryId: 2 }),
+          await ids({ limit: 100, categoryId: 2 }),
           expect((p) => p.categoryId === 2),
         );
         assert.deepEqual(
-          await ids({ limit: 100, afterId: 0, categoryId: 1, status: 'available' }),
+          await ids({ limit: 100, categoryId: 1, status: 'available' }),
           expect((p) => p.categoryId === 1 && p.status === 'available'),
         );
         const cat2 = expect((p) => p.categoryId === 2);
-        assert.deepEqual(await ids({ limit: 2, afterId: cat2[1], categoryId: 2 }), cat2.slice(2, 4));
-        assert.deepEqual(await ids({ limit: 100, afterId: 0, categoryId: 5 }), []);
+        assert.deepEqual(await ids({ limit: 2, after: { id: cat2[1] }, categoryId: 2 }), cat2.slice(2, 4));
+        assert.deepEqual(await ids({ limit: 100, categoryId: 5 }), []);
       });
     });
 
     describe('inventory', () => {
       test('counts live pets by status through creates, orders, updates and withdrawals', async (t) => {
         const storage = await openTestStorage(t, engine);
-        assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 0, sold: 0 });
+        assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 0, sold: 0, availableValue: {} });
         const [a, b, c] = [await pet(storage), await pet(storage), await pet(storage, 'sold')];
-        assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 0, sold: 1 });
+        assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 0, sold: 1, availableValue: {} });
         const order = await placeOrder(storage, a.id, ctx);
-        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 1, sold: 1 });
+        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 1, sold: 1, availableValue: {} });
         await transitionOrder(storage, order.id, 'approved', ctx);
         await transitionOrder(storage, order.id, 'delivered', ctx);
-        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 0, sold: 2 });
-        await updatePet(storage, b.id, { status: 'pending' }, ctx);
-        await updatePet(storage, b.id, { name: 'renamed' }, ctx);
-        assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 1, sold: 2 });
+        assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 0, sold: 2, availableValue: {} });
+        await updatePet(storage, b.id, { status: 'pending' }, 'EUR', ctx);
+        await updatePet(storage, b.id, { name: 'renamed' }, 'EUR', ctx);
+        assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 1, sold: 2, availableValue: {} });
         await withdrawPet(storage, c.id, ctx);
         await assert.rejects(withdrawPet(storage, c.id, ctx));
-        assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 1, sold: 1 });
+        assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 1, sold: 1, availableValue: {} });
         const byStatus = { available: 0, pending: 0, sold: 0 };
         for (const p of await listed(storage)) byStatus[p.status]++;
-        assert.deepEqual(await storage.pets.inventory(), byStatus, 'the listings agree');
+        assert.deepEqual(await storage.pets.inventory(), { ...byStatus, availableValue: {} }, 'the listings agree');
       });
 
       test('read during 200 concurrent status changes, it always sums to the number of pets and ends equal to the listings', async (t) => {
@@ -263,7 +268,7 @@ for (const engine of ENGINES) {
         // the writes of one loop turn together).
         const writes: Promise<Pet>[] = [];
         for (let i = 0; i < 200; i++) {
-          writes.push(updatePet(storage, pets[i % pets.length].id, { status: statuses[(i * 7) % 3] }, { now: new Date() }));
+          writes.push(updatePet(storage, pets[i % pets.length].id, { status: statuses[(i * 7) % 3] }, 'EUR', { now: new Date() }));
           if (i % 10 === 9) await new Promise((r) => setImmediate(r));
         }
         await Promise.all(writes);
@@ -273,7 +278,7 @@ for (const engine of ENGINES) {
         assert.deepEqual([...new Set(sums)], [40]);
         const byStatus = { available: 0, pending: 0, sold: 0 };
         for (const p of await listed(storage)) byStatus[p.status]++;
-        assert.deepEqual(await storage.pets.inventory(), byStatus);
+        assert.deepEqual(await storage.pets.inventory(), { ...byStatus, availableValue: {} });
       });
     });
 
@@ -325,7 +330,13 @@ for (const engine of ENGINES) {
         const a = await insertKey(storage, { name: 'a', prefix: 'pst_aaaa', hash: hashKey('a'), scopes: ['pets:read'], expiresAt }, ctx);
         const b = await insertKey(storage, { name: 'b', prefix: 'pst_bbbb', hash: hashKey('b'), scopes: ['keys:admin'], expiresAt: null }, ctx);
         assert.equal(a.expiresAt, '2027-01-01T00:00:00.000Z');
-        assert.deepEqual(await storage.apiKeys.findActiveByHash(hashKey('a')), { keyId: a.id, scopes: ['pets:read'], expiresAt: expiresAt.getTime() });
+        assert.deepEqual(await storage.apiKeys.findByHash(hashKey('a')), {
+          keyId: a.id,
+          scopes: ['pets:read'],
+          owner: false,
+          revokedAt: null,
+          expiresAt: expiresAt.getTime(),
+        });
         assert.deepEqual(await storage.apiKeys.get(b.id), b);
         assert.equal(await storage.apiKeys.get(b.id + 10), undefined);
         assert.deepEqual(await storage.apiKeys.list({ limit: 1, afterId: 0 }), [a]);

@@ -16,6 +16,11 @@ import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.stora
 import type { Storage } from '../../src/storage/storage.ts';
 import { updateWebhook } from '../../src/webhooks/webhook.service.ts';
 import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
+import { petRecord } from '../helpers/pets.ts';
+
+/** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
+const OWNER = { keyId: null, scopes: SCOPES };
 
 const AT = '2026-01-01T00:00:00.000Z';
 const endpoint = (url: string, events: string | null, enabled: boolean) => [url, events, enabled, AT] as const;
@@ -81,10 +86,10 @@ for (const engine of ENGINES) {
           ['https://d.example.com/', ['pet.created'], false],
         ],
       );
-      await createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now: new Date(AT) });
+      await createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now: new Date(AT) });
       const owed = async (id: number) => (await storage.webhooks.deliveries(id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER })).length;
       assert.deepEqual(await Promise.all(listed.map((w) => owed(w.id))), [1, 1, 0, 0], 'pet.created: to every type and to b only');
-      const changed = await updateWebhook(storage, listed[2].id, { events: ['pet.deleted', 'order.placed'] }, { now: new Date(AT) });
+      const changed = await updateWebhook(storage, listed[2].id, { events: ['pet.deleted', 'order.placed'] }, OWNER, { now: new Date(AT) });
       assert.deepEqual(changed.events, ['pet.deleted', 'order.placed']);
       assert.deepEqual(await legacyEvents(), [null, 'pet.created order.placed', 'pet.deleted order.placed', 'pet.created']);
     });

@@ -8,6 +8,7 @@ import { AppError } from '../../src/errors.ts';
 import { GroupCommit } from '../../src/storage/sqlite/sqlite.group-commit.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 function tempDb(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-gc-'));
@@ -21,7 +22,7 @@ describe('SQLite group commit (the write path)', () => {
     const storage = openSqlite({ path });
     t.after(() => storage.close());
     const pets = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => createPet(storage, { name: `P${i}`, categoryId: 1, status: 'available' }, { now: new Date() })),
+      Array.from({ length: 25 }, (_, i) => createPet(storage, petRecord({ name: `P${i}`, categoryId: 1, status: 'available' }), { now: new Date() })),
     );
     assert.deepEqual(
       pets.map((p) => p.id),
@@ -37,15 +38,15 @@ describe('SQLite group commit (the write path)', () => {
     const storage = openSqlite({ path: tempDb(t) });
     t.after(() => storage.close());
     const results = await Promise.allSettled([
-      createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() }),
-      createPet(storage, { name: 'b', categoryId: 999, status: 'available' }, { now: new Date() }),
-      createPet(storage, { name: 'c', categoryId: 2, status: 'sold' }, { now: new Date() }),
+      createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() }),
+      createPet(storage, petRecord({ name: 'b', categoryId: 999, status: 'available' }), { now: new Date() }),
+      createPet(storage, petRecord({ name: 'c', categoryId: 2, status: 'sold' }), { now: new Date() }),
     ]);
     assert.equal(results[0].status, 'fulfilled');
     assert.equal(results[2].status, 'fulfilled');
     assert.equal(results[1].status, 'rejected');
     assert.ok(results[1].status === 'rejected' && results[1].reason instanceof AppError && results[1].reason.code === 'unknown_category');
-    const listed = await storage.pets.list({ limit: 10, afterId: 0 });
+    const listed = await storage.pets.list({ limit: 10 });
     assert.deepEqual(
       listed.map((p) => p.name),
       ['a', 'c'],

@@ -14,6 +14,7 @@ import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 function fileStorage(t: TestContext): { storage: Storage; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-cache-'));
@@ -26,21 +27,20 @@ function fileStorage(t: TestContext): { storage: Storage; path: string } {
   return { storage, path };
 }
 
-const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold') =>
-  (await storage.pets.list({ limit: 10, afterId: 0, status })).map((p) => p.name);
+const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold') => (await storage.pets.list({ limit: 10, status })).map((p) => p.name);
 
 describe('SQLite listing cache', () => {
   test('a pet created through the storage is listed on the next read', async (t) => {
     const { storage } = fileStorage(t);
-    await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    await createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.deepEqual(await names(storage), ['a']);
-    await createPet(storage, { name: 'b', categoryId: 1, status: 'available' }, { now: new Date() });
+    await createPet(storage, petRecord({ name: 'b', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.deepEqual(await names(storage), ['a', 'b']);
   });
 
   test('a placed order moves its pet out of the available listing at once', async (t) => {
     const { storage } = fileStorage(t);
-    const pet = await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), ['a']);
     await placeOrder(storage, pet.id, { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), []);
@@ -49,7 +49,7 @@ describe('SQLite listing cache', () => {
 
   test('commits by another connection to the same file are seen from the next loop turn on', async (t) => {
     const { storage, path } = fileStorage(t);
-    await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    await createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.deepEqual(await names(storage), ['a']);
     const other = new DatabaseSync(path);
     t.after(() => other.close());
@@ -64,7 +64,7 @@ describe('SQLite listing cache', () => {
 
   test("a single pet read reflects its own writes at once and other connections' from the next loop turn on", async (t) => {
     const { storage, path } = fileStorage(t);
-    const pet = await createPet(storage, { name: 'a', categoryId: 1, status: 'available' }, { now: new Date() });
+    const pet = await createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'available');
     await placeOrder(storage, pet.id, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'pending');

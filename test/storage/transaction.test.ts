@@ -6,9 +6,11 @@ import type { Pet } from '../../src/pets/pet.schemas.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 import { warmUp } from '../helpers/storage.ts';
+import { savePet } from '../../src/pets/pet.service.ts';
+import { petRecord } from '../helpers/pets.ts';
 
 const rex = { name: 'Rex', categoryId: 1, status: 'available' } as const;
-const insertPet = (storage: Storage, name: string) => storage.transaction(async (tx) => (await tx.pets.insert({ ...rex, name }))!);
+const insertPet = (storage: Storage, name: string) => storage.transaction(async (tx) => (await tx.pets.insert(petRecord({ ...rex, name })))!);
 
 for (const engine of ENGINES) {
   describe(`${engine} storage: transactions`, () => {
@@ -17,7 +19,7 @@ for (const engine of ENGINES) {
       const results = await Promise.allSettled([
         insertPet(storage, 'a'),
         storage.transaction(async (tx) => {
-          await tx.pets.insert({ ...rex, name: 'b' });
+          await tx.pets.insert(petRecord({ ...rex, name: 'b' }));
           await tx.events.publish([{ type: 'pet.created', data: { name: 'b' } }], new Date());
           throw new Error('refused after two writes');
         }),
@@ -27,7 +29,7 @@ for (const engine of ENGINES) {
         results.map((r) => r.status),
         ['fulfilled', 'rejected', 'fulfilled'],
       );
-      assert.deepEqual((await storage.pets.list({ limit: 10, afterId: 0 })).map((p) => p.name).sort(), ['a', 'c']);
+      assert.deepEqual((await storage.pets.list({ limit: 10 })).map((p) => p.name).sort(), ['a', 'c']);
       assert.deepEqual(await storage.events.list({ limit: 10, afterId: 0 }), []);
     });
 
@@ -40,7 +42,7 @@ for (const engine of ENGINES) {
           storage.transaction(async (tx) => {
             const current = (await tx.pets.lock(pet.id))!;
             await new Promise((resolve) => setImmediate(resolve)); // another turn of the loop between read and write
-            return tx.pets.update({ ...current, name: String(Number(current.name) + 1) });
+            return savePet(tx, current, { ...current, name: String(Number(current.name) + 1) }, new Date());
           }),
         ),
       );
@@ -53,10 +55,10 @@ for (const engine of ENGINES) {
       let during: Promise<[Pet | undefined, Pet[]]> | undefined;
       await assert.rejects(
         storage.transaction(async (tx) => {
-          const ghost = (await tx.pets.insert({ ...rex, name: 'ghost' }))!;
-          await tx.pets.update({ ...before, name: 'changed' });
+          const ghost = (await tx.pets.insert(petRecord({ ...rex, name: 'ghost' })))!;
+          await savePet(tx, before, { ...before, name: 'changed' }, new Date());
           // What another request's continuation does while this workflow awaits: read.
-          during = Promise.all([storage.pets.get(ghost.id), storage.pets.list({ limit: 10, afterId: 0 })]);
+          during = Promise.all([storage.pets.get(ghost.id), storage.pets.list({ limit: 10 })]);
           for (let i = 0; i < 10; i++) await null;
           await new Promise((resolve) => setImmediate(resolve));
           throw new Error('rolled back');
@@ -66,7 +68,7 @@ for (const engine of ENGINES) {
       const [ghost, listed] = await during!;
       assert.equal(ghost, undefined, 'the pet not yet committed is not found');
       assert.deepEqual(listed, [before], 'nor listed, and the other pet is read as committed');
-      assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), [before], 'and the listing cached meanwhile holds neither');
+      assert.deepEqual(await storage.pets.list({ limit: 10 }), [before], 'and the listing cached meanwhile holds neither');
       assert.deepEqual(await storage.pets.get(before.id), before);
     });
 
@@ -75,8 +77,8 @@ for (const engine of ENGINES) {
       const order: string[] = [];
       let during: Promise<Pet[]> | undefined;
       const created = await storage.transaction(async (tx) => {
-        const pet = (await tx.pets.insert({ ...rex, name: 'new' }))!;
-        during = storage.pets.list({ limit: 10, afterId: 0 }).finally(() => order.push('read'));
+        const pet = (await tx.pets.insert(petRecord({ ...rex, name: 'new' })))!;
+        during = storage.pets.list({ limit: 10 }).finally(() => order.push('read'));
         await new Promise((resolve) => setImmediate(resolve));
         order.push('workflow');
         return pet;
@@ -87,7 +89,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(order, ['workflow', 'read']);
         assert.deepEqual(seen, [created]);
       } else assert.deepEqual(seen, order[0] === 'read' ? [] : [created]);
-      assert.deepEqual(await storage.pets.list({ limit: 10, afterId: 0 }), [created]);
+      assert.deepEqual(await storage.pets.list({ limit: 10 }), [created]);
     });
 
     test('a category name already taken: insert and rename answer undefined, and the transaction goes on', async (t) => {

@@ -3,28 +3,35 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Storage, WebhookCreate } from '../../src/storage/storage.ts';
+import type { Webhook } from '../../src/webhooks/webhook.schemas.ts';
 import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
 import { claimAttempts, finishAttempt, retryDelivery, type AttemptResult, type ClaimedAttempt } from '../../src/webhooks/webhook.deliveries.ts';
 import { createWebhook, deleteWebhook, rotateWebhookSecret, updateWebhook } from '../../src/webhooks/webhook.service.ts';
+import { createApiKey } from '../../src/keys/key.service.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
+import { petRecord } from '../helpers/pets.ts';
+
+/** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
+const OWNER = { keyId: null, scopes: SCOPES };
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 let tokens = 0;
 
 const endpoint = (storage: Storage, events: WebhookCreate['events'] = null, url = 'https://hooks.example.com/a') =>
-  createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, { now: T0 });
-const newPet = (storage: Storage, now = T0) => createPet(storage, { name: 'Rex', categoryId: 1, status: 'available' }, { now });
+  createWebhook(storage, { url, events, description: null, secret: 'sealed-secret' }, OWNER, 16, { now: T0 });
+const newPet = (storage: Storage, now = T0) => createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now });
 
 async function claim(
   storage: Storage,
   now: Date,
-  { max = 100, perEndpoint = 100, leaseMs = 10_000 } = {},
+  { max = 100, perEndpoint = 100, perHost = 100, leaseMs = 10_000 } = {},
 ): Promise<{ token: string; claimed: ClaimedAttempt[] }> {
   const token = `token-${++tokens}`;
-  return { token, claimed: await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint }) };
+  return { token, claimed: await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + leaseMs), token, max, perEndpoint, perHost }) };
 }
 
 function result(a: ClaimedAttempt, token: string, succeeded: boolean, attemptedAt: Date, more: Partial<AttemptResult> = {}): AttemptResult {
@@ -47,26 +54,27 @@ for (const engine of ENGINES) {
     test('endpoints: create, get, list in pages, update (events null = every type), rotate, delete', async (t) => {
       const storage = await openTestStorage(t, engine);
       const a = await endpoint(storage, ['pet.created', 'order.placed']);
-      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, { now: T0 });
+      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: 'shop', secret: 's' }, OWNER, 16, { now: T0 });
       assert.deepEqual(a, {
         id: a.id,
         url: 'https://hooks.example.com/a',
         events: ['pet.created', 'order.placed'],
         description: null,
         enabled: true,
+        keyId: null,
         createdAt: T0.toISOString(),
       });
       assert.deepEqual(await storage.webhooks.get(b.id), { ...b, events: null, description: 'shop' });
       assert.deepEqual(await storage.webhooks.list({ limit: 1, afterId: 0 }), [a]);
       assert.deepEqual(await storage.webhooks.list({ limit: 5, afterId: a.id }), [b]);
-      const changed = await updateWebhook(storage, a.id, { events: null, description: 'x' }, { now: at(1) });
+      const changed = await updateWebhook(storage, a.id, { events: null, description: 'x' }, OWNER, { now: at(1) });
       assert.deepEqual(changed, { ...a, events: null, description: 'x' });
-      assert.deepEqual(await updateWebhook(storage, a.id, { description: null, url: 'https://c.example.com/' }, { now: at(2) }), {
+      assert.deepEqual(await updateWebhook(storage, a.id, { description: null, url: 'https://c.example.com/' }, OWNER, { now: at(2) }), {
         ...a,
         events: null,
         url: 'https://c.example.com/',
       });
-      await assert.rejects(updateWebhook(storage, 9999, { enabled: false }, { now: at(3) }), rejectsWith('not_found', /webhook 9999 does not exist/));
+      await assert.rejects(updateWebhook(storage, 9999, { enabled: false }, OWNER, { now: at(3) }), rejectsWith('not_found', /webhook 9999 does not exist/));
       assert.deepEqual(await rotateWebhookSecret(storage, b.id, 'new-sealed', at(86_400_000), { now: at(4) }), await storage.webhooks.get(b.id));
       await assert.rejects(rotateWebhookSecret(storage, 9999, 'x', at(1), { now: at(1) }), rejectsWith('not_found', /webhook 9999 does not exist/));
       await deleteWebhook(storage, a.id, { now: at(5) });
@@ -80,7 +88,7 @@ for (const engine of ENGINES) {
       const pets = await endpoint(storage, ['pet.created', 'pet.updated']);
       const orders = await endpoint(storage, ['order.placed']);
       const off = await endpoint(storage, null);
-      await updateWebhook(storage, off.id, { enabled: false }, { now: T0 });
+      await updateWebhook(storage, off.id, { enabled: false }, OWNER, { now: T0 });
       const p = await newPet(storage);
       await placeOrder(storage, p.id, { now: T0 }); // order.placed, then pet.updated
       await assert.rejects(placeOrder(storage, p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
@@ -132,6 +140,25 @@ for (const engine of ENGINES) {
       // …and the dead claimer can no longer record anything.
       assert.deepEqual(await finishAttempt(storage, result(a, first.token, true, at(10_003))), { recorded: false, disabled: false });
       assert.deepEqual(await finishAttempt(storage, result(again.claimed[0], again.token, true, at(10_004))), { recorded: true, disabled: false });
+    });
+
+    test('claims hold at most perHost attempts in flight per destination (host and port), whichever endpoints they are for', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const slow: Webhook[] = [];
+      for (const path of ['a', 'b', 'c']) slow.push(await endpoint(storage, null, `https://slow.example.com/${path}`));
+      const otherPort = await endpoint(storage, null, 'https://slow.example.com:8443/');
+      const fast = await endpoint(storage, null, 'https://fast.example.com/');
+      await newPet(storage);
+      const first = await claim(storage, T0, { perHost: 2 });
+      const ids = (c: ClaimedAttempt[]) => c.map((a) => a.webhookId).sort((x, y) => x - y);
+      assert.deepEqual(
+        ids(first.claimed),
+        [slow[0].id, slow[1].id, otherPort.id, fast.id],
+        'two of the three on slow.example.com; another port is another destination',
+      );
+      assert.deepEqual((await claim(storage, at(1), { perHost: 2 })).claimed, [], 'slow.example.com is full');
+      await finishAttempt(storage, result(first.claimed.find((a) => a.webhookId === slow[0].id)!, first.token, true, at(2)));
+      assert.deepEqual(ids((await claim(storage, at(3), { perHost: 2 })).claimed), [slow[2].id], 'a slot freed');
     });
 
     test('max bounds a claim; endpoints least recently served go first', async (t) => {
@@ -235,7 +262,7 @@ for (const engine of ENGINES) {
         'a disabled endpoint gets no new deliveries',
       );
       // Enabled again: new events only, failures counted afresh.
-      await updateWebhook(storage, w.id, { enabled: true }, { now: later });
+      await updateWebhook(storage, w.id, { enabled: true }, OWNER, { now: later });
       const p = await newPet(storage, later);
       const c3 = await claim(storage, later);
       assert.deepEqual(
@@ -268,9 +295,9 @@ for (const engine of ENGINES) {
       await assert.rejects(retryDelivery(storage, 99999, failed.id, { now }), rejectsWith('not_found', /webhook 99999/));
       const other = await endpoint(storage);
       await assert.rejects(retryDelivery(storage, other.id, failed.id, { now }), rejectsWith('not_found'), "another endpoint's entry");
-      await updateWebhook(storage, w.id, { enabled: false }, { now });
+      await updateWebhook(storage, w.id, { enabled: false }, OWNER, { now });
       await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('webhook_disabled'));
-      await updateWebhook(storage, w.id, { enabled: true }, { now });
+      await updateWebhook(storage, w.id, { enabled: true }, OWNER, { now });
       await storage.events.purge(at(1));
       await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('not_found', /no longer kept/));
     });
@@ -306,6 +333,41 @@ for (const engine of ENGINES) {
       await deleteWebhook(storage, w.id, { now: T0 });
       assert.deepEqual(await finishAttempt(storage, result(c.claimed[0], c.token, false, T0)), { recorded: false, disabled: false });
       assert.deepEqual(await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER }), []);
+    });
+
+    test('ownerGone disables the endpoint, unless a change gave it another owner since the attempt was claimed', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const { info: key } = await createApiKey(storage, 'owner', SCOPES);
+      const owned = { keyId: key.id, scopes: SCOPES };
+      const a = await createWebhook(storage, { url: 'https://a.example.com/', events: null, description: null, secret: 's' }, owned, 16, { now: T0 });
+      const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: null, secret: 's' }, owned, 16, { now: T0 });
+      await newPet(storage);
+      const c = await claim(storage, T0);
+      assert.deepEqual(
+        c.claimed.map((x) => x.keyId),
+        [key.id, key.id],
+      );
+      await updateWebhook(storage, b.id, { description: 'taken over' }, OWNER, { now: at(1) });
+      const gone = (id: number) => result(c.claimed.find((x) => x.webhookId === id)!, c.token, false, at(2), { ownerGone: true, error: 'not sent' });
+      assert.deepEqual(await finishAttempt(storage, gone(a.id)), { recorded: true, disabled: true });
+      assert.deepEqual(await finishAttempt(storage, gone(b.id)), { recorded: true, disabled: false });
+      assert.deepEqual([(await storage.webhooks.get(a.id))?.enabled, (await storage.webhooks.get(b.id))?.enabled], [false, true]);
+    });
+
+    test('registrations from two instances at once never pass maxEndpoints together', async (t) => {
+      const storages = await openSharedStorages(t, engine, 2);
+      const register = (s: Storage) =>
+        createWebhook(s, { url: 'https://hooks.example.com/a', events: null, description: null, secret: 's' }, OWNER, 3, { now: T0 }).then(
+          () => 'created',
+          (err: { code?: string }) => err.code,
+        );
+      const outcomes = await Promise.all(Array.from({ length: 24 }, (_, i) => register(storages[i % 2])));
+      assert.deepEqual(outcomes.filter((o) => o === 'created').length, 3, outcomes.join());
+      assert.deepEqual(
+        outcomes.filter((o) => o !== 'created'),
+        Array<string>(21).fill('webhook_limit_reached'),
+      );
+      assert.equal((await storages[0].webhooks.list({ limit: 100, afterId: 0 })).length, 3);
     });
 
     test('two instances claiming at once: every attempt goes to exactly one, one at a time per endpoint', async (t) => {

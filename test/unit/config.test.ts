@@ -3,6 +3,17 @@ import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 describe('loadConfig', () => {
+  test('STORE_CURRENCY: EUR by default; an ISO 4217 code in upper case, else a one-line error naming it', () => {
+    assert.equal(loadConfig({}).storeCurrency, 'EUR');
+    assert.equal(loadConfig({ STORE_CURRENCY: ' CHF ' }).storeCurrency, 'CHF');
+    for (const bad of ['eur', 'EURO', 'XYZ', '€']) {
+      assert.throws(
+        () => loadConfig({ STORE_CURRENCY: bad }),
+        (err: unknown) => err instanceof ConfigError && err.variable === 'STORE_CURRENCY' && err.message.includes(bad),
+      );
+    }
+  });
+
   test('defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);
@@ -30,7 +41,7 @@ describe('loadConfig', () => {
     });
     assert.equal(c.port, 9000);
     assert.equal(c.host, '0.0.0.0');
-    assert.deepEqual(c.database, { engine: 'postgres', url: 'postgresql://u:p@localhost:5432/db', poolSize: 4 });
+    assert.deepEqual(c.database, { engine: 'postgres', url: 'postgresql://u:p@localhost:5432/db', poolSize: 4, statementTimeoutMs: 5000 });
     assert.deepEqual(c.bootstrapApiKeys, ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb']);
     assert.equal(c.publicBaseUrl, 'https://api.example.com/v1');
     assert.equal(c.stagingBaseUrl, 'https://staging.example.com/v1');
@@ -146,6 +157,9 @@ describe('loadConfig', () => {
       disableAfterHours: 120,
       concurrency: 16,
       endpointConcurrency: 1,
+      hostConcurrency: 4,
+      maxEndpoints: 16,
+      caCertificates: [],
       allowHttp: false,
       allowedHosts: [],
       secretKeys: [],
@@ -161,8 +175,10 @@ describe('loadConfig', () => {
       WEBHOOK_DISABLE_AFTER_HOURS: '24',
       WEBHOOK_CONCURRENCY: '4',
       WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      WEBHOOK_HOST_CONCURRENCY: '3',
+      WEBHOOK_MAX_ENDPOINTS: '100',
       WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1, Hooks.Internal ,[::1],fd00::1',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1, Hooks.Internal ,[::1],fd00::1, hooks.internal:8443,10.0.0.9:*,[FD00::2]:9000',
       WEBHOOK_SECRET_KEY: `${key.toString('base64')},${Buffer.alloc(32, 8).toString('base64url')}`,
     });
     assert.equal(c.eventRetentionDays, 7);
@@ -172,8 +188,24 @@ describe('loadConfig', () => {
       disableAfterHours: 24,
       concurrency: 4,
       endpointConcurrency: 2,
+      hostConcurrency: 3,
+      maxEndpoints: 100,
+      caCertificates: [],
       allowHttp: true,
-      allowedHosts: ['127.0.0.1', 'hooks.internal', '::1', 'fd00::1'],
+      // A bare host: ports 80 and 443 only.
+      allowedHosts: [
+        '127.0.0.1:80',
+        '127.0.0.1:443',
+        'hooks.internal:80',
+        'hooks.internal:443',
+        '[::1]:80',
+        '[::1]:443',
+        '[fd00::1]:80',
+        '[fd00::1]:443',
+        'hooks.internal:8443',
+        '10.0.0.9:*',
+        '[fd00::2]:9000',
+      ],
       secretKeys: [key, Buffer.alloc(32, 8)],
     });
   });
@@ -190,7 +222,15 @@ describe('loadConfig', () => {
       [{ WEBHOOK_ENDPOINT_CONCURRENCY: '101' }, 'WEBHOOK_ENDPOINT_CONCURRENCY'],
       [{ WEBHOOK_ALLOW_HTTP: 'yes' }, 'WEBHOOK_ALLOW_HTTP'],
       [{ WEBHOOK_ALLOWED_HOSTS: 'https://hooks.internal' }, 'WEBHOOK_ALLOWED_HOSTS'],
-      [{ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:8443' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal/x' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:0' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:65536' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_ALLOWED_HOSTS: 'user@hooks.internal:443' }, 'WEBHOOK_ALLOWED_HOSTS'],
+      [{ WEBHOOK_HOST_CONCURRENCY: '0' }, 'WEBHOOK_HOST_CONCURRENCY'],
+      [{ WEBHOOK_MAX_ENDPOINTS: '0' }, 'WEBHOOK_MAX_ENDPOINTS'],
+      [{ WEBHOOK_CA_FILE: '/nonexistent/ca.pem' }, 'WEBHOOK_CA_FILE'],
+      [{ WEBHOOK_CA_FILE: 'package.json' }, 'WEBHOOK_CA_FILE'],
       [{ WEBHOOK_SECRET_KEY: 'c2hvcnQ=' }, 'WEBHOOK_SECRET_KEY'],
       [{ WEBHOOK_SECRET_KEY: `${'A'.repeat(43)}=!` }, 'WEBHOOK_SECRET_KEY'],
     ];

@@ -44,6 +44,7 @@ for (const engine of ENGINES) {
         events: ['pet.created'],
         description: 'Shop',
         enabled: true,
+        keyId: 1, // the test's key: the first stored
         createdAt: created.createdAt,
       });
       const got = await app.inject({ method: 'GET', url: `/v1/webhooks/${created.id}`, headers: auth });

@@ -1,6 +1,17 @@
 import { PetstoreError } from './errors.ts';
 import { linkTarget, type RateLimit } from './headers.ts';
-import { type AutoPaging, type HeaderOptions, iterateName, METHODS, type OperationId, type Page, type RequestOptions, type Resources } from './operations.ts';
+import {
+  type AutoPaging,
+  type HeaderOptions,
+  iterateName,
+  METHODS,
+  type OperationId,
+  type Page,
+  type PetSearch,
+  type RequestOptions,
+  type Resource,
+  type Resources,
+} from './operations.ts';
 import { ROUTES } from './routes.ts';
 import { type Answer, positiveInteger, Transport, type TransportOptions } from './transport.ts';
 import { signWebhook, verifyWebhook } from './webhooks.ts';
@@ -93,8 +104,8 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
   const page = async (args: readonly unknown[], query?: Query): Promise<{ answer: Answer; page: Page<unknown>; next: Query }> => {
     const answer = await call(args, query);
     const href = linkTarget(answer.headers.get('link'), 'next');
-    const next = href === undefined ? undefined : Object.fromEntries(new URL(href, transport.baseUrl).searchParams);
-    return { answer, page: { data: answer.body as unknown[], nextCursor: next?.cursor ?? null }, next };
+    const next = href === undefined ? undefined : queryOf(new URL(href, transport.baseUrl).searchParams);
+    return { answer, page: { data: answer.body as unknown[], nextCursor: (next?.cursor as string | undefined) ?? null }, next };
   };
   const method = async (...args: unknown[]): Promise<Page<unknown>> => (await page(args)).page;
   return {
@@ -116,6 +127,16 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
         })(),
       ),
   };
+}
+
+/** A query's parameters; one given more than once (`tag=a&tag=b`) as the list of its values. */
+function queryOf(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
+    out[name] = values.length > 1 ? values : (values[0] as string);
+  }
+  return out;
 }
 
 /** The items of every page, and `toArray({ limit })`: the first `limit` of them, stopping the fetching there. */
@@ -143,12 +164,20 @@ function resources(transport: Transport): Resources {
     target[method] = bound.method;
     if (bound.iterate) target[iterateName(method)] = bound.iterate;
   }
+  // pets.search(q, filters): listPets with the words first (PetSearch).
+  const pets = out.pets as Record<string, unknown>;
+  const list = pets.list as (...args: unknown[]) => unknown;
+  const iterate = pets.iterate as (...args: unknown[]) => unknown;
+  pets.search = (q: string, filters?: object, options?: object) => list({ ...filters, q }, options);
+  pets.iterateSearch = (q: string, filters?: object, options?: object) => iterate({ ...filters, q }, options);
   for (const methods of Object.values(out)) Object.freeze(methods);
   return out as unknown as Resources;
 }
 
 // The resources (`pets`, `orders`, …) are typed from the operation table; the class adds them at run time.
-export interface Petstore extends Resources {}
+export interface Petstore extends Omit<Resources, 'pets'> {
+  readonly pets: Resource<'pets'> & PetSearch;
+}
 
 /**
  * A client of the Pet Store API.

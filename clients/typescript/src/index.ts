@@ -45,4 +45,5 @@ export type WebhookWithSecret = Schemas['WebhookWithSecret'];
 export type NewWebhook = Schemas['NewWebhook'];
 export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type Delivery = Schemas['Delivery'];
+export type CallingKey = Schemas['CallingKey'];
 export type Photo = Schemas['Photo'];

@@ -30,6 +30,7 @@ export const METHODS = {
   listKeys: 'keys.list',
   getKey: 'keys.get',
   revokeKey: 'keys.revoke',
+  getCallingKey: 'keys.me',
   listEvents: 'events.list',
   createWebhook: 'webhookEndpoints.create',
   listWebhooks: 'webhookEndpoints.list',
@@ -208,3 +209,16 @@ export type Resource<R extends string> = { readonly [K in OperationsOf<R> as Met
 };
 
 export type Resources = { readonly [R in ResourceOf<OperationId>]: Resource<R> };
+
+/** The filters, sort and page size of `GET /pets` besides the search words. */
+export type PetFilters = Omit<NonNullable<operations['listPets']['parameters']['query']>, 'q' | 'cursor'>;
+
+/**
+ * `pets.search(q, filters)`: `pets.list({ ...filters, q })`, as a shop's search box calls it —
+ * every word of `q` matched as a word or its start, ignoring case and accents (docs/api.md).
+ */
+export interface PetSearch {
+  search(q: string, filters?: PetFilters, options?: Options<'listPets'>): Promise<Page<Result<'listPets'>[number]>>;
+  /** Every match, page after page. */
+  iterateSearch(q: string, filters?: PetFilters, options?: Options<'listPets'>): AutoPaging<Result<'listPets'>[number]>;
+}

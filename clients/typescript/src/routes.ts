@@ -35,6 +35,7 @@ export const ROUTES = {
   getInventory: { method: "GET", path: "/store/inventory", input: null, paged: false, headers: [], etag: false, binary: false },
   listKeys: { method: "GET", path: "/keys", input: "query", paged: true, headers: [], etag: false, binary: false },
   createKey: { method: "POST", path: "/keys", input: "body", paged: false, headers: ["idempotency-key"], etag: false, binary: false },
+  getCallingKey: { method: "GET", path: "/keys/me", input: null, paged: false, headers: [], etag: false, binary: false },
   getKey: { method: "GET", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false, binary: false },
   revokeKey: { method: "DELETE", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false, binary: false },
 } as const;

@@ -43,7 +43,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response carries `Deprecation`, `Sunset` and `Link` headers; from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
          *
          *     Requires scope `pets:read`.
          */
@@ -313,7 +313,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
+         * @description Every event of the chosen types (all types without `events`) is POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` returned here — and only here: store it. See the `webhooks` section of this document and the [events guide](/docs/events.md). The calling key must be able to read what it subscribes to (`pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type) and becomes the endpoint's owner (`keyId`): when it is revoked or expires, the endpoint is disabled. A store has at most `WEBHOOK_MAX_ENDPOINTS` endpoints (16 by default). `Idempotency-Key` is not supported: its stored response would hold the secret; list the endpoints to find one whose creation you are unsure of.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -349,7 +349,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`).
+         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -430,8 +430,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Count the animals by status
-         * @description How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size.
+         * Count the animals by status and value the available ones
+         * @description How many animals are `available`, `pending` and `sold` (withdrawn ones not counted). The counts are kept in the same transaction as every change of an animal, so they always match what the listings show at that moment, and reading them costs the same in a store of any size. `availableValue` sums the prices of the available animals per currency, kept the same way.
          *
          *     Requires scope `pets:read`.
          */
@@ -453,7 +453,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description A page of keys, ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`).
+         * @description A page of the keys the calling key manages — itself and the keys it made, directly or through them; every key for an owner or bootstrap key — ascending by id, revoked and expired ones included (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`). Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -461,11 +461,31 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key.
+         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. The calling key becomes its parent (`parentId`): the new key is revoked with it, and never expires later than it — without `expiresAt` it expires when the calling key does; a later `expiresAt` is refused (400), not shortened. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
         post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling API key
+         * @description The key this request is made with: its id, name, scopes and expiry — never its secret or its hash. Any valid key may call it, whatever its scopes, so a client (the store console) can offer only what the key may do. A key configured in `PETSTORE_API_KEYS` has every scope and no id, name or expiry.
+         */
+        get: operations["getCallingKey"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -481,7 +501,7 @@ export interface paths {
         };
         /**
          * Get an API key
-         * @description What the key may do and whether it still works — never its secret or its hash.
+         * @description What the key may do, who made it and whether it still works — never its secret or its hash. Only a key the calling key manages (itself, or one it made directly or through its keys; any key for an owner or bootstrap key); any other is 404, as if it did not exist. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -490,7 +510,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The key is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself. Revoking a revoked key changes nothing and answers 204 again.
+         * @description The key, and every key it made (directly or through them), is refused (401) from the next request on, on every instance, exactly like `petstore keys revoke`. A key may revoke itself and the keys it made, directly or through them; an owner or bootstrap key may revoke any key; any other key is 404, as if it did not exist. Revoking a revoked key changes nothing and answers 204 again. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -719,7 +739,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "webhook_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -737,15 +757,40 @@ export interface components {
          */
         PetStatus: "available" | "pending" | "sold";
         /**
+         * @description An amount of money in minor units and its currency
+         * @example {
+         *       "amount": 1999,
+         *       "currency": "EUR"
+         *     }
+         */
+        Price: {
+            /**
+             * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+             * @example 1999
+             */
+            amount: number;
+            /**
+             * @description ISO 4217 currency code: the store's (`STORE_CURRENCY`) when the price was set
+             * @example EUR
+             */
+            currency: string;
+        };
+        /**
          * @example {
          *       "name": "Rex",
          *       "categoryId": 1,
-         *       "status": "available"
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999
+         *       }
          *     }
          */
         NewPet: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name: string;
@@ -756,16 +801,42 @@ export interface components {
              */
             categoryId: number;
             status?: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags?: string[];
+            /** @description The price, in the store's currency; without it the animal has no price */
+            price?: {
+                /**
+                 * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+                 * @example 1999
+                 */
+                amount: number;
+                /**
+                 * @description Must be the store's currency (`STORE_CURRENCY`) when given
+                 * @example EUR
+                 */
+                currency?: string;
+            };
         };
         /**
-         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes nothing here (every field is required) and is refused.
+         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.
          * @example {
          *       "name": "Rex II"
          *     }
          */
         PetPatch: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name?: string;
@@ -776,13 +847,39 @@ export interface components {
              */
             categoryId?: number;
             status?: components["schemas"]["PetStatus"];
+            /** @description The new description; `null` removes it */
+            description?: string | null;
+            /** @description The new tags, replacing the old ones; `null` (or `[]`) removes them all */
+            tags?: string[] | null;
+            /** @description The new price; `null` removes it */
+            price?: {
+                /**
+                 * @description The price in the currency's minor unit (cents for EUR): 1999 is 19.99
+                 * @example 1999
+                 */
+                amount: number;
+                /**
+                 * @description Must be the store's currency (`STORE_CURRENCY`) when given
+                 * @example EUR
+                 */
+                currency?: string;
+            } | null;
         };
         /**
          * @example {
          *       "id": 1,
          *       "name": "Rex",
          *       "categoryId": 1,
-         *       "status": "available"
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
          *     }
          */
         Pet: {
@@ -793,7 +890,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not only white space, no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
              * @example Rex
              */
             name: string;
@@ -805,14 +902,40 @@ export interface components {
             categoryId: number;
             status: components["schemas"]["PetStatus"];
             /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags: string[];
+            price?: components["schemas"]["Price"];
+            /**
              * @description The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`
              * @example [
              *       "/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
              *     ]
              */
             photoUrls?: string[];
+            /**
+             * Format: date-time
+             * @description When the animal was added (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the animal last changed: its fields, or its status through an order (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
         };
-        /** @description A page of animals, ascending by id */
+        /** @description A page of animals, in the order `sort` names (ascending by id by default) */
         Pets: components["schemas"]["Pet"][];
         /**
          * @description A photo of an animal, as stored: decoded, stripped of metadata and re-encoded
@@ -994,6 +1117,7 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             updatedAt: string;
+            price?: components["schemas"]["Price"];
         };
         /** @description A page of orders, ascending by id */
         Orders: components["schemas"]["Order"][];
@@ -1012,7 +1136,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1045,7 +1172,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "pending"
+         *         "status": "pending",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1348,7 +1478,10 @@ export interface components {
          *         "id": 1,
          *         "name": "Rex",
          *         "categoryId": 1,
-         *         "status": "available"
+         *         "status": "available",
+         *         "tags": [],
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
          *     }
          */
@@ -1423,6 +1556,7 @@ export interface components {
          *       ],
          *       "description": null,
          *       "enabled": true,
+         *       "keyId": 4,
          *       "createdAt": "2026-11-22T12:00:00.000Z"
          *     }
          */
@@ -1454,6 +1588,8 @@ export interface components {
             description: string | null;
             /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
             enabled: boolean;
+            /** @description The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key */
+            keyId: number | null;
             /**
              * Format: date-time
              * @description When the endpoint was registered (RFC 3339, UTC)
@@ -1473,6 +1609,7 @@ export interface components {
          *       ],
          *       "description": null,
          *       "enabled": true,
+         *       "keyId": 4,
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
          *     }
@@ -1505,6 +1642,8 @@ export interface components {
             description: string | null;
             /** @description Whether events are sent to it. The service disables an endpoint whose deliveries have all failed for a while; enabling it again resumes with events recorded from then on */
             enabled: boolean;
+            /** @description The API key that registered the endpoint or made its last change (its owner). Deliveries stop when that key is revoked or expires: the endpoint is then disabled at its next delivery. null: a bootstrap key (`PETSTORE_API_KEYS`), or an endpoint registered before endpoints recorded their key; those are not tied to a key */
+            keyId: number | null;
             /**
              * Format: date-time
              * @description When the endpoint was registered (RFC 3339, UTC)
@@ -1577,7 +1716,10 @@ export interface components {
          * @example {
          *       "available": 12,
          *       "pending": 3,
-         *       "sold": 40
+         *       "sold": 40,
+         *       "availableValue": {
+         *         "EUR": 123450
+         *       }
          *     }
          */
         Inventory: {
@@ -1587,6 +1729,15 @@ export interface components {
             pending: number;
             /** @description Animals that are sold (withdrawn ones not counted) */
             sold: number;
+            /**
+             * @description What the available animals are worth: the sum of their prices in minor units, per currency (ISO 4217). The store's currency (`STORE_CURRENCY`) is always present, 0 when nothing available has a price; another appears only while available animals still carry prices set under an earlier `STORE_CURRENCY`.
+             * @example {
+             *       "EUR": 123450
+             *     }
+             */
+            availableValue: {
+                [key: string]: number;
+            };
         };
         /**
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
@@ -1613,7 +1764,7 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
-             * @description From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future. Default: never
+             * @description From when the key is refused (401, like a revoked key): RFC 3339 with an offset, in the future, and not later than the calling key's own expiry (else 400 `validation_failed`: refused, not shortened). Default: the calling key's expiry (never, for a key that does not expire)
              * @example 2027-11-22T00:00:00Z
              */
             expiresAt?: string;
@@ -1629,7 +1780,9 @@ export interface components {
          *       ],
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "expiresAt": "2027-11-22T00:00:00.000Z",
-         *       "revokedAt": null
+         *       "revokedAt": null,
+         *       "parentId": 1,
+         *       "owner": false
          *     }
          */
         ApiKey: {
@@ -1657,10 +1810,17 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             createdAt: string;
-            /** @description From when the key is refused; null when not set */
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
             expiresAt: string | null;
-            /** @description When the key was revoked; null when not set */
+            /** @description When the key was revoked — by itself, or with an ancestor (revoking a key revokes the keys it made); null when not set */
             revokedAt: string | null;
+            /**
+             * @description The key that made this one through createKey; null for a top-level key (made by the operator with `petstore keys create`, by a bootstrap key, the first-run key, or before keys recorded their maker). A key ends with its parent: revoked with it, and never expiring later
+             * @example 1
+             */
+            parentId: number | null;
+            /** @description An owner key (the first-run key, or one made with `petstore keys create --owner`) reads and revokes every key; any other key only itself and the keys it made, directly or through them */
+            owner: boolean;
         };
         /** @description A page of keys, ascending by id */
         ApiKeys: components["schemas"]["ApiKey"][];
@@ -1676,6 +1836,8 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "expiresAt": "2027-11-22T00:00:00.000Z",
          *       "revokedAt": null,
+         *       "parentId": 1,
+         *       "owner": false,
          *       "key": "pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO"
          *     }
          */
@@ -1704,15 +1866,43 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             createdAt: string;
-            /** @description From when the key is refused; null when not set */
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
             expiresAt: string | null;
-            /** @description When the key was revoked; null when not set */
+            /** @description When the key was revoked — by itself, or with an ancestor (revoking a key revokes the keys it made); null when not set */
             revokedAt: string | null;
+            /**
+             * @description The key that made this one through createKey; null for a top-level key (made by the operator with `petstore keys create`, by a bootstrap key, the first-run key, or before keys recorded their maker). A key ends with its parent: revoked with it, and never expiring later
+             * @example 1
+             */
+            parentId: number | null;
+            /** @description An owner key (the first-run key, or one made with `petstore keys create --owner`) reads and revokes every key; any other key only itself and the keys it made, directly or through them */
+            owner: boolean;
             /**
              * @description The secret: send it as `Authorization: Bearer <key>`. Shown in this response only; store it now.
              * @example pst_Xy3aK9…
              */
             key: string;
+        };
+        /**
+         * @example {
+         *       "id": 4,
+         *       "name": "shop front",
+         *       "scopes": [
+         *         "pets:read",
+         *         "orders:write"
+         *       ],
+         *       "expiresAt": "2027-11-22T00:00:00.000Z"
+         *     }
+         */
+        CallingKey: {
+            /** @description Identifier of the key; null for a key configured in `PETSTORE_API_KEYS` */
+            id: number | null;
+            /** @description What the key is for; null for a key configured in `PETSTORE_API_KEYS` */
+            name: string | null;
+            /** @description What the key may do */
+            scopes: components["schemas"]["Scope"][];
+            /** @description From when the key is refused; never later than the expiry of the key that made it (`parentId`); null when not set */
+            expiresAt: string | null;
         };
     };
     responses: {
@@ -1779,6 +1969,15 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /** @description Filters by category; combinable with `status` */
                 categoryId?: number;
+                /**
+                 * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)
+                 * @example lab fri
+                 */
+                q?: string;
+                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`) */
+                tag?: string[];
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400) */
+                sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
                 /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
                 cursor?: string;
             };
@@ -1804,7 +2003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `categoryId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `categoryId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1925,13 +2124,22 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown category (`unknown_category`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2004,12 +2212,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2108,7 +2318,16 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
@@ -2130,7 +2349,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2288,7 +2507,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2388,12 +2607,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2480,13 +2701,22 @@ export interface operations {
                      *       "id": 1,
                      *       "name": "Rex",
                      *       "categoryId": 1,
-                     *       "status": "available"
+                     *       "status": "available",
+                     *       "tags": [
+                     *         "friendly"
+                     *       ],
+                     *       "price": {
+                     *         "amount": 1999,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            /** @description Invalid `petId`, body field or `If-Match`, an empty patch, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown or deleted category (`unknown_category`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `petId`, body field or `If-Match`, an empty patch, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown or deleted category (`unknown_category`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2586,12 +2816,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body sent as neither application/merge-patch+json nor application/json (`unsupported_media_type`) */
+            /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2664,7 +2896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Photos"];
                 };
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2835,7 +3067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Photo"];
                 };
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); an empty body, or an image that does not decode — truncated or corrupt (`invalid_image`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); an empty body, or an image that does not decode — truncated or corrupt (`invalid_image`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2927,6 +3159,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2999,7 +3233,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `petId` or `photoId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `petId` or `photoId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3071,12 +3305,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3170,7 +3406,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `hash` is not 64 lower-case hex digits (`validation_failed`); a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `hash` is not 64 lower-case hex digits (`validation_failed`); a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3255,7 +3491,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `hash` is not 64 lower-case hex digits (`validation_failed`); a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `hash` is not 64 lower-case hex digits (`validation_failed`); a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3318,7 +3554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Categories"];
                 };
             };
-            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3442,7 +3678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            /** @description A missing or invalid name, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description A missing or invalid name, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3516,12 +3752,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3614,7 +3852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3734,7 +3972,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3820,12 +4058,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3909,7 +4149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, or a missing or invalid name or an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `categoryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, or a missing or invalid name or an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3995,12 +4235,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body sent as neither application/merge-patch+json nor application/json (`unsupported_media_type`) */
+            /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4080,7 +4322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Orders"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `petId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4208,7 +4450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4282,12 +4524,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4403,7 +4647,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4545,7 +4789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Invalid `orderId`, body field or `If-Match`, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `orderId`, body field or `If-Match`, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4645,12 +4889,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4733,7 +4979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Events"];
                 };
             };
-            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4845,7 +5091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhooks"];
                 };
             };
-            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4962,6 +5208,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
                      *     }
@@ -4969,7 +5216,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field, event type or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field, event type or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4998,13 +5245,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store has `WEBHOOK_MAX_ENDPOINTS` endpoints already (`webhook_limit_reached`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5027,12 +5288,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5112,13 +5375,14 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5238,7 +5502,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5288,6 +5552,36 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5371,13 +5665,14 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid `webhookId` or body field, an empty body, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `webhookId` or body field, an empty body, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a URL that is not `https:`, carries credentials or a fragment, or whose host does not resolve only to public addresses (`webhook_url_not_allowed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5406,7 +5701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5449,12 +5744,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5534,6 +5831,7 @@ export interface operations {
                      *       ],
                      *       "description": null,
                      *       "enabled": true,
+                     *       "keyId": 4,
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6V3ofhVwwyk="
                      *     }
@@ -5541,7 +5839,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5591,6 +5889,36 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5670,7 +5998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Deliveries"];
                 };
             };
-            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `webhookId`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5809,7 +6137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `webhookId` or `deliveryId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5881,6 +6209,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
             429: {
                 headers: {
@@ -5928,7 +6286,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The counts; all three keys are always present */
+            /** @description The counts; all three keys are always present, and `availableValue` names the store's currency */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5943,13 +6301,16 @@ export interface operations {
                      * @example {
                      *       "available": 12,
                      *       "pending": 3,
-                     *       "sold": 40
+                     *       "sold": 40,
+                     *       "availableValue": {
+                     *         "EUR": 123450
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Inventory"];
                 };
             };
-            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6061,7 +6422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeys"];
                 };
             };
-            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this listing (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6188,13 +6549,15 @@ export interface operations {
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "expiresAt": "2027-11-22T00:00:00.000Z",
                      *       "revokedAt": null,
+                     *       "parentId": 1,
+                     *       "owner": false,
                      *       "key": "pst_Xy3aK9wq0tQ1fV8nP2sLr5mZ7cB4dE6gH0jN3uY1iO"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Missing or invalid fields (an unknown scope, `expiresAt` not RFC 3339 or not in the future), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark or a member named twice (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields (an unknown scope, `expiresAt` not RFC 3339, not in the future or later than the calling key's own expiry), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6267,8 +6630,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -6281,8 +6660,124 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
-            422: {
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getCallingKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "name": "shop front",
+                     *       "scopes": [
+                     *         "pets:read",
+                     *         "orders:write"
+                     *       ],
+                     *       "expiresAt": "2027-11-22T00:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CallingKey"];
+                };
+            };
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key was revoked while this request was being answered (`not_found`) */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -6367,13 +6862,15 @@ export interface operations {
                      *       ],
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "expiresAt": "2027-11-22T00:00:00.000Z",
-                     *       "revokedAt": null
+                     *       "revokedAt": null,
+                     *       "parentId": 1,
+                     *       "owner": false
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6417,7 +6914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No key with this id (`not_found`) */
+            /** @description No key with this id that the calling key manages (`not_found`) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6493,7 +6990,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description `keyId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6537,7 +7034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No key with this id (`not_found`) */
+            /** @description No key with this id that the calling key manages (`not_found`) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6565,12 +7062,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body not sent as application/json (`unsupported_media_type`) */
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -6644,7 +7143,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "available"
+                 *         "status": "available",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -6695,7 +7197,10 @@ export interface operations {
                  *         "id": 1,
                  *         "name": "Rex",
                  *         "categoryId": 1,
-                 *         "status": "pending"
+                 *         "status": "pending",
+                 *         "tags": [],
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -7130,42 +7635,61 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsPetsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
 export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPhotosGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdPhotosPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPhotosPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdPhotosPhotoIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos/{photoId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPhotosPhotoIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos/{photoId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsCategoriesPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesCategoryIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCategoriesCategoryIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesCategoryIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCategoriesCategoryIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesCategoryIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsStoreOrdersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsStoreOrdersOrderIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersOrderIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsEventsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/events"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksWebhookIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdRotateSecretPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/rotate-secret"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdRotateSecretPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/rotate-secret"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksWebhookIdDeliveriesGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/deliveries"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsWebhooksWebhookIdDeliveriesDeliveryIdRetryPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsWebhooksWebhookIdDeliveriesDeliveryIdRetryPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks/{webhookId}/deliveries/{deliveryId}/retry"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreInventoryGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/inventory"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsKeysPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsKeysMeGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/me"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "webhook_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];

@@ -22,6 +22,18 @@ function hanging(): (sent: unknown, init: RequestInit) => Promise<Response> {
 }
 
 describe('requests', () => {
+  test('pets.search sends q with the filters and the sort; its pages keep a repeated tag', async () => {
+    const next = '</v1/pets?q=lab&tag=calm&tag=small&sort=-id&cursor=abc>; rel="next"';
+    const { petstore, sent } = client([json(200, [PET], { link: next }), json(200, [])]);
+    const all = await petstore.pets.iterateSearch('lab', { tag: ['calm', 'small'], sort: '-id' }).toArray({ limit: 10 });
+    assert.deepEqual(all, [PET]);
+    assert.equal(sent[0]!.url.href, `${BASE}/pets?tag=calm&tag=small&sort=-id&q=lab`);
+    assert.equal(sent[1]!.url.href, `${BASE}/pets?q=lab&tag=calm&tag=small&sort=-id&cursor=abc`);
+    const { petstore: one, sent: sentOne } = client([json(200, [PET])]);
+    assert.deepEqual(await one.pets.search('émile', { status: 'available' }), { data: [PET], nextCursor: null });
+    assert.equal(sentOne[0]!.url.searchParams.get('q'), 'émile');
+  });
+
   test('bearer key, JSON body, query without undefined values, path parameters encoded', async () => {
     const { petstore, sent } = client([json(201, PET), json(200, [PET]), json(200, ORDER)]);
     assert.deepEqual(await petstore.pets.create({ name: 'Rex', categoryId: 1 }), PET);

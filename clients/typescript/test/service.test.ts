@@ -151,9 +151,12 @@ for (const engine of ENGINES) {
       assert.deepEqual([stale.status, stale.code], [412, 'precondition_failed']);
       assert.deepEqual(await petstore.orders.get(placed.data.id, { ifNoneMatch: placed.etag }), approved.data);
       await petstore.orders.update(placed.data.id, { status: 'cancelled' }, { ifMatch: approved.etag });
-      // The order moved the pet to pending and back: its tag is its first one again (same representation).
+      // The order moved the pet to pending and back: the same fields, but updatedAt moved with
+      // each change, so the representation and its tag are new ones.
       const now = await petstore.pets.get.withResponse(pet.data.id);
-      assert.equal(now.etag, pet.etag);
+      assert.deepEqual({ ...now.data, updatedAt: pet.data.updatedAt }, pet.data);
+      assert.ok(now.data.updatedAt >= pet.data.updatedAt);
+      assert.notEqual(now.etag, pet.etag);
       await petstore.pets.update(pet.data.id, { name: 'Renamed' });
       const refused = await failure(petstore.pets.delete(pet.data.id, { ifMatch: now.etag }));
       assert.deepEqual([refused.status, refused.code, refused.operation], [412, 'precondition_failed', 'deletePet']);

@@ -9,6 +9,7 @@ import { unsupportedVersion } from './connection.ts';
  * API can be probed without a key), before its body is read:
  * - the version: HTTP/1.x (505 otherwise);
  * - Host: exactly one, with a valid value (RFC 9112 §3.2: 400 otherwise); HTTP/1.0 may omit it;
+ * - Content-Type: at most one field (400 otherwise: see repeatedField);
  * - the path: valid percent-encoding of UTF-8 (400 `bad_request`), no trailing slash (404: paths
  *   are matched exactly, `/v1/pets/` is no resource) unless the route's own path has one;
  * - the query: an operation takes only the parameters it documents (400 `validation_failed`).
@@ -65,6 +66,17 @@ export function headerFieldCount(raw: IncomingMessage, name: string): number {
   return count;
 }
 
+/**
+ * node:http keeps the first of several Authorization or Content-Type fields and drops the others
+ * without a word, so which credentials or which media type the client meant is unknown: a request
+ * with several is refused (400 `bad_request`). The one rule for both, called by auth.ts and below.
+ */
+export function repeatedField(raw: IncomingMessage, field: 'Authorization' | 'Content-Type'): AppError | undefined {
+  const name = field.toLowerCase();
+  if (raw.headers[name] === undefined || headerFieldCount(raw, name) < 2) return undefined;
+  return new AppError('bad_request', `a request must have at most one ${field} header field; this one has several`);
+}
+
 /** Why the Host header fields of a request are not acceptable, if they are not. */
 function hostProblem(raw: IncomingMessage): string | undefined {
   const count = headerFieldCount(raw, 'host');
@@ -78,6 +90,8 @@ function targetProblem(request: FastifyRequest): AppError | undefined {
   if (request.raw.httpVersionMajor !== 1) return unsupportedVersion(`HTTP/${request.raw.httpVersion}`);
   const host = hostProblem(request.raw);
   if (host !== undefined) return new AppError('bad_request', host);
+  const contentType = repeatedField(request.raw, 'Content-Type');
+  if (contentType !== undefined) return contentType;
   if ((request.raw as MarkedRequest)[MALFORMED_TARGET]) return new AppError('bad_request', 'the request path is not valid percent-encoded UTF-8');
   const url = request.url;
   const q = url.indexOf('?');

@@ -10,6 +10,7 @@ import { tooManyPhotos } from '../../photos/photo.service.ts';
 import { assertPetOrderable, assertTransition } from '../../store/order.lifecycle.ts';
 import { webhookDisabled } from '../../webhooks/webhook.deliveries.ts';
 import { AddressPolicy } from '../../webhooks/webhook.address.ts';
+import { webhookLimitReached } from '../../webhooks/webhook.service.ts';
 import { parseErrorAnswer, type ParseError, unsupportedVersion } from '../edge/connection.ts';
 import { methodNotAllowedHere } from '../edge/method-not-allowed.ts';
 import { insufficientScope, keyOverLimit, MISSING_AUTHORIZATION } from '../policies/auth.ts';
@@ -94,6 +95,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),
     too_many_photos: facts(counted, () => tooManyPhotos(42)),
+    webhook_limit_reached: facts(counted, () => webhookLimitReached(16)),
     request_timeout: facts(['connection'], () => parseErrorAnswer(parseError('ERR_HTTP_REQUEST_TIMEOUT'))),
     gone: facts(['before-auth'], ({ deprecation }) => {
       if (deprecation === undefined) throw new Error('OpenAPI: only a deprecated operation answers 410 `gone`');

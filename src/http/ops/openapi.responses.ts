@@ -147,6 +147,12 @@ function responseHeaders(
     );
   }
   if (status === 201) headers.Location = header('Location', 'URL of the created resource', '/v1/pets/1');
+  // json-body.ts: a body sent with a content coding is refused, naming the one coding taken (RFC 9110 §15.5.16).
+  if (status === 415) {
+    headers['Accept-Encoding'] = header(false, 'When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted', 'identity', {
+      enum: ['identity'],
+    });
+  }
   if (kind.etag && (status === 200 || status === 201 || status === 304)) {
     headers.ETag = header(
       'ETag',

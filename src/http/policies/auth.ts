@@ -5,7 +5,7 @@ import type { KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
 import { addressKey } from '../edge/client-address.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
-import { headerFieldCount } from '../edge/request-target.ts';
+import { repeatedField } from '../edge/request-target.ts';
 import { addRouteHook } from '../route-hooks.ts';
 
 declare module 'fastify' {
@@ -112,10 +112,8 @@ export function authentication({ verifier, perKey, authFailures, metrics }: Auth
     if (blocked) throw tooManyFailures(blocked);
 
     const header = request.headers.authorization;
-    // node:http keeps the first of several Authorization fields: which credentials were meant is unknown.
-    if (header !== undefined && headerFieldCount(request.raw, 'authorization') > 1) {
-      throw new AppError('bad_request', 'a request must have at most one Authorization header field; this one has several');
-    }
+    const repeated = repeatedField(request.raw, 'Authorization');
+    if (repeated !== undefined) throw repeated;
     if (header === undefined) throw MISSING_AUTHORIZATION;
     const token = parseBearer(header);
     if (token === undefined) {

@@ -61,6 +61,8 @@ export function buildValidatorCompiler(sharedSchemas: readonly object[]): Fastif
  */
 function withTextRules(validate: ValidateFunction, schema: ObjectSchema): ValidateFunction {
   const integers = Object.entries(schema.properties ?? {}).filter(([, p]) => p.type === 'integer');
+  // A list parameter (`tag=a&tag=b`) may be repeated: given once, it is a list of one.
+  const lists = new Set(Object.entries(schema.properties ?? {}).flatMap(([name, p]) => (p.type === 'array' ? [name] : [])));
   for (const [name, p] of integers) {
     // A written integer too long to convert is refused by the range: there must be one.
     if (typeof p.maximum !== 'number') throw new Error(`parameter "${name}": an integer parameter needs a maximum`);
@@ -71,7 +73,11 @@ function withTextRules(validate: ValidateFunction, schema: ObjectSchema): Valida
   };
   const wrapped = ((data: Record<string, unknown> | null) => {
     if (data !== null && typeof data === 'object') {
-      for (const name in data) if (Array.isArray(data[name])) return refuse('repeated', name, {});
+      for (const name in data) {
+        if (lists.has(name)) {
+          if (!Array.isArray(data[name])) data[name] = [data[name]];
+        } else if (Array.isArray(data[name])) return refuse('repeated', name, {});
+      }
       for (const [name, p] of integers) {
         const text = data[name];
         if (typeof text !== 'string' || !INTEGER_TEXT.test(text)) continue;
@@ -152,7 +158,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
     case 'maxLength':
       return `${subject} must be at most ${p.limit} characters long`;
     case 'pattern':
-      if (p.pattern === TEXT_PATTERN) return `${subject} must not be blank nor contain the NUL character (U+0000)`;
+      if (p.pattern === TEXT_PATTERN)
+        return `${subject} must not be blank nor contain the NUL character (U+0000); white space and invisible characters such as U+200B do not count as text`;
       return p.pattern === CONDITION_PATTERN ? `${subject} ${CONDITION_RULE}` : `${subject} must match ${p.pattern}`;
     case 'repeated':
       return `${subject} must be given once`;
@@ -162,6 +169,8 @@ export function describeValidationError(part: string, errors: readonly ErrorObje
       return `${subject} must set at least ${p.limit} field${p.limit === 1 ? '' : 's'}`;
     case 'minItems':
       return `${subject} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${subject} must have at most ${p.limit} item${p.limit === 1 ? '' : 's'}`;
     case 'uniqueItems':
       return `${subject} must not list the same item twice`;
     case 'minimum':

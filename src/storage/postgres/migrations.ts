@@ -226,6 +226,141 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 8,
+    name: 'events in commit order without a lock; claims tied to their instance',
+    sql: `
+      -- Each event carries the id of the transaction that wrote it. Readers see only events of
+      -- transactions older than every one still running (pg_snapshot_xmin), in (xid, id) order:
+      -- commit order without the advisory lock the writers took before (docs/events.md). Rows
+      -- written before this migration get its transaction id, older than any later one.
+      ALTER TABLE events ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+      CREATE INDEX events_xid_id ON events (xid, id);
+      CREATE INDEX events_type_xid_id ON events (type, xid, id);
+      -- A delivery's first attempt is written in its event's transaction: the dispatcher leases it
+      -- once that transaction is older than every running one, in the feed's order.
+      ALTER TABLE webhook_deliveries ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+      -- The instance holding an in-flight claim or a lease: alive while it holds its session-level
+      -- advisory lock (postgres.instance.ts), so another instance takes over as soon as it is gone.
+      -- NULL (rows of the release before) counts as gone.
+      ALTER TABLE idempotency_keys ADD COLUMN instance INTEGER;
+      ALTER TABLE webhook_deliveries ADD COLUMN lease_instance INTEGER;
+
+      -- The inventory counts (migration 5) in 128 slots instead of one row: every pet insert or
+      -- status change updated that row and held its lock through COMMIT and its disk flush, so
+      -- creates committed one flush at a time even without the events lock. Each transaction now
+      -- updates the slot of its connection (one row, as before: no deadlock between two), and a
+      -- read sums the slots in one statement (one snapshot: the sum stays exact).
+      ALTER TABLE pet_inventory DROP CONSTRAINT pet_inventory_id_check;
+      ALTER TABLE pet_inventory ADD CONSTRAINT pet_inventory_slot CHECK (id BETWEEN 1 AND 128);
+      INSERT INTO pet_inventory (id, available, pending, sold) SELECT g, 0, 0, 0 FROM generate_series(2, 128) AS g;
+      CREATE OR REPLACE FUNCTION pet_inventory_add(a BIGINT, p BIGINT, s BIGINT) RETURNS void LANGUAGE sql AS $$
+        UPDATE pet_inventory SET available = available + a, pending = pending + p, sold = sold + s
+        WHERE id = 1 + pg_backend_pid() % 128 AND (a <> 0 OR p <> 0 OR s <> 0)
+      $$;
+    `,
+  },
+  {
+    version: 9,
+    name: 'catalogue: description, tags, price, timestamps, search, sorts, order price, stock value',
+    sql: `
+      -- New columns are nullable or defaulted: instances of the previous release keep inserting and
+      -- updating pets during a rolling deploy (their rows get indexed by indexUnindexedPets).
+      ALTER TABLE pets
+        ADD COLUMN description TEXT,
+        ADD COLUMN tags TEXT NOT NULL DEFAULT '[]', -- JSON array, in the order given
+        ADD COLUMN price_amount BIGINT CHECK (price_amount >= 0), -- minor units
+        ADD COLUMN price_currency TEXT, -- ISO 4217: STORE_CURRENCY when the price was set
+        ADD COLUMN created_at TIMESTAMPTZ,
+        ADD COLUMN updated_at TIMESTAMPTZ,
+        -- Written by the pets domain (pets/pet.search.ts): the folded words search matches, and the
+        -- folded name sort=name orders by, compared byte by byte as SQLite does (COLLATE "C").
+        ADD COLUMN search_text TEXT,
+        ADD COLUMN name_key TEXT COLLATE "C",
+        -- The words as lexemes, taken as written (no parser, no dictionary, no extension): the
+        -- normalization is the one in JS, so both engines match the same words.
+        ADD COLUMN search tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(search_text, ' '))) STORED;
+      CREATE INDEX pets_unindexed ON pets (id) WHERE search_text IS NULL;
+
+      -- Existing pets: createdAt is their pet.created event's time while the feed still holds it,
+      -- else their earliest event's, else now; updatedAt their latest event's (docs/api.md).
+      UPDATE pets SET created_at = coalesce(t.created, t.earliest), updated_at = t.latest
+      FROM (SELECT (data::jsonb ->> 'id')::bigint AS pet_id,
+                   min(created_at) FILTER (WHERE type = 'pet.created') AS created,
+                   min(created_at) AS earliest,
+                   max(created_at) AS latest
+            FROM events WHERE type IN ('pet.created', 'pet.updated') GROUP BY 1) AS t
+      WHERE t.pet_id = pets.id;
+      UPDATE pets SET created_at = coalesce(created_at, now()), updated_at = greatest(coalesce(updated_at, created_at, now()), coalesce(created_at, now()));
+      ALTER TABLE pets ALTER COLUMN created_at SET DEFAULT now(), ALTER COLUMN updated_at SET DEFAULT now();
+
+      -- Search: a GIN index over the stored tsvector of live pets.
+      CREATE INDEX pets_live_search ON pets USING gin (search) WHERE deleted_at IS NULL;
+
+      -- The tag filter: one row per tag of a live pet, written by the pet workflows; the primary
+      -- key walks one tag's pets in id order.
+      CREATE TABLE pet_tags (
+        tag TEXT NOT NULL,
+        pet_id BIGINT NOT NULL REFERENCES pets (id),
+        PRIMARY KEY (tag, pet_id)
+      );
+
+      -- sort=name|price|createdAt (either direction) with no filter, status, categoryId or both: one
+      -- partial index each, (filters…, sort key, id), walked forwards or backwards from the keyset
+      -- position (sql.pet-list.ts writes the same key expressions).
+      CREATE INDEX pets_live_name ON pets (name_key, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_status_name ON pets (status, name_key, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_name ON pets (category_id, name_key, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_status_name ON pets (category_id, status, name_key, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_price ON pets (coalesce(price_amount, 9007199254740991), id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_status_price ON pets (status, coalesce(price_amount, 9007199254740991), id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_price ON pets (category_id, coalesce(price_amount, 9007199254740991), id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_status_price ON pets (category_id, status, coalesce(price_amount, 9007199254740991), id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_created ON pets (created_at, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_status_created ON pets (status, created_at, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_created ON pets (category_id, created_at, id) WHERE deleted_at IS NULL;
+      CREATE INDEX pets_live_category_status_created ON pets (category_id, status, created_at, id) WHERE deleted_at IS NULL;
+
+      -- Orders keep the price their pet had when they were placed.
+      ALTER TABLE orders ADD COLUMN price_amount BIGINT, ADD COLUMN price_currency TEXT;
+
+      -- GET /store/inventory's availableValue: the prices of live available pets summed per
+      -- currency, kept by statement-level triggers in the transaction of every change, like the
+      -- counts. They fire after the inventory's (triggers fire in name order), so the locks go
+      -- pet → inventory row → value rows, in currency order.
+      CREATE TABLE pet_stock_value (currency TEXT PRIMARY KEY, amount BIGINT NOT NULL);
+      CREATE FUNCTION pet_stock_value_add() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO pet_stock_value (currency, amount)
+            SELECT price_currency, sum(price_amount) FROM came
+            WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL GROUP BY 1 ORDER BY 1
+            ON CONFLICT (currency) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
+        ELSIF TG_OP = 'UPDATE' THEN
+          INSERT INTO pet_stock_value (currency, amount)
+            SELECT currency, sum(amount) FROM (
+              SELECT price_currency AS currency, price_amount AS amount FROM came WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL
+              UNION ALL
+              SELECT price_currency, -price_amount FROM gone WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL
+            ) AS d GROUP BY 1 HAVING sum(amount) <> 0 ORDER BY 1
+            ON CONFLICT (currency) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
+        ELSE
+          UPDATE pet_stock_value v SET amount = v.amount - d.amount
+            FROM (SELECT price_currency AS currency, sum(price_amount) AS amount FROM gone
+                  WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL GROUP BY 1) AS d
+            WHERE v.currency = d.currency;
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER pets_stock_value_insert AFTER INSERT ON pets REFERENCING NEW TABLE AS came
+        FOR EACH STATEMENT EXECUTE FUNCTION pet_stock_value_add();
+      CREATE TRIGGER pets_stock_value_update AFTER UPDATE ON pets REFERENCING OLD TABLE AS gone NEW TABLE AS came
+        FOR EACH STATEMENT EXECUTE FUNCTION pet_stock_value_add();
+      CREATE TRIGGER pets_stock_value_delete AFTER DELETE ON pets REFERENCING OLD TABLE AS gone
+        FOR EACH STATEMENT EXECUTE FUNCTION pet_stock_value_add();
+    `,
+  },
+  {
     version: 10,
     name: 'pet photos',
     sql: `
@@ -258,6 +393,35 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       -- The pet's photos (hashes, space-separated, oldest first), kept with the pet by the photo
       -- workflows, so that every read of a pet has its photoUrls without a join; NULL: none.
       ALTER TABLE pets ADD COLUMN photos TEXT;
+    `,
+  },
+  {
+    version: 11,
+    name: 'key delegation tree',
+    sql: `
+      -- The key tree (docs/api.md, "Who may revoke whom"): the key that made each key (NULL: a
+      -- top-level key — made by the operator, a bootstrap key or the first-run key, or made before
+      -- keys recorded their maker), and whether it is an owner key, which manages every key.
+      ALTER TABLE api_keys ADD COLUMN parent_id BIGINT REFERENCES api_keys (id), ADD COLUMN owner BOOLEAN NOT NULL DEFAULT false;
+      CREATE INDEX api_keys_parent ON api_keys (parent_id) WHERE parent_id IS NOT NULL;
+      -- The first-run key (the first key, named so by main.ts) was the owner's all-scope key.
+      UPDATE api_keys SET owner = true WHERE name = 'first-run' AND id = (SELECT min(id) FROM api_keys);
+    `,
+  },
+  {
+    version: 12,
+    name: 'webhook endpoints: the key that owns each, and its destination host',
+    sql: `
+      -- owner_key_id: the API key that registered the endpoint or made its last change; deliveries
+      -- stop (the endpoint is disabled) once that key is revoked or expired. NULL: a bootstrap key,
+      -- or an endpoint registered before this migration; those keep working (docs/events.md).
+      -- host: the URL's host and port, as the dispatcher groups deliveries per destination
+      -- (WEBHOOK_HOST_CONCURRENCY). Written by the service; filled in here for existing endpoints
+      -- (WHATWG-normalized URLs: scheme "://" host [":" port] "/" …).
+      ALTER TABLE webhooks ADD COLUMN owner_key_id BIGINT REFERENCES api_keys (id);
+      ALTER TABLE webhooks ADD COLUMN host TEXT;
+      UPDATE webhooks SET host = split_part(substr(url, strpos(url, '://') + 3), '/', 1);
+      CREATE INDEX webhooks_host ON webhooks (host);
     `,
   },
 ];

@@ -3,8 +3,10 @@
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS as COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import { PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import { petListStatement, searchProbeStatement, SPARSE_SEARCH } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
+import { postgresDialect } from './postgres.dialect.ts';
 import { BatchedLookup } from './postgres.batch.ts';
 import type { PgDb } from './postgres.db.ts';
 
@@ -36,39 +38,48 @@ export class PostgresPets implements PetRepository {
 
   async list(q: PetQuery): Promise<Pet[]> {
     // A copy: the page's rows are shared by every request of the batch that asked for it.
-    return [...(await this.#pages.get(`${q.limit} ${q.afterId} ${q.status ?? ''} ${q.categoryId ?? ''}`))!];
+    return [...(await this.#pages.get(JSON.stringify(q)))!];
   }
 
   async #page(key: string): Promise<readonly Pet[]> {
-    const [limit, afterId, status, categoryId] = key.split(' ');
-    // Only the filters given appear in the statement, so the planner sees which partial index
-    // (migration 5) serves it.
-    const params: unknown[] = [afterId, limit];
-    let filters = '';
-    if (status !== '') filters += ` AND status = $${params.push(status)}`;
-    if (categoryId !== '') filters += ` AND category_id = $${params.push(categoryId)}`;
-    const rows = await this.#db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE ${LIVE}${filters} AND id > $1 ORDER BY id LIMIT $2`, params);
+    // Only the filters given appear in the statement, so the planner sees which index serves it.
+    const query = JSON.parse(key) as PetQuery;
+    const { sql, params } = petListStatement(query, postgresDialect, query.words !== undefined && (await this.#sparse(query.words)));
+    const rows = await this.#db.query<PetRow>(sql, params);
     return Object.freeze(rows.map((r) => Object.freeze(toPet(r))));
   }
 
+  /** Whether fewer than SPARSE_SEARCH live pets match the words (Dialect.searchPets): a capped count, cheap either way. */
+  async #sparse(words: readonly string[]): Promise<boolean> {
+    const { sql, params } = searchProbeStatement(words, postgresDialect);
+    const [{ n }] = await this.#db.query<{ n: number }>(sql, params);
+    return n < SPARSE_SEARCH;
+  }
+
   async inventory(): Promise<Inventory> {
-    // One row, one statement: a snapshot of one committed state (READ COMMITTED).
-    const [row] = await this.#db.query<Inventory>('SELECT available, pending, sold FROM pet_inventory');
-    return { available: row.available, pending: row.pending, sold: row.sold };
+    // The counter's slots (migration 8) summed, and the stock value per currency, in one statement:
+    // a snapshot of one committed state (READ COMMITTED).
+    const [row] = await this.#db.query<Omit<Inventory, 'availableValue'> & { value: [string, number][] | null }>(
+      `SELECT sum(available)::int8 AS available, sum(pending)::int8 AS pending, sum(sold)::int8 AS sold,
+        (SELECT json_agg(json_build_array(currency, amount) ORDER BY currency) FROM pet_stock_value WHERE amount <> 0) AS value FROM pet_inventory`,
+    );
+    return { available: row.available, pending: row.pending, sold: row.sold, availableValue: Object.fromEntries(row.value ?? []) };
+  }
+
+  async unindexed(limit: number): Promise<Pet[]> {
+    const rows = await this.#db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE search_text IS NULL AND ${LIVE} ORDER BY id LIMIT $1`, [limit]);
+    return rows.map(toPet);
   }
 }
 
 /**
- * ApiKeyRepository.findActiveByHash: read for every request, never cached, so a revocation committed
- * by any instance (or the CLI) is visible to every instance's next request. Expiry is compared with
- * the clock by KeyVerifier.
+ * ApiKeyRepository.findByHash: read for every request, never cached, so a revocation committed
+ * by any instance (or the CLI) is visible to every instance's next request. Whether the key still
+ * works is decided by KeyVerifier (`keyIsActive`).
  */
-export function activeKeys(db: PgDb): (hash: string) => Promise<StoredPrincipal | undefined> {
+export function keysByHash(db: PgDb): (hash: string) => Promise<StoredPrincipal | undefined> {
   const active = new BatchedLookup<string, StoredPrincipal>(async (hashes) => {
-    const rows = await db.query<PrincipalRow & { hash: string }>(
-      'SELECT id, hash, scopes, expires_at FROM api_keys WHERE hash = ANY($1) AND revoked_at IS NULL',
-      [hashes],
-    );
+    const rows = await db.query<PrincipalRow & { hash: string }>(`SELECT ${PRINCIPAL_COLUMNS}, hash FROM api_keys WHERE hash = ANY($1)`, [hashes]);
     return new Map(rows.map((r) => [r.hash, toStoredPrincipal(r)]));
   });
   return (hash) => active.get(hash);

@@ -2,14 +2,14 @@ import type { Dialect, SqlDb, SqlParam } from '../sql/sql.db.ts';
 import { SUBSCRIBED } from '../sql/sql.webhooks.ts';
 import type { NewEvent } from '../storage.ts';
 import { sqlState } from './postgres.db.ts';
+import { ALIVE } from './postgres.instance.ts';
 
-// Any fixed 64-bit number works; every instance must use the same one (migrations use another).
-const EVENTS_LOCK = 7_290_514_002;
-// One statement: the events, then their first attempts. Inserting a delivery takes a KEY SHARE lock
-// on its endpoint's row, which the dispatchers' claims (FOR NO KEY UPDATE) do not block.
+// One statement: the events, then their first attempts, both with the writing transaction's id
+// (the columns' default, pg_current_xact_id()). Inserting a delivery takes a KEY SHARE lock on its
+// endpoint's row, which the dispatchers' claims (FOR NO KEY UPDATE) do not block.
 const PUBLISH = `WITH e AS (
     INSERT INTO events (type, data, created_at)
-    SELECT e.type, e.data, $3::timestamptz FROM pg_advisory_xact_lock($4), unnest($1::text[], $2::text[]) WITH ORDINALITY AS e(type, data, n) ORDER BY e.n
+    SELECT e.type, e.data, $3::timestamptz FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS e(type, data, n) ORDER BY e.n
     RETURNING id, type
   )
   INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
@@ -22,16 +22,35 @@ export const postgresDialect: Dialect = {
   items: (param, alias) => `unnest(CAST(${param} AS TEXT[])) WITH ORDINALITY AS ${alias}(item, n)`,
 
   /**
-   * Event ids must increase in commit order, or a reader paging the feed by id could pass an id
-   * whose transaction commits later. An identity value is taken when the row is inserted, not when
-   * it commits, so the insert first takes a transaction-scoped advisory lock that every event
-   * writer takes: writers that record events commit one after the other from that point on, each
-   * holding the lock from its insert to its COMMIT (the outbox publishes events last).
+   * Writers do not wait for each other: an identity value is taken at insert, not at commit, so ids
+   * alone do not follow commit order; readers order by the writing transaction's id instead and
+   * read only what `settled` lets through (docs/events.md).
    */
   async publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void> {
-    await db.run(PUBLISH, [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), at.toISOString(), EVENTS_LOCK]);
+    await db.run(PUBLISH, [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), at.toISOString()]);
   },
 
+  // pg_current_snapshot() is the statement's snapshot (READ COMMITTED); its xmin is the oldest
+  // transaction still running, and every transaction below it has ended.
+  settled: (xid) => `${xid} < pg_snapshot_xmin(pg_current_snapshot())`,
+  alive: ALIVE,
+
+  // A tsquery written out, not parsed (the words are lexemes already): every word as a prefix, all required.
+  searchTerms: (words) => words.map((w) => `'${w}':*`).join(' & '),
+  // pets.search is the tsvector of search_text's words (migration 9), indexed by pets_live_search
+  // (GIN). For a query matching much of the store the planner walks pets_live_id in id order,
+  // checking each row's stored tsvector, and soon has a page. Its estimate of a rare prefix is too
+  // high to be trusted (it would walk the whole id index looking for a page), so for a query the
+  // probe found sparse the matches come from the GIN index first (OFFSET 0 keeps the subquery
+  // whole) and only they are ordered.
+  searchPets: (param, sparse) =>
+    sparse
+      ? {
+          from: `(SELECT id AS match FROM pets WHERE deleted_at IS NULL AND search @@ CAST(${param} AS tsquery) OFFSET 0) AS m CROSS JOIN pets p`,
+          where: 'p.id = m.match',
+          id: 'p.id',
+        }
+      : { from: 'pets p', where: `p.search @@ CAST(${param} AS tsquery)`, id: 'p.id' },
   // A failed statement aborts the whole transaction on PostgreSQL: a savepoint keeps it usable.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     await db.run('SAVEPOINT name');
@@ -44,5 +63,9 @@ export const postgresDialect: Dialect = {
       await db.run('ROLLBACK TO SAVEPOINT name');
       return undefined;
     }
+  },
+
+  async serialize(db: SqlDb, lock: number): Promise<void> {
+    await db.all('SELECT pg_advisory_xact_lock($1)', [lock]);
   },
 };

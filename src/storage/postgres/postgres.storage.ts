@@ -9,8 +9,9 @@ import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
-import { activeKeys, PostgresPets } from './postgres.batched-reads.ts';
+import { keysByHash, PostgresPets } from './postgres.batched-reads.ts';
 import { postgresDialect } from './postgres.dialect.ts';
+import { PgInstance } from './postgres.instance.ts';
 
 export interface PostgresOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -53,23 +54,30 @@ export async function openPostgres(options: PostgresOptions): Promise<Storage> {
       throw new Error(`PostgreSQL at ${describe(options.url)} ${why}: ${(cause as Error).message}`, { cause: err });
     }
   }
-  return postgresStorage(db);
+  const instance = new PgInstance(options.url);
+  try {
+    await instance.hold();
+  } catch (err) {
+    await db.close();
+    throw new Error(`PostgreSQL at ${describe(options.url)} could not be opened: ${(err as Error).message}`, { cause: err });
+  }
+  return postgresStorage(db, instance);
 }
 
-function postgresStorage(db: PgDb): Storage {
+function postgresStorage(db: PgDb, instance: PgInstance): Storage {
   let closed = false;
   return {
     engine: 'postgres',
     pets: new PostgresPets(db),
     categories: new SqlCategories(db.statements),
     orders: new SqlOrders(db.statements),
-    apiKeys: new SqlApiKeys(db.statements, activeKeys(db)),
-    idempotency: new SqlIdempotency(db.statements),
-    events: new SqlEvents(db.statements),
-    webhooks: new SqlWebhooks(db.statements),
+    apiKeys: new SqlApiKeys(db.statements, keysByHash(db)),
+    idempotency: new SqlIdempotency(db.statements, postgresDialect, instance.id),
+    events: new SqlEvents(db.statements, postgresDialect),
+    webhooks: new SqlWebhooks(db.statements, postgresDialect),
     photos: new SqlPhotos(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
-    transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect))),
+    transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),
     async ping() {
       await db.query('SELECT 1');
@@ -82,6 +90,7 @@ function postgresStorage(db: PgDb): Storage {
       if (closed) return;
       closed = true;
       await db.close();
+      await instance.close();
     },
   };
 }

@@ -6,7 +6,8 @@ import type { Category } from '../../categories/category.schemas.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Order, OrderStatus } from '../../store/order.schemas.ts';
 import { CATEGORY_COLUMNS, ORDER_COLUMNS, PET_COLUMNS, toCategory, toOrder, toPet, type CategoryRow, type OrderRow, type PetRow } from '../rows.ts';
-import type { CategoryRepository, CategoryTx, OrderQuery, OrderRepository, OrderTx, PetCreate, PetTx } from '../storage.ts';
+import type { Price } from '../../pets/pet.schemas.ts';
+import type { CategoryRepository, CategoryTx, OrderQuery, OrderRepository, OrderTx, PetCreate, PetIndex, PetTx } from '../storage.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // Only live pets and categories are read; a withdrawn or deleted one (deleted_at set) is absent everywhere.
@@ -21,8 +22,15 @@ const LOCK_PET = perDialect((d) => `SELECT ${PET_COLUMNS} FROM pets WHERE id = $
 // One statement: the category's lock and the insert. The category must be live: a deleted
 // category's row still satisfies the foreign key.
 const INSERT_PET = perDialect(
-  (d) => `WITH c AS (${LIVE_CATEGORY(d)}) INSERT INTO pets (name, category_id, status) SELECT $2, id, $3 FROM c RETURNING ${PET_COLUMNS}`,
+  (d) => `WITH c AS (${LIVE_CATEGORY(d)})
+    INSERT INTO pets (name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
+    SELECT $2, id, $3, $4, $5, $6, $7, $8, $8, $9, $10 FROM c RETURNING ${PET_COLUMNS}`,
 );
+const UPDATE_PET = `UPDATE pets SET name = $2, category_id = $3, status = $4, description = $5, tags = $6, price_amount = $7, price_currency = $8,
+  updated_at = $9, search_text = $10, name_key = $11 WHERE id = $1 RETURNING ${PET_COLUMNS}`;
+// pet_tags: one row per tag of a live pet, what the tag filter walks (its primary key is (tag, pet_id)).
+const ADD_TAGS = perDialect((d) => `INSERT INTO pet_tags (tag, pet_id) SELECT t.item, $1 FROM ${d.items('$2', 't')}`);
+const REMOVE_TAGS = perDialect((d) => `DELETE FROM pet_tags WHERE pet_id = $1 AND tag IN (SELECT t.item FROM ${d.items('$2', 't')})`);
 
 export class SqlPetTx implements PetTx {
   readonly #db: SqlDb;
@@ -38,16 +46,43 @@ export class SqlPetTx implements PetTx {
   }
 
   async insert(input: PetCreate): Promise<Pet | undefined> {
-    return pet(await first(this.#db, INSERT_PET(this.#d), [input.categoryId, input.name, input.status]));
+    const { categoryId, name, status, description, tags, price, at, searchText, nameKey } = input;
+    const stamp = at.toISOString();
+    const row = await first<PetRow>(this.#db, INSERT_PET(this.#d), [
+      categoryId,
+      name,
+      status,
+      description ?? null,
+      JSON.stringify(tags),
+      ...priceColumns(price),
+      stamp,
+      searchText,
+      nameKey,
+    ]);
+    if (row === undefined) return undefined;
+    if (tags.length > 0) await this.#db.run(ADD_TAGS(this.#d), [row.id, tags]);
+    return toPet(row);
   }
 
-  async update(p: Pet): Promise<Pet> {
-    const sql = `UPDATE pets SET name = $2, category_id = $3, status = $4 WHERE id = $1 RETURNING ${PET_COLUMNS}`;
-    return toPet((await first<PetRow>(this.#db, sql, [p.id, p.name, p.categoryId, p.status]))!);
+  async update(current: Pet, p: Pet, index: PetIndex): Promise<Pet> {
+    const params = [p.id, p.name, p.categoryId, p.status, p.description ?? null, JSON.stringify(p.tags), ...priceColumns(p.price), p.updatedAt];
+    const row = await first<PetRow>(this.#db, UPDATE_PET, [...params, index.searchText, index.nameKey]);
+    const gone = current.tags.filter((t) => !p.tags.includes(t));
+    const come = p.tags.filter((t) => !current.tags.includes(t));
+    if (gone.length > 0) await this.#db.run(REMOVE_TAGS(this.#d), [p.id, gone]);
+    if (come.length > 0) await this.#db.run(ADD_TAGS(this.#d), [p.id, come]);
+    return toPet(row!);
   }
 
-  async withdraw(id: number, at: Date): Promise<void> {
-    await this.#db.run('UPDATE pets SET deleted_at = $2 WHERE id = $1', [id, at.toISOString()]);
+  async reindex(id: number, index: PetIndex): Promise<boolean> {
+    const sql = 'UPDATE pets SET search_text = $2, name_key = $3 WHERE id = $1 AND search_text IS NULL';
+    return (await this.#db.run(sql, [id, index.searchText, index.nameKey])) > 0;
+  }
+
+  async withdraw(p: Pet, at: Date): Promise<void> {
+    await this.#db.run('UPDATE pets SET deleted_at = $2 WHERE id = $1', [p.id, at.toISOString()]);
+    // A withdrawn pet leaves the tag filter's index, as it leaves the search index (a trigger).
+    if (p.tags.length > 0) await this.#db.run(REMOVE_TAGS(this.#d), [p.id, p.tags]);
   }
 
   async anyIn(categoryId: number): Promise<boolean> {
@@ -151,9 +186,9 @@ export class SqlOrderTx implements OrderTx {
     return order(await first(this.#db, LOCK_ORDER(this.#d), [id]));
   }
 
-  async insert(petId: number, status: OrderStatus, at: Date): Promise<Order> {
-    const sql = `INSERT INTO orders (pet_id, status, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${ORDER_COLUMNS}`;
-    return toOrder((await first<OrderRow>(this.#db, sql, [petId, status, at.toISOString()]))!);
+  async insert(petId: number, status: OrderStatus, price: Price | null, at: Date): Promise<Order> {
+    const sql = `INSERT INTO orders (pet_id, status, created_at, updated_at, price_amount, price_currency) VALUES ($1, $2, $3, $3, $4, $5) RETURNING ${ORDER_COLUMNS}`;
+    return toOrder((await first<OrderRow>(this.#db, sql, [petId, status, at.toISOString(), ...priceColumns(price ?? undefined)]))!);
   }
 
   async setStatus(id: number, status: OrderStatus, at: Date): Promise<Order> {
@@ -166,6 +201,7 @@ export class SqlOrderTx implements OrderTx {
   }
 }
 
+const priceColumns = (price: Price | undefined): [number | null, string | null] => (price === undefined ? [null, null] : [price.amount, price.currency]);
 const pet = (row: PetRow | undefined): Pet | undefined => row && toPet(row);
 const category = (row: CategoryRow | undefined): Category | undefined => row && toCategory(row);
 const order = (row: OrderRow | undefined): Order | undefined => row && toOrder(row);

@@ -33,16 +33,43 @@ export interface Dialect {
   /** A FROM item `alias(item, n)`: the items of the list parameter `param` (as text), with their positions from 1. */
   items(param: string, alias: string): string;
   /**
-   * EventTx.publish: the events, their ids in commit order (SQLite has one writer at a time;
-   * PostgreSQL serialises event writers), and the first attempts they owe (SUBSCRIBED).
+   * EventTx.publish: the events, each with the id of the transaction writing it (`xid`: the
+   * column's default), and the first attempts they owe (SUBSCRIBED).
    */
   publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void>;
+  /**
+   * A condition true when the transaction `xid` (events.xid, webhook_deliveries.xid) is older than
+   * every transaction still running: it has committed or rolled back, and no transaction that
+   * commits later can have a smaller xid. PostgreSQL: below pg_snapshot_xmin. SQLite: always
+   * (one writer at a time, and a reader never sees a batch before it commits).
+   */
+  settled(xid: string): string;
+  /**
+   * A condition true when the instance numbered by `instance` (an in-flight claim's, a lease's) is
+   * alive. PostgreSQL: it holds its session-level advisory lock (postgres.instance.ts). SQLite:
+   * always; the claims of a process that died are released when the next one starts.
+   */
+  alive(instance: string): string;
   /**
    * Runs `sql`, a write that may give a live category a name another live one has (the unique
    * index categories_name_live): its rows, or undefined when the index refused it — that statement
    * undone, the transaction still usable.
    */
   unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined>;
+  /**
+   * Makes the transactions that call it with the same `lock` take turns from here to COMMIT.
+   * PostgreSQL: a transaction-scoped advisory lock. SQLite: nothing (one writer holds the database).
+   */
+  serialize(db: SqlDb, lock: number): Promise<void>;
+  /** The search query of `words` (folded words of letters and digits, pets/pet.search.ts), each a word or the start of one. */
+  searchTerms(words: readonly string[]): string;
+  /**
+   * The live pets matching the search query `param`, from the search index, in id order: the FROM
+   * items (the pets aliased `p`), their condition, and the id expression to order and page by.
+   * `sparse`: the caller found few matches (PostgresPets probes), so they are collected from the
+   * index first and then ordered.
+   */
+  searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

@@ -90,8 +90,9 @@ export class SqlPhotoTx implements PhotoTx {
     return toPhoto(row);
   }
 
-  async setPetPhotos(petId: number, hashes: readonly string[]): Promise<Pet> {
-    const sql = `UPDATE pets SET photos = $2 WHERE id = $1 RETURNING ${PET_COLUMNS}`;
-    return toPet((await first<PetRow>(this.#db, sql, [petId, hashes.length === 0 ? null : hashes.join(' ')]))!);
+  async setPetPhotos(petId: number, hashes: readonly string[], at: Date): Promise<Pet> {
+    // A change of photos is a change of the pet (a pet.updated event): updatedAt moves with it.
+    const sql = `UPDATE pets SET photos = $2, updated_at = $3 WHERE id = $1 RETURNING ${PET_COLUMNS}`;
+    return toPet((await first<PetRow>(this.#db, sql, [petId, hashes.length === 0 ? null : hashes.join(' '), at.toISOString()]))!);
   }
 }

@@ -6,17 +6,20 @@ import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';
 import { SqlPhotoTx } from './sql.photos.ts';
 import { SqlDeliveryTx, SqlWebhookTx } from './sql.webhooks.ts';
 
-/** The repositories of one transaction, over the statements of its connection. */
-export function sqlTransaction(db: SqlDb, dialect: Dialect): Transaction {
+/**
+ * The repositories of one transaction, over the statements of its connection; `instance` names this
+ * process as the holder of the claims and leases it takes (Dialect.alive).
+ */
+export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): Transaction {
   return {
     pets: new SqlPetTx(db, dialect),
     categories: new SqlCategoryTx(db, dialect),
     orders: new SqlOrderTx(db, dialect),
     apiKeys: new SqlApiKeyTx(db, dialect),
-    idempotency: new SqlIdempotencyTx(db),
+    idempotency: new SqlIdempotencyTx(db, instance),
     events: new SqlEventTx(db, dialect),
     webhooks: new SqlWebhookTx(db, dialect),
-    deliveries: new SqlDeliveryTx(db, dialect),
+    deliveries: new SqlDeliveryTx(db, dialect, instance),
     photos: new SqlPhotoTx(db),
   };
 }

@@ -23,6 +23,7 @@ import {
 } from '../rows.ts';
 import type {
   AttemptRecord,
+  ClaimableEndpoint,
   DeliveryTx,
   Lease,
   LeasedAttempt,
@@ -36,7 +37,7 @@ import type {
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // An endpoint, its subscribed types (migration 7) in the order they were given: NULL for every type.
-const WEBHOOK = `SELECT w.id, w.url, w.description, w.enabled, w.created_at, w.failing_since,
+const WEBHOOK = `SELECT w.id, w.url, w.description, w.enabled, w.created_at, w.failing_since, w.owner_key_id,
   CASE WHEN w.all_events THEN NULL ELSE (SELECT string_agg(event_type, ' ' ORDER BY position) FROM webhook_subscriptions s WHERE s.webhook_id = w.id) END AS events
   FROM webhooks w`;
 const GET = `${WEBHOOK} WHERE w.id = $1`;
@@ -49,26 +50,42 @@ const SUBSCRIBE = perDialect((d) => `INSERT INTO webhook_subscriptions (event_ty
  */
 export const SUBSCRIBED = (type: string) =>
   `w.enabled AND (w.all_events OR w.id IN (SELECT s.webhook_id FROM webhook_subscriptions s WHERE s.event_type = ${type}))`;
-// Due (DeliveryTx.lease); $1 is the claim's "now".
-const DUE = `d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1) AND (d.attempt = 1 OR d.next_attempt_at <= $1)`;
-
+// Any fixed 64-bit number; every instance uses the same one (events and migrations use others).
+const REGISTRATIONS_LOCK = 7_290_514_012;
+// Held by a dispatcher (a lease): not run out, and its instance alive (Dialect.alive), so the
+// attempts of an instance that died are due again at once. Leases of the release before migration 8
+// name no instance and run out by time alone. $1 is the claim's "now".
+const HELD = (d: Dialect, x: string) =>
+  `${x}.lease_until IS NOT NULL AND ${x}.lease_until > $1 AND (${x}.lease_instance IS NULL OR ${d.alive(`${x}.lease_instance`)})`;
+// Due (DeliveryTx.lease): pending, not held, its time come, and written by a settled transaction
+// (Dialect.settled), so that attempts go out in the feed's order, never one behind a later one.
+const DUE = (d: Dialect) => `d.status = 'pending' AND NOT (${HELD(d, 'd')}) AND (d.attempt = 1 OR d.next_attempt_at <= $1) AND ${d.settled('d.xid')}`;
+const ANY_DUE = perDialect((d) => `SELECT 1 FROM webhook_deliveries d WHERE ${DUE(d)} LIMIT 1`);
+// In flight (held) to one endpoint ($2), or to one destination host ($2; WEBHOOK_HOST_CONCURRENCY).
+const IN_FLIGHT = perDialect((d) => `SELECT count(*) AS n FROM webhook_deliveries x WHERE x.webhook_id = $2 AND x.status = 'pending' AND ${HELD(d, 'x')}`);
+const IN_FLIGHT_TO_HOST = perDialect(
+  (d) => `SELECT count(*) AS n FROM webhook_deliveries x JOIN webhooks h ON h.id = x.webhook_id WHERE h.host = $2 AND x.status = 'pending' AND ${HELD(d, 'x')}`,
+);
 const CLAIMABLE = perDialect(
-  (d) => `SELECT w.id FROM webhooks w
+  (d) => `SELECT w.id, w.host FROM webhooks w
     WHERE w.enabled
-      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE})
-      AND (SELECT count(*) FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.lease_until > $1) < $2
+      AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE(d)})
+      AND (SELECT count(*) FROM webhook_deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND ${HELD(d, 'x')}) < $2
+      AND (w.host IS NULL OR (SELECT count(*) FROM webhook_deliveries x JOIN webhooks h ON h.id = x.webhook_id WHERE h.host = w.host AND x.status = 'pending' AND ${HELD(d, 'x')}) < $4)
     ORDER BY w.claimed_at NULLS FIRST, w.id LIMIT $3 ${d.lock('FOR NO KEY UPDATE OF w SKIP LOCKED')}`,
 );
 const LEASE = perDialect(
-  (d) => `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4 WHERE id IN (
-    SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE} ORDER BY d.event_id, d.id LIMIT $5 ${d.lock('FOR UPDATE SKIP LOCKED')})`,
+  (d) => `UPDATE webhook_deliveries SET lease_until = $3, lease_token = $4, lease_instance = $6 WHERE id IN (
+    SELECT d.id FROM webhook_deliveries d WHERE d.webhook_id = $2 AND ${DUE(d)} ORDER BY d.xid, d.event_id, d.id LIMIT $5 ${d.lock('FOR UPDATE SKIP LOCKED')})`,
 );
 
 export class SqlWebhooks implements WebhookRepository {
   readonly #db: SqlDb;
+  readonly #d: Dialect;
 
-  constructor(db: SqlDb) {
+  constructor(db: SqlDb, dialect: Dialect) {
     this.#db = db;
+    this.#d = dialect;
   }
 
   async get(id: number): Promise<Webhook | undefined> {
@@ -85,7 +102,7 @@ export class SqlWebhooks implements WebhookRepository {
   }
 
   async anyDue(now: Date): Promise<boolean> {
-    return (await first(this.#db, `SELECT 1 FROM webhook_deliveries d WHERE ${DUE} LIMIT 1`, [now.toISOString()])) !== undefined;
+    return (await first(this.#db, ANY_DUE(this.#d), [now.toISOString()])) !== undefined;
   }
 
   async oldestPending(): Promise<string | undefined> {
@@ -109,8 +126,8 @@ export class SqlWebhookTx implements WebhookTx {
   }
 
   async insert(input: WebhookCreate, at: Date): Promise<Webhook> {
-    const sql = `INSERT INTO webhooks (url, events, all_events, description, enabled, secret, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, true, $5, $6, $6) RETURNING id`;
+    const sql = `INSERT INTO webhooks (url, events, all_events, description, enabled, secret, created_at, updated_at, host, owner_key_id)
+      VALUES ($1, $2, $3, $4, true, $5, $6, $6, $7, $8) RETURNING id`;
     const created = await first<{ id: number }>(this.#db, sql, [
       input.url,
       eventList(input.events),
@@ -118,6 +135,8 @@ export class SqlWebhookTx implements WebhookTx {
       input.description,
       input.secret,
       at.toISOString(),
+      input.host,
+      input.keyId,
     ]);
     return this.#subscribe(created!.id, input.events);
   }
@@ -128,8 +147,10 @@ export class SqlWebhookTx implements WebhookTx {
   }
 
   async update(id: number, f: WebhookFields, at: Date): Promise<Webhook> {
-    const sql = 'UPDATE webhooks SET url = $2, events = $3, all_events = $4, description = $5, enabled = $6, failing_since = $7, updated_at = $8 WHERE id = $1';
-    await this.#db.run(sql, [id, f.url, eventList(f.events), f.events === null, f.description, f.enabled, f.failingSince, at.toISOString()]);
+    const sql = `UPDATE webhooks SET url = $2, events = $3, all_events = $4, description = $5, enabled = $6, failing_since = $7, updated_at = $8,
+      host = $9, owner_key_id = $10 WHERE id = $1`;
+    const params = [id, f.url, eventList(f.events), f.events === null, f.description, f.enabled, f.failingSince, at.toISOString(), f.host, f.keyId];
+    await this.#db.run(sql, params);
     await this.#db.run('DELETE FROM webhook_subscriptions WHERE webhook_id = $1', [id]);
     return this.#subscribe(id, f.events);
   }
@@ -154,8 +175,15 @@ export class SqlWebhookTx implements WebhookTx {
     return (await this.#db.run('DELETE FROM webhooks WHERE id = $1', [id])) === 1;
   }
 
-  async claimable(now: Date, perEndpoint: number, max: number): Promise<number[]> {
-    return (await this.#db.all<{ id: number }>(CLAIMABLE(this.#d), [now.toISOString(), perEndpoint, max])).map((r) => r.id);
+  claimable(now: Date, limits: { perEndpoint: number; perHost: number }, max: number): Promise<ClaimableEndpoint[]> {
+    return this.#db.all<ClaimableEndpoint>(CLAIMABLE(this.#d), [now.toISOString(), limits.perEndpoint, max, limits.perHost]);
+  }
+
+  async countForInsert(): Promise<number> {
+    // PostgreSQL: registrations take turns from here to COMMIT, so each counts the ones before it
+    // (READ COMMITTED: the next statement sees them). SQLite's one writer needs nothing.
+    await this.#d.serialize(this.#db, REGISTRATIONS_LOCK);
+    return (await first<{ n: number }>(this.#db, 'SELECT count(*) AS n FROM webhooks'))!.n;
   }
 
   async touch(id: number, at: Date): Promise<void> {
@@ -167,10 +195,13 @@ export class SqlWebhookTx implements WebhookTx {
 export class SqlDeliveryTx implements DeliveryTx {
   readonly #db: SqlDb;
   readonly #d: Dialect;
+  readonly #instance: number;
 
-  constructor(db: SqlDb, dialect: Dialect) {
+  /** `instance` holds the leases this transaction takes (Dialect.alive). */
+  constructor(db: SqlDb, dialect: Dialect, instance: number) {
     this.#db = db;
     this.#d = dialect;
+    this.#instance = instance;
   }
 
   async get(webhookId: number, id: number): Promise<Delivery | undefined> {
@@ -211,12 +242,15 @@ export class SqlDeliveryTx implements DeliveryTx {
   }
 
   async inFlight(webhookId: number, now: Date): Promise<number> {
-    const sql = `SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' AND lease_until > $2`;
-    return (await first<{ n: number }>(this.#db, sql, [webhookId, now.toISOString()]))!.n;
+    return (await first<{ n: number }>(this.#db, IN_FLIGHT(this.#d), [now.toISOString(), webhookId]))!.n;
+  }
+
+  async inFlightToHost(host: string, now: Date): Promise<number> {
+    return (await first<{ n: number }>(this.#db, IN_FLIGHT_TO_HOST(this.#d), [now.toISOString(), host]))!.n;
   }
 
   lease(webhookId: number, lease: Lease, limit: number): Promise<number> {
-    return this.#db.run(LEASE(this.#d), [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit]);
+    return this.#db.run(LEASE(this.#d), [lease.now.toISOString(), webhookId, lease.until.toISOString(), lease.token, limit, this.#instance]);
   }
 
   async leased(token: string): Promise<LeasedAttempt[]> {

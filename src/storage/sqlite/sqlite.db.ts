@@ -69,13 +69,21 @@ export const sqliteDialect: Dialect = {
   // BEGIN IMMEDIATE holds the database's write lock for the whole batch: every read in it is a lock.
   lock: () => '',
   items: (param, alias) => `(SELECT value AS item, key + 1 AS n FROM json_each(${param})) AS ${alias}`,
-  // One writer at a time holds the database: ids follow commit order by themselves.
+  // One writer at a time holds the database: ids follow commit order by themselves (xid stays 0).
   async publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void> {
     for (const e of events) {
       const [{ id }] = await db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), at.toISOString()]);
       await db.run(FIRST_ATTEMPTS, [id, at.toISOString(), e.type]);
     }
   },
+  settled: () => 'TRUE',
+  alive: () => 'TRUE',
+  // FTS5: every quoted word as a prefix ("lab"* matches labrador), all of them required.
+  searchTerms: (words) => words.map((w) => `"${w}"*`).join(' AND '),
+  // The FTS5 table is the outer loop (CROSS JOIN keeps it there): it yields matches in rowid order,
+  // with the rowid range of a keyset page applied inside the index.
+  // FTS5 yields its matches in rowid order however many there are: `sparse` changes nothing.
+  searchPets: (param) => ({ from: 'pets_fts f CROSS JOIN pets p', where: `pets_fts MATCH ${param} AND p.id = f.rowid`, id: 'f.rowid' }),
   // A failed statement is undone by SQLite alone; the transaction goes on.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     try {
@@ -85,6 +93,7 @@ export const sqliteDialect: Dialect = {
       throw err;
     }
   },
+  async serialize(): Promise<void> {},
 };
 
 function isUniqueViolation(err: unknown): boolean {

@@ -11,7 +11,7 @@ import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
-import { activeKeys, SqlitePets } from './sqlite.cached-reads.ts';
+import { keysByHash, SqlitePets } from './sqlite.cached-reads.ts';
 import { SqliteStatements, sqliteDb, sqliteDialect, transaction } from './sqlite.db.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
@@ -21,7 +21,16 @@ export interface SqliteOptions {
   readonly path: string;
   /** Apply pending migrations while opening (start-up and `petstore migrate` do; default true). */
   readonly migrate?: boolean;
+  /**
+   * This process serves the database (main.ts): the claims still in flight in it are then those of a
+   * process that died, released while opening (releaseAbandoned). A CLI command beside a running
+   * service must not (default false).
+   */
+  readonly serve?: boolean;
 }
+
+// SQLite's one holder of claims and leases: the process serving the file.
+const INSTANCE = 0;
 
 export function openSqlite(options: SqliteOptions): Storage {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -32,6 +41,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.migrate !== false) migrateSqlite(db, SQLITE_MIGRATIONS);
+  if (options.serve === true) releaseAbandoned(db);
 
   const statements = new SqliteStatements(db);
   const ping = db.prepare('SELECT 1');
@@ -40,7 +50,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   // One connection: one write path (GroupCommit) whose batches every other use waits for; one set
   // of transaction repositories for every workflow; one change check for the read caches.
   const writes = new GroupCommit(db);
-  const tx = sqlTransaction(sqliteDb(statements), sqliteDialect);
+  const tx = sqlTransaction(sqliteDb(statements), sqliteDialect, INSTANCE);
   const outside = sqliteDb(statements, writes);
   const changes = new DatabaseChanges(db);
   return {
@@ -48,10 +58,10 @@ export function openSqlite(options: SqliteOptions): Storage {
     pets: new SqlitePets(db, changes, writes),
     categories: new SqlCategories(outside),
     orders: new SqlOrders(outside),
-    apiKeys: new SqlApiKeys(outside, activeKeys(db, changes, writes)),
-    idempotency: new SqlIdempotency(outside),
-    events: new SqlEvents(outside),
-    webhooks: new SqlWebhooks(outside),
+    apiKeys: new SqlApiKeys(outside, keysByHash(db, changes, writes)),
+    idempotency: new SqlIdempotency(outside, sqliteDialect, INSTANCE),
+    events: new SqlEvents(outside, sqliteDialect),
+    webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
@@ -74,6 +84,24 @@ export function openSqlite(options: SqliteOptions): Storage {
       db.close();
     },
   };
+}
+
+/**
+ * One process serves the file (docs/deploy.md): when it starts, every Idempotency-Key claim still in
+ * flight and every delivery lease belong to a process that died. Its keys can be used again at once
+ * and its attempts are due again, instead of waiting out their age limit and lease.
+ */
+export function releaseAbandoned(db: DatabaseSync): { claims: number; leases: number } {
+  return transaction(db, () => ({
+    claims: Number(db.prepare('DELETE FROM idempotency_keys WHERE status IS NULL').run().changes),
+    leases: Number(
+      db
+        .prepare(
+          "UPDATE webhook_deliveries SET lease_until = NULL, lease_token = NULL, lease_instance = NULL WHERE status = 'pending' AND lease_token IS NOT NULL",
+        )
+        .run().changes,
+    ),
+  }));
 }
 
 export function migrateSqlite(db: DatabaseSync, migrations: readonly Migration[]): number[] {

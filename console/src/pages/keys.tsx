@@ -1,0 +1,187 @@
+// Keys: issue (the secret shown once), list, revoke. Needs keys:admin.
+// Keys form a tree (docs/api.md, "the key tree"): each records its maker, and revoking one ends the
+// keys it made; a key lists and revokes only itself and its descendants (an owner key: every key).
+import type { components } from '@petstore/client';
+import { useState } from 'preact/hooks';
+import { describeError, type Scope } from '../session.ts';
+import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, formatTime, problemOf, useLoad, usePager, useSession } from '../ui.tsx';
+
+type ApiKey = components['schemas']['ApiKey'];
+export const SCOPES: readonly Scope[] = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'categories:write',
+  'events:read',
+  'keys:admin',
+  'webhooks:admin',
+];
+
+export function KeysPage() {
+  const { session } = useSession();
+  if (!session.can('keys:admin')) {
+    return (
+      <section aria-labelledby="page-title">
+        <PageHeading>Keys</PageHeading>
+        <Missing scope="keys:admin" what="see, issue or revoke keys" />
+      </section>
+    );
+  }
+  return <KeysAdmin />;
+}
+
+function KeysAdmin() {
+  const { session } = useSession();
+  const { client } = session;
+  const pager = usePager([]);
+  const keys = useLoad(() => client.keys.list({ limit: 20, cursor: pager.cursor }), [pager.cursor]);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(SCOPES.filter((s) => !s.endsWith(':admin') && session.can(s)));
+  const [expires, setExpires] = useState('');
+  const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
+  const [issued, setIssued] = useState<{ name: string; secret: string } | undefined>();
+  const [copied, setCopied] = useState(false);
+  const [message, setMessage] = useState<string>();
+  const [failure, setFailure] = useState<string>();
+
+  const issue = async (e: Event) => {
+    e.preventDefault();
+    setProblem(NO_PROBLEM);
+    setCopied(false);
+    try {
+      const created = await client.keys.create({ name, scopes, ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}) });
+      setIssued({ name: created.name, secret: created.key });
+      setName('');
+      keys.reload();
+    } catch (err) {
+      setProblem(problemOf(err));
+    }
+  };
+  const revoke = async (key: ApiKey) => {
+    const self = key.id === session.me.id ? ' This is the key you are signed in with: the console will sign out.' : '';
+    const made = keys.data?.data.filter((k) => k.parentId === key.id && !k.revokedAt).length ?? 0;
+    const tree = ` Every key it made, directly or through them, is revoked with it${made ? ` (${made} on this page made by it directly)` : ''}.`;
+    if (!confirm(`Revoke the key ${key.name} (${key.prefix}…)? It is refused from its next request on.${tree}${self}`)) return;
+    setFailure(undefined);
+    try {
+      await client.keys.revoke(key.id);
+      setMessage(`Revoked ${key.name}.`);
+      keys.reload();
+    } catch (err) {
+      setFailure(describeError(err));
+    }
+  };
+  const copy = async () => {
+    if (!issued) return;
+    await navigator.clipboard.writeText(issued.secret).then(
+      () => setCopied(true),
+      () => setFailure('The browser refused the clipboard: select the secret and copy it by hand.'),
+    );
+  };
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeading>Keys</PageHeading>
+      <form class="card" aria-label="Issue key" onSubmit={issue}>
+        <h2>Issue a key</h2>
+        <Field id="key-name" label="Key name" error={problem.fields.name}>
+          {(a11y) => <input {...a11y} value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={100} />}
+        </Field>
+        <fieldset aria-describedby={problem.fields.scopes ? 'key-scopes-error' : undefined}>
+          <legend>Scopes</legend>
+          {SCOPES.map((s) => (
+            <label key={s} class="check">
+              <input
+                type="checkbox"
+                checked={scopes.includes(s)}
+                disabled={!session.can(s)}
+                onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+              />{' '}
+              {s}
+              {!session.can(s) && <small> (your key lacks it, so cannot grant it)</small>}
+            </label>
+          ))}
+          {problem.fields.scopes && (
+            <p id="key-scopes-error" class="field-error">
+              {problem.fields.scopes}
+            </p>
+          )}
+        </fieldset>
+        <Field id="key-expires" label="Expires (optional)" error={problem.fields.expiresAt} hint="Your local time; empty: never">
+          {(a11y) => <input {...a11y} type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />}
+        </Field>
+        {problem.general && <Alert>{problem.general}</Alert>}
+        <button type="submit" class="primary" disabled={scopes.length === 0}>
+          Issue key
+        </button>
+      </form>
+      {issued && (
+        <section class="card secret" aria-label="New key secret">
+          <p role="alert">
+            <strong>Copy the key {issued.name} now:</strong> this is the only time it is shown. The service keeps only its hash.
+          </p>
+          <label for="issued-secret">Secret of {issued.name}</label>
+          <input id="issued-secret" readOnly value={issued.secret} onFocus={(e) => e.currentTarget.select()} />
+          <button type="button" onClick={copy}>
+            Copy
+          </button>
+          {copied && <span role="status"> Copied.</span>}
+          <button type="button" onClick={() => setIssued(undefined)}>
+            Done
+          </button>
+        </section>
+      )}
+      {message && <Notice>{message}</Notice>}
+      {failure && <Alert>{failure}</Alert>}
+      {keys.error && <Alert>{keys.error}</Alert>}
+      <table>
+        <caption>Keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">ID</th>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Made by</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">State</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.data?.data.map((key) => {
+            const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now();
+            const state = key.revokedAt ? `revoked ${formatTime(key.revokedAt)}` : expired ? 'expired' : 'active';
+            return (
+              <tr key={key.id}>
+                <td>{key.id}</td>
+                <td>
+                  {key.name}
+                  {key.id === session.me.id && <small> (this key)</small>}
+                </td>
+                <td>
+                  <code>{key.prefix}</code>
+                </td>
+                <td>{key.owner ? 'owner key' : key.parentId === null ? 'operator' : `key ${key.parentId}`}</td>
+                <td>{key.scopes.join(', ')}</td>
+                <td>{formatTime(key.createdAt)}</td>
+                <td>{key.expiresAt ? formatTime(key.expiresAt) : 'never'}</td>
+                <td>{state}</td>
+                <td class="actions">
+                  {!key.revokedAt && (
+                    <button type="button" class="danger" onClick={() => revoke(key)}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <Pager pager={pager} nextCursor={keys.data?.nextCursor} label="Keys" />
+    </section>
+  );
+}

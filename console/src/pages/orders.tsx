@@ -1,0 +1,141 @@
+// Orders: placed → approved → delivered, or cancelled; each row offers the moves its state allows.
+import type { Order, OrderStatus } from '@petstore/client';
+import { useState } from 'preact/hooks';
+import { describeError } from '../session.ts';
+import {
+  Alert,
+  Field,
+  Missing,
+  NO_PROBLEM,
+  Notice,
+  PageHeading,
+  Pager,
+  type Problem,
+  formatTime,
+  problemOf,
+  useLive,
+  useLoad,
+  usePager,
+  useSession,
+} from '../ui.tsx';
+
+const ORDER_STATUSES: readonly OrderStatus[] = ['placed', 'approved', 'delivered', 'cancelled'];
+/** The order lifecycle as the API documents it (docs/api.md): the moves from each state, and the button for each. */
+const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  placed: ['approved', 'cancelled'],
+  approved: ['delivered', 'cancelled'],
+  delivered: [],
+  cancelled: [],
+};
+const MOVE: Readonly<Record<OrderStatus, string>> = { placed: 'Place', approved: 'Approve', delivered: 'Deliver', cancelled: 'Cancel order' };
+
+export function OrdersPage() {
+  const { session } = useSession();
+  const { client } = session;
+  const [status, setStatus] = useState<OrderStatus | ''>('');
+  const pager = usePager([status]);
+  const orders = useLoad(() => client.orders.list({ limit: 20, cursor: pager.cursor, status: status || undefined }), [pager.cursor, status]);
+  useLive((e) => e.type.startsWith('order.'), orders.reload);
+  const [petId, setPetId] = useState('');
+  const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
+  const [message, setMessage] = useState<string>();
+  const [failure, setFailure] = useState<string>();
+  const canWrite = session.can('orders:write');
+
+  const place = async (e: Event) => {
+    e.preventDefault();
+    setProblem(NO_PROBLEM);
+    try {
+      const order = await client.orders.place({ petId: Number(petId) });
+      setPetId('');
+      setMessage(`Placed order ${order.id} for pet ${order.petId}.`);
+      orders.reload();
+    } catch (err) {
+      setProblem(problemOf(err));
+    }
+  };
+  const move = async (order: Order, to: OrderStatus) => {
+    setFailure(undefined);
+    try {
+      const saved = await client.orders.update(order.id, { status: to });
+      setMessage(`Order ${saved.id} is ${saved.status}.`);
+      orders.reload();
+    } catch (err) {
+      setFailure(describeError(err));
+    }
+  };
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeading>Orders</PageHeading>
+      {canWrite ? (
+        <form class="card inline" aria-label="Place order" onSubmit={place}>
+          <Field id="order-pet" label="Pet ID" error={problem.fields.petId}>
+            {(a11y) => <input {...a11y} inputMode="numeric" pattern="[0-9]+" value={petId} onInput={(e) => setPetId(e.currentTarget.value)} required />}
+          </Field>
+          <button type="submit" class="primary">
+            Place order
+          </button>
+          {problem.general && <Alert>{problem.general}</Alert>}
+        </form>
+      ) : (
+        <Missing scope="orders:write" what="place or move orders" />
+      )}
+      {message && <Notice>{message}</Notice>}
+      {failure && <Alert>{failure}</Alert>}
+      <form class="filters" aria-label="Filter orders" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status{' '}
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value as OrderStatus | '')}>
+            <option value="">any</option>
+            {ORDER_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {orders.error && <Alert>{orders.error}</Alert>}
+      <table>
+        <caption>Orders</caption>
+        <thead>
+          <tr>
+            <th scope="col">ID</th>
+            <th scope="col">Pet</th>
+            <th scope="col">Status</th>
+            <th scope="col">Updated</th>
+            {canWrite && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {orders.data?.data.map((order) => (
+            <tr key={order.id}>
+              <td>{order.id}</td>
+              <td>{order.petId}</td>
+              <td>
+                <span class={`badge ${order.status}`}>{order.status}</span>
+              </td>
+              <td>{formatTime(order.updatedAt)}</td>
+              {canWrite && (
+                <td class="actions">
+                  {NEXT[order.status].map((to) => (
+                    <button key={to} type="button" class={to === 'cancelled' ? 'danger' : ''} onClick={() => move(order, to)}>
+                      {MOVE[to]}
+                    </button>
+                  ))}
+                </td>
+              )}
+            </tr>
+          ))}
+          {orders.data?.data.length === 0 && (
+            <tr>
+              <td colSpan={canWrite ? 5 : 4}>No orders.</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <Pager pager={pager} nextCursor={orders.data?.nextCursor} label="Orders" />
+    </section>
+  );
+}

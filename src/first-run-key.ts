@@ -1,0 +1,59 @@
+// Where the first-run key is shown (issue 26 item 3): to the operator only, never on stdout, which
+// carries the JSON log lines that log collectors keep. On a terminal it is printed on stderr;
+// otherwise (a service manager, a container, a pipe) it goes into a file only this user can read.
+import { open, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { DatabaseConfig } from './config.ts';
+
+/** stderr as far as this module needs it. */
+export interface OperatorStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+export const FIRST_RUN_KEY_FILE = 'first-run-key';
+
+/**
+ * The file the first-run key is written to when stderr is not a terminal: beside the SQLite
+ * database (`data/first-run-key` by default), else (PostgreSQL, an in-memory database) in the
+ * working directory. Absolute, so the line that names it can be pasted anywhere.
+ */
+export function firstRunKeyFile(database: DatabaseConfig, cwd: string): string {
+  const folder = database.engine === 'sqlite' && database.path !== ':memory:' ? dirname(resolve(cwd, database.path)) : cwd;
+  return resolve(folder, FIRST_RUN_KEY_FILE);
+}
+
+/**
+ * Makes the first-run key (`mint`) and shows it to the operator: on `stderr` when it is a
+ * terminal; otherwise in `file`, created anew with mode 0600 (a file already there — say, from an
+ * earlier database — is removed first, so neither its permissions nor a symbolic link in its
+ * place are reused), its path on stderr. The file is created before the key is made, so a file
+ * that cannot be written leaves no key behind (the next start tries again). Returns where it
+ * went, for the log line that says so without the key.
+ */
+export async function revealFirstRunKey(
+  mint: () => Promise<string>,
+  apiBase: string,
+  stderr: OperatorStream,
+  file: string,
+): Promise<{ readonly file?: string }> {
+  if (stderr.isTTY === true) {
+    const key = await mint();
+    stderr.write(
+      `\nNo API key existed, so one was created (the owner's: every scope). It is shown only this once:\n\n  ${key}\n\nTry it:\n\n  curl -H 'Authorization: Bearer ${key}' ${apiBase}/pets\n\n`,
+    );
+    return {};
+  }
+  await rm(file, { force: true });
+  // 'wx': O_CREAT | O_EXCL, so the file is this one, made now with these permissions.
+  const handle = await open(file, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${await mint()}\n`);
+  } finally {
+    await handle.close();
+  }
+  stderr.write(
+    `petstore: no API key existed, so one was created (the owner's: every scope). It was written to\n  ${file}\n(mode 0600, readable by this user only) and is shown nowhere else. Try it:\n  curl -H "Authorization: Bearer $(cat '${file}')" ${apiBase}/pets\n`,
+  );
+  return { file };
+}

@@ -1,0 +1,61 @@
+// How GET /pets turns its query into a keyset listing: which filter and sort combinations an index
+// serves (the others are refused with 400, never run as a scan), the scope a cursor is bound to,
+// and a row's position in the order asked for. docs/api.md ("Listing animals") tells the same.
+import { AppError } from '../errors.ts';
+import type { PetOrderKey, PetPosition, PetQuery } from '../storage/storage.ts';
+import { UNPRICED_SORT_KEY, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
+import { nameKey, words } from './pet.search.ts';
+
+/** A listing as the storage is asked for it (without its page size and position), and how its cursors read. */
+export interface PetListing {
+  readonly query: Omit<PetQuery, 'limit' | 'after'>;
+  /** What a cursor of this listing is bound to: a cursor of another listing is refused (invalid_cursor). */
+  readonly scope: string;
+  /** A row's position, as its cursor carries it. */
+  position(pet: Pet): string;
+  /** The position a cursor of this listing carries. */
+  parse(position: string): PetPosition;
+}
+
+export function petListing(q: ListPetsQuery): PetListing {
+  const sort: PetSort = q.sort ?? 'id';
+  const descending = sort.startsWith('-');
+  const order = (descending ? sort.slice(1) : sort) as PetOrderKey;
+  const searched = q.q === undefined ? undefined : words(q.q);
+  if (searched !== undefined && searched.length === 0) {
+    throw new AppError('validation_failed', 'query parameter "q" must contain a word: a letter or a digit');
+  }
+  // A search or a tag filter is walked in id order by its index (FTS5 rowids, the tsvector GIN
+  // index, pet_tags' primary key); ordering its matches by anything else would sort them all first.
+  if (order !== 'id' && (searched !== undefined || q.tag !== undefined)) {
+    throw new AppError(
+      'validation_failed',
+      `query parameter "sort" ${sort} cannot be combined with ${searched !== undefined ? '"q"' : '"tag"'}: searches and tag filters are ordered by id (sort=id or sort=-id); see docs/api.md, "Listing animals"`,
+    );
+  }
+  // Without categoryId, sort, tags or q the scope is the one cursors had before those existed, so
+  // cursors issued then keep working.
+  let scope = `pets;${q.status ?? ''}${q.categoryId === undefined ? '' : `;${q.categoryId}`}`;
+  if (sort !== 'id') scope += `;sort=${sort}`;
+  if (q.tag !== undefined) scope += `;tag=${q.tag.join(',')}`;
+  if (searched !== undefined) scope += `;q=${searched.join(' ')}`;
+  return {
+    query: { order, descending, status: q.status, categoryId: q.categoryId, tags: q.tag, words: searched },
+    scope,
+    position: order === 'id' ? (pet) => String(pet.id) : (pet) => JSON.stringify([sortValue(order, pet), pet.id]),
+    parse:
+      order === 'id'
+        ? (position) => ({ id: Number(position) })
+        : (position) => {
+            const [value, id] = JSON.parse(position) as [string | number, number];
+            return { id, value };
+          },
+  };
+}
+
+/** A pet's place in an order other than by id, as the engines' indexes hold it. */
+function sortValue(order: PetOrderKey, pet: Pet): string | number {
+  if (order === 'name') return nameKey(pet.name);
+  if (order === 'price') return pet.price?.amount ?? UNPRICED_SORT_KEY;
+  return pet.createdAt;
+}

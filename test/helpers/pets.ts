@@ -1,0 +1,8 @@
+import type { NewPet } from '../../src/pets/pet.schemas.ts';
+import { newPetRecord } from '../../src/pets/pet.service.ts';
+import type { PetCreate } from '../../src/storage/storage.ts';
+
+/** The row a pet is inserted as, for tests that write through the storage directly (EUR prices, now unless told). */
+export function petRecord(input: NewPet, at = new Date()): PetCreate {
+  return { ...newPetRecord(input, 'EUR'), at };
+}

@@ -1,0 +1,98 @@
+// Who may read and revoke whom (issue 26 item 1), through the real app on every engine: a key
+// manages itself and the keys it made (directly or through them); owner and bootstrap keys manage
+// every key; a key never outlives its maker.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildTestApp, fixedClock } from '../helpers/app.ts';
+import { ENGINES } from '../helpers/engines.ts';
+
+type Auth = { authorization: string };
+const bearer = (key: string): Auth => ({ authorization: `Bearer ${key}` });
+
+async function makeKey(app: FastifyInstance, by: Auth, payload: Record<string, unknown>) {
+  const res = await app.inject({ method: 'POST', url: '/v1/keys', headers: by, payload });
+  assert.equal(res.statusCode, 201, res.body);
+  const created = res.json();
+  return { ...created, auth: bearer(created.key) } as { id: number; key: string; parentId: number | null; expiresAt: string | null; auth: Auth };
+}
+const status = async (app: FastifyInstance, method: 'GET' | 'DELETE', url: string, headers: Auth) => (await app.inject({ method, url, headers })).statusCode;
+const listed = async (app: FastifyInstance, headers: Auth) =>
+  ((await app.inject({ method: 'GET', url: '/v1/keys', headers })).json() as { id: number }[]).map((k) => k.id);
+
+for (const engine of ENGINES) {
+  describe(`${engine}: who may read and revoke whom`, () => {
+    test('a keys:admin key made by the owner cannot read or revoke the owner’s key (404), nor a sibling; it lists itself and its own keys', async (t) => {
+      const { app, auth } = await buildTestApp(t, { engine });
+      const ownerId = (await app.inject({ method: 'GET', url: '/v1/keys', headers: auth })).json()[0].id as number;
+      const deputy = await makeKey(app, auth, { name: 'deputy', scopes: ['keys:admin', 'pets:read'] });
+      const sibling = await makeKey(app, auth, { name: 'sibling', scopes: ['pets:read'] });
+      assert.equal(deputy.parentId, ownerId);
+      for (const id of [ownerId, sibling.id]) {
+        assert.equal(await status(app, 'DELETE', `/v1/keys/${id}`, deputy.auth), 404, `revoke ${id}`);
+        assert.equal(await status(app, 'GET', `/v1/keys/${id}`, deputy.auth), 404, `read ${id}`);
+      }
+      assert.equal(await status(app, 'GET', '/v1/pets', auth), 200, 'the owner’s key still works');
+      assert.equal(await status(app, 'GET', '/v1/pets', sibling.auth), 200);
+      const helper = await makeKey(app, deputy.auth, { name: 'helper', scopes: ['keys:admin'] });
+      const reader = await makeKey(app, helper.auth, { name: 'reader', scopes: ['keys:admin'] });
+      assert.deepEqual(await listed(app, deputy.auth), [deputy.id, helper.id, reader.id]);
+      assert.deepEqual(await listed(app, helper.auth), [helper.id, reader.id]);
+      assert.deepEqual(await listed(app, auth), [ownerId, deputy.id, sibling.id, helper.id, reader.id], 'the owner’s key lists every key');
+      assert.equal(await status(app, 'GET', `/v1/keys/${reader.id}`, deputy.auth), 200, 'a grandchild is readable');
+      assert.equal(await status(app, 'GET', `/v1/keys/${deputy.id}`, helper.auth), 404, 'a child cannot read its parent');
+      assert.equal(await status(app, 'DELETE', `/v1/keys/${deputy.id}`, reader.auth), 404, 'nor revoke an ancestor');
+    });
+
+    test('revoking a key ends the keys it made, directly or through them; the owner’s key revokes any key', async (t) => {
+      const { app, auth } = await buildTestApp(t, { engine });
+      const deputy = await makeKey(app, auth, { name: 'deputy', scopes: ['keys:admin', 'pets:read'] });
+      const helper = await makeKey(app, deputy.auth, { name: 'helper', scopes: ['keys:admin', 'pets:read'] });
+      const reader = await makeKey(app, helper.auth, { name: 'reader', scopes: ['pets:read'] });
+      const other = await makeKey(app, auth, { name: 'other', scopes: ['pets:read'] });
+      assert.equal(await status(app, 'DELETE', `/v1/keys/${helper.id}`, deputy.auth), 204);
+      for (const k of [helper, reader]) assert.equal(await status(app, 'GET', '/v1/pets', k.auth), 401);
+      for (const k of [deputy, other]) assert.equal(await status(app, 'GET', '/v1/pets', k.auth), 200);
+      const shown = (await app.inject({ method: 'GET', url: `/v1/keys/${reader.id}`, headers: deputy.auth })).json();
+      assert.notEqual(shown.revokedAt, null, 'the descendant shows its revocation');
+      assert.equal(await status(app, 'DELETE', `/v1/keys/${deputy.id}`, auth), 204);
+      assert.equal(await status(app, 'GET', '/v1/pets', deputy.auth), 401);
+      assert.equal(await status(app, 'GET', '/v1/pets', other.auth), 200);
+    });
+
+    test('a key never expires later than its maker: no expiry → the maker’s; a later one → 400; it is refused once the maker expires', async (t) => {
+      const clock = fixedClock(new Date('2026-12-01T00:00:00.000Z'));
+      const { app, auth } = await buildTestApp(t, { engine, clock });
+      const admin = await makeKey(app, auth, { name: 'admin', scopes: ['keys:admin', 'pets:read'], expiresAt: '2027-01-01T00:00:00Z' });
+      const child = await makeKey(app, admin.auth, { name: 'child', scopes: ['pets:read'] });
+      assert.equal(child.expiresAt, '2027-01-01T00:00:00.000Z');
+      const later = await app.inject({
+        method: 'POST',
+        url: '/v1/keys',
+        headers: admin.auth,
+        payload: { name: 'later', expiresAt: '2027-06-01T00:00:00Z', scopes: ['pets:read'] },
+      });
+      assert.equal(later.statusCode, 400);
+      assert.equal(later.json().code, 'validation_failed');
+      assert.match(later.json().message, /"expiresAt" must not be later than the expiry of the key that makes it \(2027-01-01T00:00:00\.000Z\)/);
+      assert.equal(await status(app, 'GET', '/v1/pets', child.auth), 200);
+      clock.set(new Date('2027-01-01T00:00:00.000Z'));
+      assert.equal(await status(app, 'GET', '/v1/pets', admin.auth), 401);
+      assert.equal(await status(app, 'GET', '/v1/pets', child.auth), 401, 'the child expired with its maker');
+      assert.equal(await status(app, 'GET', '/v1/pets', auth), 200);
+    });
+  });
+}
+
+describe('bootstrap keys and the tree', () => {
+  test('a bootstrap key reads and revokes every key; the keys it makes are top-level', async (t) => {
+    const bootstrap = bearer('bootstrap-key-for-tests-0003');
+    const { app, auth } = await buildTestApp(t, { env: { PETSTORE_API_KEYS: 'bootstrap-key-for-tests-0003' } });
+    const made = await makeKey(app, bootstrap, { name: 'made by bootstrap', scopes: ['pets:read'] });
+    assert.equal(made.parentId, null);
+    const ownerId = (await listed(app, auth))[0];
+    assert.deepEqual(await listed(app, bootstrap), [ownerId, made.id]);
+    assert.equal(await status(app, 'DELETE', `/v1/keys/${ownerId}`, bootstrap), 204);
+    assert.equal(await status(app, 'GET', '/v1/pets', auth), 401);
+  });
+});
