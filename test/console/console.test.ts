@@ -104,7 +104,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         engine,
         env: {
           WEBHOOK_ALLOW_HTTP: 'true',
-          WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+          WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*',
           WEBHOOK_RETRY_SCHEDULE_MS: '0,3600000',
           WEBHOOK_TIMEOUT_MS: '2000',
           RATE_LIMIT_PER_MINUTE: '0',
