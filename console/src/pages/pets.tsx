@@ -1,8 +1,9 @@
 // Pets: a paged table with filters, add / edit / withdraw, field-level errors and the 412 flow.
 //
-// Search (q), tag filter, sorting, price, tags, description and photos come with the catalogue and
-// photos work (issue 23): the query below and PetForm's fields are where they go.
-import { type Category, type Pet, type PetStatus, PetstoreError } from '@petstore/client';
+// Search (q), tag filter, sorting, price, tags and description come with the catalogue work (issue
+// 23): the query below and PetForm's fields are where they go. Photos (issue 23 item 5): PetPhotos,
+// in the edit form.
+import { type Category, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
 import { useState } from 'preact/hooks';
 import { describeError } from '../session.ts';
 import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
@@ -175,6 +176,12 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   }, [id]);
 
   const body = () => ({ name: draft.name, categoryId: Number(draft.categoryId), status: draft.status });
+  // A photo added or removed changes the pet's ETag: take the new one, keeping the person's draft.
+  const photosChanged = async () => {
+    if (id === null) return;
+    const { data, etag } = await client.pets.get.withResponse(id);
+    setLoaded({ pet: data, etag });
+  };
   const save = async (ifMatch?: string) => {
     setSaving(true);
     setProblem(NO_PROBLEM);
@@ -268,6 +275,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
           </select>
         )}
       </Field>
+      {id !== null && <PetPhotos petId={id} onChanged={photosChanged} />}
       {problem.general && <Alert>{problem.general}</Alert>}
       <div class="buttons">
         <button type="submit" class="primary" disabled={saving || conflict !== undefined}>
@@ -283,4 +291,63 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
 
 function label(k: keyof Draft, value: string, categories: readonly Category[]): string {
   return k === 'categoryId' ? (categories.find((c) => String(c.id) === value)?.name ?? `#${value}`) : value;
+}
+
+/**
+ * The pet's photos, in the edit form: their thumbnails, one added from a file (uploaded at once:
+ * the service checks and converts it) and one removed. The images are served by this origin.
+ */
+function PetPhotos({ petId, onChanged }: { petId: number; onChanged: () => Promise<void> }) {
+  const { session } = useSession();
+  const { client } = session;
+  const photos = useLoad(() => client.pets.listPhotos(petId), [petId]);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string>();
+  const change = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await work();
+      photos.reload();
+      await onChanged();
+    } catch (err) {
+      setFailure(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const list: readonly Photo[] = photos.data ?? [];
+  return (
+    <fieldset class="photos">
+      <legend>Photos</legend>
+      {photos.error && <Alert>{photos.error}</Alert>}
+      {list.length === 0 && !photos.loading && <p>No photos yet.</p>}
+      <ul class="photo-list">
+        {list.map((p) => (
+          <li key={p.id} class="photo-item">
+            <a href={p.url} target="_blank" rel="noopener">
+              <img class="photo-thumb" src={p.thumbnailUrl} alt={`#${p.id}, ${p.width} × ${p.height}`} loading="lazy" />
+            </a>
+            <button type="button" class="danger" disabled={busy} onClick={() => void change(() => client.pets.deletePhoto(petId, p.id))}>
+              Remove photo {p.id}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <label>
+        Add a photo (JPEG, PNG or WebP){' '}
+        <input
+          type="file"
+          accept="image/jpeg,image/png,image/webp"
+          disabled={busy || list.length >= 10}
+          onChange={(e) => {
+            const input = e.currentTarget;
+            const file = input.files?.[0];
+            if (file) void change(() => client.pets.addPhoto(petId, file)).then(() => (input.value = ''));
+          }}
+        />
+      </label>
+      {failure && <Alert>{failure}</Alert>}
+    </fieldset>
+  );
 }
