@@ -13,6 +13,7 @@ import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
+import { solid } from '../helpers/images.ts';
 import { ROOT } from '../helpers/process.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
@@ -210,6 +211,36 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         assert.equal(stored?.name, 'Bilbo Baggins');
         assert.equal(stored?.status, 'available', 'the overwrite sends the whole edit');
         await b.getByRole('cell', { name: 'Bilbo Baggins', exact: true }).waitFor({ timeout: LIVE_MS });
+      });
+
+      await t.test('a photo added from a file shows as its thumbnail; the edit still saves; removed, it is gone', async () => {
+        await a
+          .getByRole('row', { name: /Bilbo Baggins/ })
+          .getByRole('button', { name: 'Edit' })
+          .click();
+        await petForm(a).getByText('No photos yet.').waitFor();
+        const png = await solid('png', { width: 64, height: 48, colour: 200 });
+        await petForm(a)
+          .getByLabel(/Add a photo/)
+          .setInputFiles({ name: 'bilbo.png', mimeType: 'image/png', buffer: png });
+        const thumb = petForm(a).getByRole('img', { name: /^#\d+, 64 × 48$/ });
+        await thumb.waitFor();
+        await a.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0, await thumb.elementHandle());
+        assert.equal((await storage.pets.get(petId))?.photoUrls?.length, 1);
+        await assertAccessible(a, 'the pet form with a photo', engine);
+        // The upload changed the pet's ETag; the form took the new one, so saving is no 412.
+        await petForm(a).getByRole('button', { name: 'Save' }).click();
+        await petForm(a).waitFor({ state: 'detached' });
+        await a
+          .getByRole('row', { name: /Bilbo Baggins/ })
+          .getByRole('button', { name: 'Edit' })
+          .click();
+        await petForm(a)
+          .getByRole('button', { name: /^Remove photo/ })
+          .click();
+        await petForm(a).getByText('No photos yet.').waitFor();
+        assert.equal((await storage.pets.get(petId))?.photoUrls, undefined);
+        await petForm(a).getByRole('button', { name: 'Cancel' }).click();
       });
 
       await t.test('an order is placed, approved and delivered; the other browser sees the inventory change without reloading', async () => {

@@ -1,8 +1,8 @@
 // Pets: a paged table with search, filters (status, category, tag) and sorting; add / edit / withdraw
 // with price, tags and description, field-level errors and the 412 flow.
 //
-// Photos come with the photos work (issue 23, item 5): PetForm's fields are where they go.
-import { type Category, type Pet, type PetStatus, PetstoreError } from '@petstore/client';
+// Photos (issue 23 item 5): PetPhotos, in the edit form.
+import { type Category, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
@@ -261,6 +261,12 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
 
   // The price is in the store's currency: the pet's own when it has one, else read as cents-like (2 digits).
   const currency = loaded?.pet.price?.currency;
+  // A photo added or removed changes the pet's ETag: take the new one, keeping the person's draft.
+  const photosChanged = async () => {
+    if (id === null) return;
+    const { data, etag } = await client.pets.get.withResponse(id);
+    setLoaded({ pet: data, etag });
+  };
   const save = async (ifMatch?: string) => {
     setProblem(NO_PROBLEM);
     const amount = draft.price.trim() === '' ? null : parseAmount(draft.price, currency);
@@ -384,6 +390,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
           <textarea {...a11y} value={draft.description} onInput={(e) => setDraft({ ...draft, description: e.currentTarget.value })} rows={3} maxLength={2000} />
         )}
       </Field>
+      {id !== null && <PetPhotos petId={id} onChanged={photosChanged} />}
       {problem.general && <Alert>{problem.general}</Alert>}
       <div class="buttons">
         <button type="submit" class="primary" disabled={saving || conflict !== undefined}>
@@ -399,4 +406,63 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
 
 function label(k: keyof Draft, value: string, categories: readonly Category[]): string {
   return k === 'categoryId' ? (categories.find((c) => String(c.id) === value)?.name ?? `#${value}`) : value;
+}
+
+/**
+ * The pet's photos, in the edit form: their thumbnails, one added from a file (uploaded at once:
+ * the service checks and converts it) and one removed. The images are served by this origin.
+ */
+function PetPhotos({ petId, onChanged }: { petId: number; onChanged: () => Promise<void> }) {
+  const { session } = useSession();
+  const { client } = session;
+  const photos = useLoad(() => client.pets.listPhotos(petId), [petId]);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string>();
+  const change = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await work();
+      photos.reload();
+      await onChanged();
+    } catch (err) {
+      setFailure(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const list: readonly Photo[] = photos.data ?? [];
+  return (
+    <fieldset class="photos">
+      <legend>Photos</legend>
+      {photos.error && <Alert>{photos.error}</Alert>}
+      {list.length === 0 && !photos.loading && <p>No photos yet.</p>}
+      <ul class="photo-list">
+        {list.map((p) => (
+          <li key={p.id} class="photo-item">
+            <a href={p.url} target="_blank" rel="noopener">
+              <img class="photo-thumb" src={p.thumbnailUrl} alt={`#${p.id}, ${p.width} × ${p.height}`} loading="lazy" />
+            </a>
+            <button type="button" class="danger" disabled={busy} onClick={() => void change(() => client.pets.deletePhoto(petId, p.id))}>
+              Remove photo {p.id}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <label>
+        Add a photo (JPEG, PNG or WebP){' '}
+        <input
+          type="file"
+          accept="image/jpeg,image/png,image/webp"
+          disabled={busy || list.length >= 10}
+          onChange={(e) => {
+            const input = e.currentTarget;
+            const file = input.files?.[0];
+            if (file) void change(() => client.pets.addPhoto(petId, file)).then(() => (input.value = ''));
+          }}
+        />
+      </label>
+      {failure && <Alert>{failure}</Alert>}
+    </fieldset>
+  );
 }
