@@ -1,12 +1,17 @@
 // The practical ceiling: a bare node:http server answering the benchmarked routes with the same
 // status codes and (for the seeded store) the same JSON bytes as the service, from memory, with a
 // trivial bearer check. No framework, no validation library, no database.
-//   node bench/baseline.ts --port P --key K --size N
+// A photo's thumbnail it serves as a static-file server does: the file read from disk each time.
+//   node bench/baseline.ts --port P --key K --size N --thumbnail FILE
+import { createReadStream, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fixturePage, fixturePet, type FixturePet } from './fixture.ts';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' }, thumbnail: { type: 'string' } },
+});
 const port = Number(values.port);
 const expectedAuth = `Bearer ${values.key}`;
 const size = Number(values.size);
@@ -66,9 +71,27 @@ function create(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+// The thumbnail file is named <hash>-thumb.webp (bench/seed.ts); served at the service's URL for it.
+const thumbnail = values.thumbnail;
+const thumbnailUrl = thumbnail === undefined ? undefined : `/v1/photos/${basename(thumbnail).replace(/-thumb\.webp$/, '')}/thumb`;
+
+/** What serve-static and nginx do per request: stat the file (for its length and validator), stream it. */
+function serveFile(req: IncomingMessage, res: ServerResponse, path: string): void {
+  const stat = statSync(path);
+  const etag = `"${stat.size.toString(16)}-${stat.mtimeMs.toString(16)}"`;
+  const headers = ['content-type', 'image/webp', 'cache-control', 'public, max-age=31536000, immutable', 'etag', etag];
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    return void res.end();
+  }
+  res.writeHead(200, [...headers, 'content-length', stat.size]);
+  createReadStream(path).pipe(res);
+}
+
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
   if (url === '/healthz') return send(res, 200, '{"status":"ok"}');
+  if (url === thumbnailUrl && req.method === 'GET') return serveFile(req, res, thumbnail!);
   if (req.headers.authorization !== expectedAuth) return send(res, 401, UNAUTHORIZED, CHALLENGE);
   if (url === '/v1/pets' || url.startsWith('/v1/pets?')) {
     if (req.method === 'POST') return create(req, res);

@@ -3,12 +3,16 @@
 // serialization, an onRequest key check, pets from memory — without anything the service adds
 // (database, request ids, telemetry, deprecation headers, rate limits, logging). The issue's
 // "Fastify, in-memory Map" column. Run as a target with `npm run bench -- --floor`.
-//   node bench/fastify-floor.ts --port P --key K --size N
+//   node bench/fastify-floor.ts --port P --key K --size N --thumbnail FILE
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import Fastify from 'fastify';
 import { parseArgs } from 'node:util';
 import { STATUSES, fixturePage, fixturePet, type FixturePet } from './fixture.ts';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, key: { type: 'string' }, size: { type: 'string' }, thumbnail: { type: 'string' } },
+});
 const size = Number(values.size);
 const expectedAuth = `Bearer ${values.key}`;
 
@@ -31,7 +35,7 @@ const Pet = {
 
 const app = Fastify({ logger: false, keepAliveTimeout: 60_000 });
 app.addHook('onRequest', (request, reply, done) => {
-  if (request.url.startsWith('/v1/') && request.headers.authorization !== expectedAuth) {
+  if (request.url.startsWith('/v1/') && !request.url.startsWith('/v1/photos/') && request.headers.authorization !== expectedAuth) {
     reply.code(401).header('www-authenticate', 'Bearer realm="petstore"').type(JSON_TYPE).send(UNAUTHORIZED);
     return;
   }
@@ -104,6 +108,17 @@ app.get<{ Params: { petId: number } }>(
     return pet ?? reply.code(404).type(JSON_TYPE).send(NOT_FOUND);
   },
 );
+
+// The thumbnail (public): the file read each time, as a static-file plugin would.
+const thumbnail = values.thumbnail;
+if (thumbnail !== undefined) {
+  app.get(`/v1/photos/${basename(thumbnail).replace(/-thumb\.webp$/, '')}/thumb`, async (_request, reply) =>
+    reply
+      .type('image/webp')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .send(await readFile(thumbnail)),
+  );
+}
 
 app.get('/healthz', async () => ({ status: 'ok' }));
 await app.listen({ port: Number(values.port), host: '127.0.0.1' });

@@ -174,7 +174,7 @@ async function main(): Promise<void> {
 
     let t = performance.now();
     // One key per scenario for its warm-up and one per scenario and round (see authFor below).
-    const seeded = await seed(db, size, opts.scenarios.length * (opts.rounds + 1));
+    const seeded = await seed(db, size, opts.scenarios.length * (opts.rounds + 1), dir);
     log(`bench: seeded ${size.toLocaleString('en')} pets (${opts.engine}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const serviceEnv = (port: number, limits: boolean) => ({
@@ -202,7 +202,14 @@ async function main(): Promise<void> {
     // The reference servers (bare node:http; plain Fastify with --floor) answer from memory.
     const startReference = async (name: string, script: string) => {
       const port = await freePort();
-      const argv = [process.execPath, join(ROOT, script), `--port=${port}`, `--key=${seeded.key}`, `--size=${size}`];
+      const argv = [
+        process.execPath,
+        join(ROOT, script),
+        `--port=${port}`,
+        `--key=${seeded.key}`,
+        `--size=${size}`,
+        `--thumbnail=${seeded.photo.thumbnailFile}`,
+      ];
       const server = await startServer(name, pinned(SERVER_CPU, argv), { PATH: process.env.PATH }, port);
       cleanups.push(() => server.stop());
       return checkedPid(server);
@@ -297,16 +304,21 @@ async function main(): Promise<void> {
   }
 }
 
-/** One request checked exactly (status, JSON body) before any load: wrong answers are not throughput. */
+/** One request checked exactly (status, JSON body — or an image's bytes) before any load: wrong answers are not throughput. */
 async function preflight(server: Server, s: Scenario, auth: string): Promise<void> {
   const res = await fetch(`http://127.0.0.1:${server.port}${s.path}`, {
     method: s.method,
     headers: { ...(s.authorized ? { authorization: auth } : {}), ...(s.body ? { 'content-type': 'application/json' } : {}) },
     body: s.body,
   });
-  const text = await res.text();
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const text = bytes.toString('utf8');
   if (res.status !== s.expect) throw new Error(`${server.name} answered ${s.method} ${s.path} with ${res.status}, expected ${s.expect}: ${text.slice(0, 300)}`);
-  JSON.parse(text);
+  const type = res.headers.get('content-type') ?? '';
+  if (type.startsWith('image/')) {
+    if (type !== 'image/webp' || bytes.subarray(8, 12).toString('latin1') !== 'WEBP')
+      throw new Error(`${server.name} answered ${s.path} with ${type}, not a WebP image`);
+  } else JSON.parse(text);
 }
 
 /**

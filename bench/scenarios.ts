@@ -12,7 +12,7 @@ export interface Scenario {
   readonly expect: number;
 }
 
-export const SCENARIO_NAMES = ['list20', 'list100', 'get', 'unauth', 'create', 'deep', 'search', 'searchwide', 'sortname'] as const;
+export const SCENARIO_NAMES = ['list20', 'list100', 'get', 'unauth', 'create', 'deep', 'search', 'searchwide', 'sortname', 'thumb'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export function scenarios(size: number, seeded: Seeded): Record<ScenarioName, Scenario> {
@@ -64,6 +64,15 @@ export function scenarios(size: number, seeded: Seeded): Record<ScenarioName, Sc
       method: 'GET',
       path: `/v1/pets?limit=20&cursor=${seeded.deepCursor}`,
       authorized: true,
+      expect: 200,
+    },
+    // Public, as a browser asks for it (no key); the baseline serves the same bytes as a static file.
+    thumb: {
+      name: 'thumb',
+      title: 'GET /v1/photos/{hash}/thumb (public)',
+      method: 'GET',
+      path: `/v1/photos/${seeded.photo.hash}/thumb`,
+      authorized: false,
       expect: 200,
     },
   };

@@ -35,6 +35,9 @@ import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
 import { NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
 import { indexUnindexedPets, PetService } from './pets/pet.service.ts';
+import { photoRoutes } from './photos/photo.routes.ts';
+import { Photo, Photos } from './photos/photo.schemas.ts';
+import { PhotoService } from './photos/photo.service.ts';
 import type { Storage } from './storage/storage.ts';
 import { inventoryRoutes } from './store/inventory.routes.ts';
 import { Inventory } from './store/inventory.schemas.ts';
@@ -76,6 +79,8 @@ export const SHARED_SCHEMAS = [
   PetPatch,
   Pet,
   Pets,
+  Photo,
+  Photos,
   Category,
   Categories,
   NewCategory,
@@ -187,6 +192,11 @@ export async function buildApp({
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   const api = async (v1: FastifyInstance) => {
     await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, config.storeCurrency), base });
+    await v1.register(photoRoutes, {
+      photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }),
+      maxBytes: config.photoMaxBytes,
+      maxPixels: config.photoMaxPixels,
+    });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });

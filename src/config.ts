@@ -318,6 +318,10 @@ const SETTINGS = {
   logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   production: (env: Env) => value(env, 'NODE_ENV') === 'production',
   bodyLimitBytes: integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 100 * 1024 * 1024),
+  /** The largest photo upload, in bytes (docs/api.md, "Photos"). */
+  photoMaxBytes: integer('PHOTO_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** The most pixels a photo upload may decode to, every frame counted: the decompression-bomb limit. */
+  photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
   /** Separate port for /metrics, /healthz, /readyz; undefined → served on the main port. */
   metricsPort: optionalInteger('METRICS_PORT', 0, 65535),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -1,13 +1,6 @@
 // Process entry: configuration → storage → app → listen; graceful close on SIGTERM/SIGINT.
 // The only module that reads process.env, listens or exits.
-import { buildApp, buildOpsApp, FRONT_DOOR_PATH } from './app.ts';
-import { Metrics } from './http/ops/metrics.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { loggerOptions } from './logger.ts';
-import { createApiKey } from './keys/key.service.ts';
-import { firstRunKeyFile, revealFirstRunKey } from './first-run-key.ts';
-import { SCOPES } from './keys/key.types.ts';
-import { openStorage } from './storage/open.ts';
 import type { Storage } from './storage/storage.ts';
 
 async function main(): Promise<void> {
@@ -21,6 +14,26 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+
+  // The rest is imported once the configuration is known good: loading the app (Fastify, the
+  // routes, their schemas) costs about a second of CPU, which a refused configuration need not pay.
+  const [
+    { buildApp, buildOpsApp, FRONT_DOOR_PATH },
+    { Metrics },
+    { loggerOptions },
+    { createApiKey },
+    { firstRunKeyFile, revealFirstRunKey },
+    { SCOPES },
+    { openStorage },
+  ] = await Promise.all([
+    import('./app.ts'),
+    import('./http/ops/metrics.ts'),
+    import('./logger.ts'),
+    import('./keys/key.service.ts'),
+    import('./first-run-key.ts'),
+    import('./keys/key.types.ts'),
+    import('./storage/open.ts'),
+  ]);
 
   let storage: Storage;
   try {
@@ -89,9 +102,10 @@ async function main(): Promise<void> {
       ? new URL(config.publicBaseUrl).origin
       : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     const banner = `Pet Store ready: open ${origin}${FRONT_DOOR_PATH} (the API is under ${origin}/v1)`;
-    // A person starting it locally reads the terminal; in production the logs are JSON lines only.
+    // A person starting it locally reads the terminal (stderr: stdout carries JSON log lines only,
+    // for the collectors that read it); in production the banner is a log line like any other.
     if (config.production) app.log.info({ url: `${origin}${FRONT_DOOR_PATH}` }, banner);
-    else process.stdout.write(`${banner}\n`);
+    else process.stderr.write(`${banner}\n`);
   } catch (err) {
     process.stderr.write(`petstore: cannot listen on ${config.host}:${config.port}${ops ? ` or ${config.metricsPort}` : ''}: ${(err as Error).message}\n`);
     await storage.close();

@@ -5,12 +5,18 @@ import { CONDITION_PATTERN } from './preconditions.ts';
 /**
  * Free text a client names things with — every name, description and other text field uses this
  * one rule: not blank, and no U+0000 anywhere (PostgreSQL text cannot hold it, so both engines
- * refuse it alike, with a 400). Blank is made only of white space (`\s`) and default-ignorable
- * code points (zero-width space and joiners, direction marks, variation selectors, soft hyphen,
- * U+FEFF…: `\p{Default_Ignorable_Code_Point}`), which display as nothing. Validators read the
- * pattern as ECMA-262 with the `u` flag, as JSON Schema 2020-12 prescribes (ajv does by default).
+ * refuse it alike, with a 400). Blank is made only of white space (`\s`) and the default-ignorable
+ * code points of the Basic Multilingual Plane (Unicode's Default_Ignorable_Code_Point: soft
+ * hyphen, zero-width space and joiners, direction marks and isolates, word joiner, invisible
+ * operators, variation selectors, U+FEFF, Hangul fillers…), which display as nothing. They are
+ * listed as `\u` escapes, not as `\p{Default_Ignorable_Code_Point}`: a validator that reads the
+ * pattern without ECMA-262's `u` flag (Spectral, many generated clients) or a regex engine without
+ * `\p{…}` (Python's `re`) would read `\p{…}` as the letters p, D, e, f… and refuse ordinary names.
+ * The ignorables above U+FFFF (tag characters, supplementary variation selectors) need the `u`
+ * flag to name and are not counted as blank (docs/api.md).
  */
-export const TEXT_PATTERN = '^[^\\u0000]*[^\\s\\p{Default_Ignorable_Code_Point}\\u0000][^\\u0000]*$';
+export const TEXT_PATTERN =
+  '^[^\\u0000]*[^\\s\\u0000\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8][^\\u0000]*$';
 
 // int64 identifiers, kept inside the range a JSON number carries exactly (2^53 - 1).
 export const Id = (description: string) => Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });

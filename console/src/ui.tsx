@@ -80,7 +80,7 @@ export const NO_PROBLEM: Problem = { fields: {}, general: undefined };
 
 export function problemOf(err: unknown): Problem {
   if (err instanceof PetstoreError) {
-    const named = /body field "([^"/]+)/.exec(err.message)?.[1] ?? FIELD_OF_CODE[err.code];
+    const named = /body field "([^"/.]+)/.exec(err.message)?.[1] ?? FIELD_OF_CODE[err.code];
     if (named !== undefined) return { fields: { [named]: err.message }, general: undefined };
   }
   return { fields: {}, general: describeError(err) };

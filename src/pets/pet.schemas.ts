@@ -98,6 +98,15 @@ export const Pet = Type.Object(
     description: Type.Optional(description),
     tags,
     price: Type.Optional(priceRef('The price; absent when the animal has none')),
+    photoUrls: Type.Optional(
+      Type.Array(Type.String({ format: 'uri-reference' }), {
+        minItems: 1,
+        maxItems: 10,
+        description:
+          "The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`",
+        examples: [['/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08']],
+      }),
+    ),
     createdAt: Timestamp('When the animal was added (read-only)'),
     updatedAt: Timestamp('When the animal last changed: its fields, or its status through an order (read-only)'),
   },

@@ -5,6 +5,7 @@ import type { Category } from '../categories/category.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { IdempotencyRecord, LeasedAttempt, WebhookState } from './storage.ts';
@@ -20,15 +21,17 @@ export interface PetRow {
   price_currency: string | null;
   created_at: string;
   updated_at: string;
+  photos: string | null; // hashes, space-separated, oldest first (migration 10)
 }
-export const PET_COLUMNS = 'id, name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at';
+export const PET_COLUMNS = 'id, name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, photos';
 /** PET_COLUMNS as the values of a row, in that order (SQLite reads hot rows as arrays). */
-export type PetTuple = [number, string, number, PetStatus, string | null, string, number | null, string | null, string, string];
+export type PetTuple = [number, string, number, PetStatus, string | null, string, number | null, string | null, string, string, string | null];
 export const toPet = (r: PetRow): Pet =>
-  pet(r.id, r.name, r.category_id, r.status, r.description, r.tags, r.price_amount, r.price_currency, r.created_at, r.updated_at);
+  pet(r.id, r.name, r.category_id, r.status, r.description, r.tags, r.price_amount, r.price_currency, r.created_at, r.updated_at, r.photos);
 export const tupleToPet = (r: PetTuple): Pet => pet(...r);
 // Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
-function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt]: PetTuple): Pet {
+// A pet with photos has photoUrls; one without has none (the field is left out, as before photos existed).
+function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt, photos]: PetTuple): Pet {
   return {
     id,
     name,
@@ -37,10 +40,35 @@ function pet(...[id, name, categoryId, status, description, tags, amount, curren
     ...(description === null ? {} : { description }),
     tags: JSON.parse(tags) as string[],
     ...(amount === null || currency === null ? {} : { price: { amount, currency } }),
+    ...(photos === null ? {} : { photoUrls: photos.split(' ').map(photoPath) }),
     createdAt,
     updatedAt,
   };
 }
+
+export interface PhotoRow {
+  id: number;
+  pet_id: number;
+  hash: string;
+  media_type: PhotoMediaType;
+  width: number;
+  height: number;
+  size: number;
+  created_at: string;
+}
+export const PHOTO_COLUMNS = 'ph.id, ph.pet_id, ph.hash, b.media_type, b.width, b.height, b.size, ph.created_at';
+export const toPhoto = (r: PhotoRow): Photo => ({
+  id: r.id,
+  petId: r.pet_id,
+  hash: r.hash,
+  url: photoPath(r.hash),
+  thumbnailUrl: `${photoPath(r.hash)}/thumb`,
+  mediaType: r.media_type,
+  width: r.width,
+  height: r.height,
+  bytes: r.size,
+  createdAt: r.created_at,
+});
 
 export interface OrderRow {
   id: number;

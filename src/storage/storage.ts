@@ -10,6 +10,7 @@ import type { Event, EventType } from '../events/event.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus, Price } from '../pets/pet.schemas.ts';
+import type { Photo, PhotoBlob, PhotoVariant, ProcessedPhoto } from '../photos/photo.schemas.ts';
 import type { Condition } from '../preconditions.ts';
 import type { Inventory } from '../store/inventory.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
@@ -110,6 +111,18 @@ export interface PetRepository {
   inventory(): Promise<Inventory>;
   /** Pets whose index was never written (rows of the release before migration 9), lowest ids first. */
   unindexed(limit: number): Promise<Pet[]>;
+}
+
+/**
+ * Photos, read side. The bytes sit behind this interface and PhotoTx only (docs/operations.md,
+ * "Photos"): in the database by default; an object store would implement `blob`, `retain` and
+ * `release` the same way (put by hash, delete after the last release commits).
+ */
+export interface PhotoRepository {
+  /** The live pet's photos, oldest first; undefined when the pet is not live. */
+  list(petId: number): Promise<Photo[] | undefined>;
+  /** The stored bytes of a display image or its thumbnail, by the display image's hash. */
+  blob(hash: string, variant: PhotoVariant): Promise<PhotoBlob | undefined>;
 }
 
 /** Categories. A deleted category keeps its row (withdrawn pets name it) and frees its name. */
@@ -248,6 +261,24 @@ export interface PetTx {
   withdraw(pet: Pet, at: Date): Promise<void>;
   /** Whether a live pet belongs to the category. */
   anyIn(categoryId: number): Promise<boolean>;
+}
+
+export interface PhotoTx {
+  /** The photos of a pet this transaction locked, oldest first. */
+  list(petId: number): Promise<Photo[]>;
+  /**
+   * One more reference to the photo's bytes, storing them if no photo holds them yet; locks the
+   * blob's row (PostgreSQL: an upsert), so it queues behind a release of the same image.
+   */
+  retain(photo: ProcessedPhoto, at: Date): Promise<void>;
+  /** One reference less; the bytes are deleted with the last one. */
+  release(hash: string): Promise<void>;
+  /** Adds a photo (its bytes retained) to a pet this transaction locked. */
+  attach(petId: number, hash: string, at: Date): Promise<Photo>;
+  /** Removes the pet's photo; undefined (nothing removed) when the pet has no photo with this id. */
+  detach(petId: number, photoId: number): Promise<Photo | undefined>;
+  /** Writes the pet's photo list (display hashes, oldest first) on a pet this transaction locked; returns the pet. */
+  setPetPhotos(petId: number, hashes: readonly string[], at: Date): Promise<Pet>;
 }
 
 export interface CategoryTx {
@@ -447,6 +478,7 @@ export interface Transaction {
   readonly events: EventTx;
   readonly webhooks: WebhookTx;
   readonly deliveries: DeliveryTx;
+  readonly photos: PhotoTx;
 }
 
 /**
@@ -469,6 +501,7 @@ export interface Storage {
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
   readonly webhooks: WebhookRepository;
+  readonly photos: PhotoRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

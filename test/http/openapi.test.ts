@@ -149,9 +149,16 @@ const SCOPE_OF: Record<string, string> = {
   getKey: 'keys:admin',
   revokeKey: 'keys:admin',
   listEvents: 'events:read',
+  addPetPhoto: 'pets:write',
+  listPetPhotos: 'pets:read',
+  deletePetPhoto: 'pets:write',
   ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
 };
-const ALL_OPERATIONS = Object.keys(SCOPE_OF);
+/** The photos themselves: served without a key (docs/api.md, "Photos"). */
+const PUBLIC_OPERATIONS = ['getPhoto', 'getPhotoThumbnail'];
+const ALL_OPERATIONS = [...Object.keys(SCOPE_OF), ...PUBLIC_OPERATIONS];
+/** The operations that take a key: what the rules of authentication apply to. */
+const keyed = <T extends { op: Json }>(ops: T[]): T[] => ops.filter(({ op }) => !PUBLIC_OPERATIONS.includes(op.operationId));
 
 describe('committed openapi.json', () => {
   test('is exactly the document the code generates (run `npm run openapi` after changing a schema)', async () => {
@@ -295,7 +302,11 @@ describe('the OpenAPI document', () => {
       assert.deepEqual(op['x-required-scopes'], [scope], id);
       assert.match(op.description, new RegExp(`Requires scope \`${scope}\``), id);
     }
-    for (const { method, path, op } of operations(doc)) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
+    for (const { method, path, op } of keyed(operations(doc))) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
+    for (const id of PUBLIC_OPERATIONS) {
+      assert.deepEqual(byId(doc, id).security, [], `${id} is public`);
+      assert.equal(byId(doc, id).responses['401'], undefined, `${id} refuses no key`);
+    }
   });
 
   test('groups the tags Pets, Store, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
@@ -338,9 +349,10 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('every operation documents 401, 403, 500 and 503', () => {
+  test('every operation documents 401, 403, 500 and 503 (the public ones 500 and 503)', () => {
     for (const { method, path, op } of operations(doc)) {
-      for (const status of ['401', '403', '503']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+      const statuses = PUBLIC_OPERATIONS.includes(op.operationId) ? ['503'] : ['401', '403', '503'];
+      for (const status of statuses) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
       assert.deepEqual(op.responses.default, { $ref: '#/components/responses/ExchangeError' }, `${method} ${path} default`);
     }
   });
@@ -426,7 +438,7 @@ describe('the OpenAPI document', () => {
     }
     assert.equal(schemaOf(doc, getPet.responses['200'].headers.Sunset).schema.examples[0], 'Thu, 05 Dec 2030 00:00:00 GMT');
     assert.equal(schemaOf(doc, getPet.responses['200'].headers.Deprecation).schema.examples[0], '@1767225600', '2026-01-01, the date docs/api.md gives');
-    for (const { method, path, op } of operations(doc)) {
+    for (const { method, path, op } of keyed(operations(doc))) {
       assert.ok(headerNames(op, '401').includes('WWW-Authenticate'), `${method} ${path} 401 WWW-Authenticate`);
       if (op.operationId !== 'getPet') assert.equal(op.responses['200']?.headers?.Deprecation, undefined);
     }
@@ -462,8 +474,17 @@ describe('the OpenAPI document', () => {
       getKey: [undefined, 'ApiKey'],
       revokeKey: [undefined, undefined],
       deleteWebhook: [undefined, undefined],
+      listPetPhotos: [undefined, 'Photos'],
+      deletePetPhoto: [undefined, undefined],
     };
-    assert.deepEqual(Object.keys(expected).sort(), [...ALL_OPERATIONS].sort());
+    // The operations whose bytes are an image: the upload's body, the photos served.
+    const binary = ['addPetPhoto', ...PUBLIC_OPERATIONS];
+    assert.deepEqual(Object.keys(expected).sort(), ALL_OPERATIONS.filter((id) => !binary.includes(id)).sort());
+    const upload = byId(doc, 'addPetPhoto');
+    assert.deepEqual(Object.keys(upload.requestBody.content), ['image/jpeg', 'image/png', 'image/webp']);
+    for (const status of ['200', '201']) assert.equal(media(upload.responses[status])[0].schema.$ref, '#/components/schemas/Photo');
+    assert.deepEqual(Object.keys(byId(doc, 'getPhoto').responses['200'].content), ['image/jpeg', 'image/png', 'image/webp']);
+    assert.deepEqual(Object.keys(byId(doc, 'getPhotoThumbnail').responses['200'].content), ['image/webp']);
     for (const [id, [body, success]] of Object.entries(expected)) {
       const op = byId(doc, id);
       for (const m of media(op.requestBody)) assert.equal(m.schema.$ref, body && `#/components/schemas/${body}`, `${id} request body`);
@@ -509,8 +530,14 @@ describe('the OpenAPI document', () => {
       assert.equal(op.responses['304'].content, undefined, `${id} 304 has no body`);
     }
     for (const h of ['Deprecation', 'ETag', 'Link', 'Sunset']) assert.ok(headerNames(byId(doc, 'getPet'), '304').includes(h), `getPet 304 ${h}`);
+    // A photo's tag is its hash, on its 200 and 304 (and the 304 has no body).
+    for (const id of PUBLIC_OPERATIONS) {
+      for (const status of ['200', '304']) assert.ok(headerNames(byId(doc, id), status).includes('ETag'), `${id} ${status} ETag`);
+      assert.ok(parameter(byId(doc, id), 'if-none-match'), `${id} takes If-None-Match`);
+      assert.equal(byId(doc, id).responses['304'].content, undefined);
+    }
     for (const { op } of operations(doc)) {
-      if (!['createPet', 'getPet', 'updatePet', 'placeOrder', 'getOrder', 'updateOrder'].includes(op.operationId)) {
+      if (!['createPet', 'getPet', 'updatePet', 'placeOrder', 'getOrder', 'updateOrder', ...PUBLIC_OPERATIONS].includes(op.operationId)) {
         for (const status of Object.keys(op.responses)) assert.ok(!headerNames(op, status).includes('ETag'), `${op.operationId} ${status} has no ETag`);
       }
     }
@@ -524,11 +551,13 @@ describe('the OpenAPI document', () => {
       if (schema.type === 'object') assert.ok(schema.examples?.length > 0, `components.schemas.${name} has examples`);
     }
     for (const { method, path, op } of operations(doc)) {
+      // JSON bodies; an image's bytes have no example to give.
+      const json = (container: Json | undefined) => (container?.content?.['application/json'] ? [container.content['application/json']] : []);
       const bodies = [
-        ...media(op.requestBody),
+        ...json(op.requestBody),
         ...Object.entries(op.responses as Json)
           .filter(([s]) => s.startsWith('2'))
-          .flatMap(([, r]) => media(r)),
+          .flatMap(([, r]) => json(r)),
       ];
       for (const m of bodies) {
         const schema = schemaOf(doc, m.schema);
@@ -562,7 +591,10 @@ describe('the OpenAPI document', () => {
   });
 
   test('RateLimit and RateLimit-Policy are documented headers, required on answers to a counted key, never on 401', () => {
-    for (const { method, path, op } of operations(doc)) {
+    for (const id of PUBLIC_OPERATIONS)
+      for (const response of Object.values(byId(doc, id).responses as Json))
+        assert.equal((response as Json).headers?.RateLimit, undefined, `${id}: no key counted`);
+    for (const { method, path, op } of keyed(operations(doc))) {
       const success = Object.keys(op.responses).find((s) => s.startsWith('2'))!;
       assert.deepEqual(
         required(op.responses[success]).filter((h) => h.startsWith('RateLimit')),
@@ -680,6 +712,12 @@ describe('the OpenAPI document', () => {
       ['getKey', 'GET', '/v1/keys/1', auth],
       ['revokeKey', 'DELETE', '/v1/keys/999', auth],
       ['revokeKey', 'DELETE', '/v1/keys/2', auth],
+      ['listPetPhotos', 'GET', `/v1/pets/${created.json().id}/photos`, auth],
+      ['listPetPhotos', 'GET', '/v1/pets/999/photos', auth],
+      ['deletePetPhoto', 'DELETE', `/v1/pets/${created.json().id}/photos/9`, auth],
+      ['getPhoto', 'GET', `/v1/photos/${'a'.repeat(64)}`, {}],
+      ['getPhoto', 'GET', '/v1/photos/nothex', {}],
+      ['getPhotoThumbnail', 'GET', `/v1/photos/${'a'.repeat(64)}/thumb`, {}],
     ];
     for (const [id, method, url, headers, payload] of requests) {
       const res = await service.inject({ method: method as 'GET', url, headers, payload });

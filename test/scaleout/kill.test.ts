@@ -90,7 +90,7 @@ async function killScenario(t: TestContext, engine: Engine): Promise<void> {
     PETSTORE_API_KEYS: KEY,
     RATE_LIMIT_PER_MINUTE: '0',
     WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_CONCURRENCY: String(CONCURRENCY),
   };

@@ -59,7 +59,7 @@ describe('the service started as `npm start` starts it', () => {
     const door = await fetch(`${svc.base}/`, { redirect: 'manual' });
     assert.equal(door.status, 302, 'GET / sends a person to the API reference');
     assert.equal(door.headers.get('location'), '/console/');
-    assert.match(svc.stdout(), /Pet Store ready: open http:\/\/127\.0\.0\.1:\d+\/console\//, 'the start-up banner names the console');
+    assert.match(svc.stderr(), /Pet Store ready: open http:\/\/127\.0\.0\.1:\d+\/console\//, 'the start-up banner names the console, on stderr');
 
     assert.equal(await svc.stop('SIGTERM'), 0);
 

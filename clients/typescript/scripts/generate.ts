@@ -24,14 +24,16 @@ interface Json {
 interface Route {
   readonly method: Uppercase<(typeof HTTP_METHODS)[number]>;
   readonly path: string;
-  /** Where the call's input object goes: a JSON body, the query string, or nowhere (no input). */
-  readonly input: 'body' | 'query' | null;
+  /** Where the call's input goes: a JSON body, a body of bytes (an image: no JSON media type), the query string, or nowhere (no input). */
+  readonly input: 'body' | 'binary' | 'query' | null;
   /** A listing paged with `cursor` and `Link: rel="next"`. */
   readonly paged: boolean;
   /** The request header parameters the operation documents (lower case): `idempotency-key`, `if-match`, `if-none-match`. */
   readonly headers: readonly string[];
   /** Every answer it succeeds with (2xx, and 304 to a conditional read) documents an `ETag`. */
   readonly etag: boolean;
+  /** Its 2xx answers are bytes of another media type (a photo), not JSON. */
+  readonly binary: boolean;
 }
 
 function resolve(doc: Json, node: Json): Json {
@@ -51,14 +53,16 @@ export function routesOf(doc: Json): Record<string, Route> {
       if (typeof op.operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => resolve(doc, p));
       const query = params.filter((p) => p.in === 'query').map((p) => p.name as string);
-      const input = op.requestBody !== undefined ? 'body' : query.length > 0 ? 'query' : null;
+      const json = (content: Json | undefined) => content?.['application/json'] !== undefined;
+      const input = op.requestBody !== undefined ? (json(op.requestBody.content) ? 'body' : 'binary') : query.length > 0 ? 'query' : null;
       if (input === 'body' && query.length > 0) throw new Error(`${op.operationId} takes both a body and query parameters; the client passes one input object`);
       const headers = params.filter((p) => p.in === 'header').map((p) => String(p.name).toLowerCase());
       const answers = Object.entries(op.responses as Json)
         .filter(([status]) => /^2\d\d$/.test(status) || status === '304')
         .map(([, response]) => resolve(doc, response as Json));
       const etag = answers.length > 0 && answers.every((r) => Object.keys(r.headers ?? {}).some((h) => h.toLowerCase() === 'etag'));
-      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), headers, etag };
+      const binary = answers.some((r) => r.content !== undefined && !json(r.content));
+      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), headers, etag, binary };
     }
   }
   return routes;
@@ -88,7 +92,8 @@ function exampleStatuses(doc: Json, response: Json): number[] {
 function routesSource(doc: Json): string {
   const q = JSON.stringify;
   const entries = Object.entries(routesOf(doc)).map(
-    ([id, r]) => `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, headers: ${q(r.headers)}, etag: ${r.etag} },`,
+    ([id, r]) =>
+      `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, headers: ${q(r.headers)}, etag: ${r.etag}, binary: ${r.binary} },`,
   );
   return (
     `${ROUTES_HEADER}export const ROUTES = {\n${entries.join('\n')}\n} as const;\n\n` +

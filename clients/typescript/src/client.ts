@@ -37,8 +37,34 @@ function split(route: Route, args: readonly unknown[]): { path: string; input: u
   return { path, input, options: args[i] as CallOptions | undefined };
 }
 
+const IMAGE_SIGNATURES: readonly [type: string, signature: readonly number[]][] = [
+  ['image/jpeg', [0xff, 0xd8, 0xff]],
+  ['image/png', [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
+];
+
+/** The media type of an image's bytes by their signature; `application/octet-stream` (which the service refuses) for anything else. */
+export function imageType(head: Uint8Array): string {
+  for (const [type, signature] of IMAGE_SIGNATURES) if (signature.every((b, i) => head[i] === b)) return type;
+  const ascii = (from: number, to: number) => String.fromCharCode(...head.subarray(from, to));
+  return head.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP' ? 'image/webp' : 'application/octet-stream';
+}
+
+/** The bytes of an ImageSource and their media type; a string is a file path, read with node:fs (Node only). */
+async function imageBytes(source: unknown): Promise<{ data: Blob | Uint8Array; type: string }> {
+  if (typeof source === 'string') {
+    // Named through a variable: the module is Node's, and neither the types nor a browser bundle should need it.
+    const fs = 'node:fs/promises';
+    const { readFile } = (await import(fs)) as { readFile(path: string): Promise<Uint8Array> };
+    source = await readFile(source);
+  }
+  if (source instanceof ArrayBuffer) source = new Uint8Array(source);
+  if (source instanceof Uint8Array) return { data: source, type: imageType(source) };
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return { data: source, type: imageType(new Uint8Array(await source.slice(0, 12).arrayBuffer())) };
+  throw new TypeError('Petstore: an image is a Uint8Array (a Buffer), an ArrayBuffer, a Blob or a file path');
+}
+
 function bind(transport: Transport, operation: OperationId, route: Route) {
-  const call = (args: readonly unknown[], query?: Query) => {
+  const call = async (args: readonly unknown[], query?: Query) => {
     const { path, input, options } = split(route, args);
     return transport.request({
       operation,
@@ -46,6 +72,8 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
       path,
       query: query ?? (route.input === 'query' ? (input as Query) : undefined),
       body: route.input === 'body' ? input : undefined,
+      bytes: route.input === 'binary' ? await imageBytes(input) : undefined,
+      binary: route.binary,
       options,
     });
   };

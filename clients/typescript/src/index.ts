@@ -12,7 +12,20 @@ export {
   type PetstoreErrorInit,
 } from './errors.ts';
 export type { RateLimit } from './headers.ts';
-export type { Args, AutoPaging, HeaderOptions, OperationId, Options, Page, RequestOptions, Resource, Resources, ResponseOf, Result } from './operations.ts';
+export type {
+  Args,
+  AutoPaging,
+  HeaderOptions,
+  ImageSource,
+  OperationId,
+  Options,
+  Page,
+  RequestOptions,
+  Resource,
+  Resources,
+  ResponseOf,
+  Result,
+} from './operations.ts';
 export { signWebhook, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 export type { components, operations, paths } from './schema.ts';
 
@@ -33,3 +46,4 @@ export type NewWebhook = Schemas['NewWebhook'];
 export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type Delivery = Schemas['Delivery'];
 export type CallingKey = Schemas['CallingKey'];
+export type Photo = Schemas['Photo'];

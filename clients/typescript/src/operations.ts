@@ -40,6 +40,11 @@ export const METHODS = {
   rotateWebhookSecret: 'webhookEndpoints.rotateSecret',
   listWebhookDeliveries: 'webhookEndpoints.listDeliveries',
   retryWebhookDelivery: 'webhookEndpoints.retryDelivery',
+  addPetPhoto: 'pets.addPhoto',
+  listPetPhotos: 'pets.listPhotos',
+  deletePetPhoto: 'pets.deletePhoto',
+  getPhoto: 'photos.get',
+  getPhotoThumbnail: 'photos.getThumbnail',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */
@@ -117,9 +122,22 @@ type Positional<Names extends string[], P> = Names extends [infer N extends stri
   ? [P[N & keyof P], ...Positional<Rest, P>]
   : [];
 
+/**
+ * An image to upload (`pets.addPhoto`): its bytes (a Buffer is a Uint8Array), a Blob (or File), or
+ * — in Node — the path of a file to read. The service decides the type from the bytes; the client
+ * labels them by their signature too (`image/jpeg`, `image/png`, `image/webp`).
+ */
+export type ImageSource = Uint8Array | ArrayBuffer | Blob | string;
+
 type Body<K extends OperationId> = NonNullable<Op<K>['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
 type Query<K extends OperationId> = NonNullable<Op<K>['parameters']['query']>;
-type Input<K extends OperationId> = Route<K>['input'] extends 'body' ? Body<K> : Route<K>['input'] extends 'query' ? Query<K> : never;
+type Input<K extends OperationId> = Route<K>['input'] extends 'body'
+  ? Body<K>
+  : Route<K>['input'] extends 'binary'
+    ? ImageSource
+    : Route<K>['input'] extends 'query'
+      ? Query<K>
+      : never;
 /** The input object: required when it has a required field, optional otherwise, absent when there is none. */
 type InputArgs<K extends OperationId> = [Input<K>] extends [never] ? [] : Record<never, never> extends Input<K> ? [input?: Input<K>] : [input: Input<K>];
 
@@ -136,7 +154,7 @@ export type Args<K extends OperationId> = [...Before<K>, options?: Options<K>];
 
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<K extends OperationId> = Op<K>['responses'];
-type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : undefined;
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : R extends { content: object } ? Blob : undefined;
 /** Operation K's documented responses whose status is in S (a union of them). */
 type Answer<K extends OperationId, S> = Responses<K>[Extract<keyof Responses<K>, S>];
 /** What a call resolves to: the 2xx response's JSON body (nothing for a 204). */

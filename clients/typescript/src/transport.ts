@@ -26,14 +26,18 @@ export interface Call {
   /** The path below the base URL, parameters filled in. */
   readonly path: string;
   readonly query?: Readonly<Record<string, unknown>>;
+  /** A JSON value, or bytes sent as they are with their media type (a photo). */
   readonly body?: unknown;
+  readonly bytes?: { readonly data: Blob | Uint8Array; readonly type: string };
+  /** The answer is bytes (routes.ts `binary`): resolved as a Blob, not parsed as JSON. */
+  readonly binary?: boolean;
   readonly options?: (RequestOptions & HeaderOptions) | undefined;
 }
 
 export interface Answer {
   /** A 2xx, or 304 to a call that passed `ifNoneMatch`. */
   readonly status: number;
-  /** The JSON body; undefined for 204 and 304. */
+  /** The JSON body (a Blob for a binary answer); undefined for 204 and 304. */
   readonly body: unknown;
   readonly headers: Headers;
 }
@@ -168,11 +172,13 @@ export class Transport {
     const headers = new Headers(options?.headers);
     for (const [name, value] of headerOptions(call)) headers.set(name, value);
     headers.set('authorization', this.#authorization);
-    headers.set('accept', 'application/json');
-    if (call.body !== undefined) headers.set('content-type', 'application/json');
+    headers.set('accept', call.binary ? '*/*' : 'application/json');
+    if (call.bytes !== undefined) headers.set('content-type', call.bytes.type);
+    else if (call.body !== undefined) headers.set('content-type', 'application/json');
     const { method } = call.route;
     const idempotent = call.route.headers.includes('idempotency-key');
-    const init: RequestInit = { method, headers, body: call.body === undefined ? null : JSON.stringify(call.body) };
+    const body = call.bytes !== undefined ? (call.bytes.data as BodyInit) : call.body === undefined ? null : JSON.stringify(call.body);
+    const init: RequestInit = { method, headers, body };
     const timeoutMs = options?.timeoutMs === undefined ? this.#timeoutMs : positiveInteger('timeoutMs', options.timeoutMs, 1);
     const maxRetries = options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
 
@@ -184,6 +190,7 @@ export class Transport {
         const { response, text } = attempt;
         this.#observe(call, response.headers);
         // 304 answers a conditional read; to any other call it is as unexpected as any other status.
+        if (attempt.blob !== undefined) return { status: response.status, body: attempt.blob, headers: response.headers };
         if (response.ok || (response.status === 304 && options?.ifNoneMatch !== undefined)) return this.#answer(call, response, text);
         failure = PetstoreError.fromResponse(call.operation, response.status, text, {
           requestId: response.headers.get('x-request-id') ?? undefined,
@@ -202,7 +209,7 @@ export class Transport {
     url: URL,
     init: RequestInit,
     timeoutMs: number,
-  ): Promise<{ response: Response; text: string } | { error: PetstoreConnectionError }> {
+  ): Promise<{ response: Response; text: string; blob?: Blob } | { error: PetstoreConnectionError }> {
     const signal = call.options?.signal;
     signal?.throwIfAborted();
     const controller = new AbortController();
@@ -217,6 +224,8 @@ export class Transport {
     const fetch = this.#fetch;
     try {
       const response = await fetch(url, { ...init, signal: controller.signal });
+      // The bytes of a binary success as they came; everything else (errors included) is text.
+      if (call.binary && response.ok) return { response, text: '', blob: await response.blob() };
       return { response, text: await response.text() };
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;

@@ -1,8 +1,12 @@
 // The client against a real service process (node src/main.ts, as `npm start` runs it), on each engine
 // where storage is involved: paging and idempotent creates.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ENGINES } from '../../../test/helpers/engines.ts';
+import { solid } from '../../../test/helpers/images.ts';
 import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
 import { Petstore, PetstoreConnectionError, PetstoreError, type Pet } from '../src/index.ts';
 import { error } from './helpers/fake-fetch.ts';
@@ -195,6 +199,44 @@ for (const engine of ENGINES) {
       for await (const o of petstore.orders.iterate({ petId: pet.id })) orders.push(o.id);
       assert.deepEqual(orders, [placed.id]);
       assert.equal((await failure(petstore.orders.place({ petId: pet.id }))).code, 'pet_not_available');
+    });
+
+    test('photos: upload from a Buffer, a Blob and a file path; read back as Blobs, conditionally too; remove', async (t) => {
+      const pet = await petstore.pets.create({ name: 'Photogenic', categoryId: 1 });
+      const png = await solid('png', { colour: 1 });
+      const fromBuffer = await petstore.pets.addPhoto(pet.id, png);
+      assert.equal(fromBuffer.mediaType, 'image/png');
+      const fromBlob = await petstore.pets.addPhoto(pet.id, new Blob([new Uint8Array(await solid('webp', { colour: 2 }))]));
+      assert.equal(fromBlob.mediaType, 'image/webp');
+      const dir = await mkdtemp(join(tmpdir(), 'petstore-photo-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const path = join(dir, 'rex.jpg');
+      await writeFile(path, await solid('jpeg', { colour: 3 }));
+      const fromPath = await petstore.pets.addPhoto.withResponse(pet.id, path);
+      assert.equal(fromPath.status, 201);
+      assert.equal(fromPath.data.mediaType, 'image/jpeg');
+      assert.equal((await petstore.pets.addPhoto.withResponse(pet.id, path)).status, 200, 'the same image again: nothing new');
+
+      assert.deepEqual((await petstore.pets.get(pet.id)).photoUrls, [fromBuffer.url, fromBlob.url, fromPath.data.url]);
+      assert.deepEqual(
+        (await petstore.pets.listPhotos(pet.id)).map((p) => p.id),
+        [fromBuffer.id, fromBlob.id, fromPath.data.id],
+      );
+
+      const image = await petstore.photos.get(fromBuffer.hash);
+      assert.ok(image instanceof Blob);
+      assert.equal(image.type, 'image/png');
+      assert.equal(image.size, fromBuffer.bytes);
+      const thumb = await petstore.photos.getThumbnail.withResponse(fromPath.data.hash);
+      assert.equal(thumb.data.type, 'image/webp');
+      assert.equal(await petstore.photos.getThumbnail(fromPath.data.hash, { ifNoneMatch: thumb.etag }), undefined);
+
+      const refused = await failure(petstore.pets.addPhoto(pet.id, new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>')));
+      assert.deepEqual([refused.status, refused.code], [415, 'unsupported_media_type']);
+
+      await petstore.pets.deletePhoto(pet.id, fromBuffer.id);
+      assert.equal((await petstore.pets.listPhotos(pet.id)).length, 2);
+      assert.equal((await failure(petstore.photos.get(fromBuffer.hash))).status, 404);
     });
   });
 }

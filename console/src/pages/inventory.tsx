@@ -1,5 +1,6 @@
-// Inventory: how many pets are in each status, as numbers and as a small bar chart.
-// (The stock value joins when pets have prices: the catalogue work, issue 23.)
+// Inventory: how many pets are in each status, as numbers and as a small bar chart, and the stock
+// value: what the available pets are worth, per currency.
+import { formatMoney } from '../money.ts';
 import { PageHeading, Alert, useLive, useLoad, useSession } from '../ui.tsx';
 import { PET_STATUSES } from './pets.tsx';
 
@@ -21,6 +22,16 @@ export function InventoryPage() {
               <div key={s} class={`count ${s}`}>
                 <dt>{s}</dt>
                 <dd data-status={s}>{counts[s]}</dd>
+              </div>
+            ))}
+          </dl>
+          <h2>Stock value</h2>
+          <p class="hint">What the available pets are worth (their prices added up; pets without a price count as nothing).</p>
+          <dl class="counts value">
+            {Object.entries(counts.availableValue).map(([currency, amount]) => (
+              <div key={currency} class="count">
+                <dt>{currency}</dt>
+                <dd data-currency={currency}>{formatMoney(amount, currency)}</dd>
               </div>
             ))}
           </dl>

@@ -1,9 +1,10 @@
-// Pets: a paged table with filters, add / edit / withdraw, field-level errors and the 412 flow.
+// Pets: a paged table with search, filters (status, category, tag) and sorting; add / edit / withdraw
+// with price, tags and description, field-level errors and the 412 flow.
 //
-// Search (q), tag filter, sorting, price, tags, description and photos come with the catalogue and
-// photos work (issue 23): the query below and PetForm's fields are where they go.
-import { type Category, type Pet, type PetStatus, PetstoreError } from '@petstore/client';
-import { useState } from 'preact/hooks';
+// Photos (issue 23 item 5): PetPhotos, in the edit form.
+import { type Category, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
+import { useEffect, useState } from 'preact/hooks';
+import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
 import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
 
@@ -13,23 +14,58 @@ export const PET_STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold
 interface PetQuery {
   readonly status: PetStatus | '';
   readonly categoryId: string;
+  /** The search words (`q`), as typed. */
+  readonly q: string;
+  /** Tags to filter by, separated by spaces or commas (`tag=a&tag=b`). */
+  readonly tags: string;
+  readonly sort: PetSort;
 }
+
+type PetSort = 'id' | '-id' | 'name' | '-name' | 'price' | '-price' | 'createdAt' | '-createdAt';
+const SORTS: readonly { value: PetSort; label: string }[] = [
+  { value: 'id', label: 'ID, oldest first' },
+  { value: '-id', label: 'ID, newest first' },
+  { value: 'name', label: 'Name, A to Z' },
+  { value: '-name', label: 'Name, Z to A' },
+  { value: 'price', label: 'Price, lowest first' },
+  { value: '-price', label: 'Price, highest first' },
+  { value: 'createdAt', label: 'Added, oldest first' },
+  { value: '-createdAt', label: 'Added, newest first' },
+];
+/** The API walks a search or a tag filter by its index in id order, and refuses other sorts with it (docs/api.md). */
+const ID_ORDER = (sort: PetSort) => sort === 'id' || sort === '-id';
+
+const tagsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 
 export function PetsPage() {
   const { session } = useSession();
   const { client } = session;
-  const [query, setQuery] = useState<PetQuery>({ status: '', categoryId: '' });
-  const pager = usePager([query.status, query.categoryId]);
-  const pets = useLoad(
-    () =>
-      client.pets.list({
-        limit: 20,
-        cursor: pager.cursor,
-        status: query.status || undefined,
-        categoryId: query.categoryId ? Number(query.categoryId) : undefined,
-      }),
-    [pager.cursor, query.status, query.categoryId],
-  );
+  const [query, setQuery] = useState<PetQuery>({ status: '', categoryId: '', q: '', tags: '', sort: 'id' });
+  // What is typed in Search and Tag is asked for once typing pauses (300 ms), not on every key.
+  const [typed, setTyped] = useState({ q: '', tags: '' });
+  useEffect(() => {
+    if (typed.q === query.q && typed.tags === query.tags) return;
+    const timer = setTimeout(() => {
+      const filtered = typed.q.trim() !== '' || tagsOf(typed.tags).length > 0;
+      setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags, sort: filtered && !ID_ORDER(old.sort) ? 'id' : old.sort }));
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [typed.q, typed.tags]);
+  const q = query.q.trim();
+  const tags = tagsOf(query.tags);
+  const filtered = q !== '' || tags.length > 0;
+  const pager = usePager([query.status, query.categoryId, q, query.tags, query.sort]);
+  const pets = useLoad(() => {
+    const filters = {
+      limit: 20,
+      cursor: pager.cursor,
+      status: query.status || undefined,
+      categoryId: query.categoryId ? Number(query.categoryId) : undefined,
+      tag: tags.length > 0 ? tags : undefined,
+      sort: query.sort,
+    };
+    return q ? client.pets.search(q, filters) : client.pets.list(filters);
+  }, [pager.cursor, query.status, query.categoryId, q, query.tags, query.sort]);
   const categories = useLoad(() => client.categories.list(), []);
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
@@ -77,6 +113,14 @@ export function PetsPage() {
       {message && <Notice>{message}</Notice>}
       {failure && <Alert>{failure}</Alert>}
       <form class="filters" aria-label="Filter pets" onSubmit={(e) => e.preventDefault()}>
+        <span class="filter">
+          <label for="pets-search">Search</label>
+          <input id="pets-search" type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />
+        </span>
+        <span class="filter">
+          <label for="pets-tag">Tag</label>
+          <input id="pets-tag" value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />
+        </span>
         <label>
           Status{' '}
           <select value={query.status} onChange={(e) => setQuery({ ...query, status: e.currentTarget.value as PetStatus | '' })}>
@@ -99,6 +143,17 @@ export function PetsPage() {
             ))}
           </select>
         </label>
+        <span class="filter">
+          <label for="pets-sort">Sort</label>
+          <select id="pets-sort" value={query.sort} onChange={(e) => setQuery({ ...query, sort: e.currentTarget.value as PetSort })}>
+            {SORTS.map((s) => (
+              <option key={s.value} value={s.value} disabled={filtered && !ID_ORDER(s.value)}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </span>
+        {filtered && <small class="hint">Search and tag results are in ID order.</small>}
       </form>
       {pets.error && <Alert>{pets.error}</Alert>}
       <table>
@@ -109,6 +164,8 @@ export function PetsPage() {
             <th scope="col">Name</th>
             <th scope="col">Category</th>
             <th scope="col">Status</th>
+            <th scope="col">Price</th>
+            <th scope="col">Tags</th>
             {canWrite && <th scope="col">Actions</th>}
           </tr>
         </thead>
@@ -121,6 +178,8 @@ export function PetsPage() {
               <td>
                 <span class={`badge ${pet.status}`}>{pet.status}</span>
               </td>
+              <td class="number">{pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}</td>
+              <td>{pet.tags.join(', ')}</td>
               {canWrite && (
                 <td class="actions">
                   <button type="button" onClick={() => setEditing({ id: pet.id })} disabled={editing !== null}>
@@ -135,7 +194,7 @@ export function PetsPage() {
           ))}
           {pets.data?.data.length === 0 && (
             <tr>
-              <td colSpan={canWrite ? 5 : 4}>No pets{query.status || query.categoryId ? ' match these filters' : ' yet'}.</td>
+              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || filtered ? ' match these filters' : ' yet'}.</td>
             </tr>
           )}
         </tbody>
@@ -149,10 +208,29 @@ interface Draft {
   name: string;
   categoryId: string;
   status: PetStatus;
+  /** The amount as typed ("19.99"); empty for no price. */
+  price: string;
+  /** Tags as typed, separated by spaces or commas. */
+  tags: string;
+  description: string;
 }
 
-const draftOf = (pet: Pet): Draft => ({ name: pet.name, categoryId: String(pet.categoryId), status: pet.status });
-const FIELD_LABELS: Record<keyof Draft, string> = { name: 'Name', categoryId: 'Category', status: 'Status' };
+const draftOf = (pet: Pet): Draft => ({
+  name: pet.name,
+  categoryId: String(pet.categoryId),
+  status: pet.status,
+  price: pet.price ? amountText(pet.price.amount, pet.price.currency) : '',
+  tags: pet.tags.join(' '),
+  description: pet.description ?? '',
+});
+const FIELD_LABELS: Record<keyof Draft, string> = {
+  name: 'Name',
+  categoryId: 'Category',
+  status: 'Status',
+  price: 'Price',
+  tags: 'Tags',
+  description: 'Description',
+};
 
 /**
  * Add (id null) or edit a pet. An edit sends If-Match with the ETag it was loaded with; a 412 keeps
@@ -161,7 +239,14 @@ const FIELD_LABELS: Record<keyof Draft, string> = { name: 'Name', categoryId: 'C
 function PetForm({ id, categories, onDone }: { id: number | null; categories: readonly Category[]; onDone: (saved: Pet | undefined) => void }) {
   const { session } = useSession();
   const { client } = session;
-  const [draft, setDraft] = useState<Draft>({ name: '', categoryId: categories[0] ? String(categories[0].id) : '', status: 'available' });
+  const [draft, setDraft] = useState<Draft>({
+    name: '',
+    categoryId: categories[0] ? String(categories[0].id) : '',
+    status: 'available',
+    price: '',
+    tags: '',
+    description: '',
+  });
   const [loaded, setLoaded] = useState<{ pet: Pet; etag: string } | undefined>();
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [conflict, setConflict] = useState<{ theirs: Pet; etag: string } | undefined>();
@@ -174,13 +259,39 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
     return data;
   }, [id]);
 
-  const body = () => ({ name: draft.name, categoryId: Number(draft.categoryId), status: draft.status });
+  // The price is in the store's currency: the pet's own when it has one, else read as cents-like (2 digits).
+  const currency = loaded?.pet.price?.currency;
+  // A photo added or removed changes the pet's ETag: take the new one, keeping the person's draft.
+  const photosChanged = async () => {
+    if (id === null) return;
+    const { data, etag } = await client.pets.get.withResponse(id);
+    setLoaded({ pet: data, etag });
+  };
   const save = async (ifMatch?: string) => {
-    setSaving(true);
     setProblem(NO_PROBLEM);
+    const amount = draft.price.trim() === '' ? null : parseAmount(draft.price, currency);
+    if (amount === undefined) {
+      setProblem({ fields: { price: `Price must be an amount such as 19.99 (or left empty for no price); got “${draft.price}”` }, general: undefined });
+      return;
+    }
+    const common = { name: draft.name, categoryId: Number(draft.categoryId), status: draft.status };
+    const tags = tagsOf(draft.tags);
+    const description = draft.description === '' ? null : draft.description;
+    setSaving(true);
     try {
-      if (id === null) onDone(await client.pets.create(body()));
-      else onDone(await client.pets.update(id, body(), { ifMatch: ifMatch ?? loaded!.etag }));
+      if (id === null)
+        onDone(
+          await client.pets.create({
+            ...common,
+            ...(amount === null ? {} : { price: { amount } }),
+            ...(tags.length ? { tags } : {}),
+            ...(description === null ? {} : { description }),
+          }),
+        );
+      else
+        onDone(
+          await client.pets.update(id, { ...common, price: amount === null ? null : { amount }, tags, description }, { ifMatch: ifMatch ?? loaded!.etag }),
+        );
     } catch (err) {
       if (err instanceof PetstoreError && err.code === 'precondition_failed' && id !== null) {
         const current = await client.pets.get.withResponse(id);
@@ -268,6 +379,18 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
           </select>
         )}
       </Field>
+      <Field id="pet-price" label="Price" error={problem.fields.price} hint={`In ${currency ?? "the store's currency"}, e.g. 19.99; empty for no price`}>
+        {(a11y) => <input {...a11y} inputMode="decimal" value={draft.price} onInput={(e) => setDraft({ ...draft, price: e.currentTarget.value })} size={12} />}
+      </Field>
+      <Field id="pet-tags" label="Tags" error={problem.fields.tags} hint="Up to 10, separated by spaces or commas: lowercase letters, digits and -">
+        {(a11y) => <input {...a11y} value={draft.tags} onInput={(e) => setDraft({ ...draft, tags: e.currentTarget.value })} />}
+      </Field>
+      <Field id="pet-description" label="Description" error={problem.fields.description}>
+        {(a11y) => (
+          <textarea {...a11y} value={draft.description} onInput={(e) => setDraft({ ...draft, description: e.currentTarget.value })} rows={3} maxLength={2000} />
+        )}
+      </Field>
+      {id !== null && <PetPhotos petId={id} onChanged={photosChanged} />}
       {problem.general && <Alert>{problem.general}</Alert>}
       <div class="buttons">
         <button type="submit" class="primary" disabled={saving || conflict !== undefined}>
@@ -283,4 +406,63 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
 
 function label(k: keyof Draft, value: string, categories: readonly Category[]): string {
   return k === 'categoryId' ? (categories.find((c) => String(c.id) === value)?.name ?? `#${value}`) : value;
+}
+
+/**
+ * The pet's photos, in the edit form: their thumbnails, one added from a file (uploaded at once:
+ * the service checks and converts it) and one removed. The images are served by this origin.
+ */
+function PetPhotos({ petId, onChanged }: { petId: number; onChanged: () => Promise<void> }) {
+  const { session } = useSession();
+  const { client } = session;
+  const photos = useLoad(() => client.pets.listPhotos(petId), [petId]);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string>();
+  const change = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await work();
+      photos.reload();
+      await onChanged();
+    } catch (err) {
+      setFailure(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const list: readonly Photo[] = photos.data ?? [];
+  return (
+    <fieldset class="photos">
+      <legend>Photos</legend>
+      {photos.error && <Alert>{photos.error}</Alert>}
+      {list.length === 0 && !photos.loading && <p>No photos yet.</p>}
+      <ul class="photo-list">
+        {list.map((p) => (
+          <li key={p.id} class="photo-item">
+            <a href={p.url} target="_blank" rel="noopener">
+              <img class="photo-thumb" src={p.thumbnailUrl} alt={`#${p.id}, ${p.width} × ${p.height}`} loading="lazy" />
+            </a>
+            <button type="button" class="danger" disabled={busy} onClick={() => void change(() => client.pets.deletePhoto(petId, p.id))}>
+              Remove photo {p.id}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <label>
+        Add a photo (JPEG, PNG or WebP){' '}
+        <input
+          type="file"
+          accept="image/jpeg,image/png,image/webp"
+          disabled={busy || list.length >= 10}
+          onChange={(e) => {
+            const input = e.currentTarget;
+            const file = input.files?.[0];
+            if (file) void change(() => client.pets.addPhoto(petId, file)).then(() => (input.value = ''));
+          }}
+        />
+      </label>
+      {failure && <Alert>{failure}</Alert>}
+    </fieldset>
+  );
 }

@@ -5,6 +5,8 @@ import { CursorCodec } from '../../paging.ts';
 import { categoryInUse, duplicateCategory } from '../../categories/category.service.ts';
 import { assertIfMatch, parseCondition } from '../../preconditions.ts';
 import { petHasOpenOrder, unknownCategory } from '../../pets/pet.service.ts';
+import { tooManyPixels, unreadable } from '../../photos/photo.image.ts';
+import { tooManyPhotos } from '../../photos/photo.service.ts';
 import { assertPetOrderable, assertTransition } from '../../store/order.lifecycle.ts';
 import { webhookDisabled } from '../../webhooks/webhook.deliveries.ts';
 import { AddressPolicy } from '../../webhooks/webhook.address.ts';
@@ -80,6 +82,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     unknown_pet: facts(counted, () => thrownBy(() => assertPetOrderable(42, undefined))),
     invalid_cursor: facts(counted, () => thrownBy(() => new CursorCodec('example').decode('pets', 'not-a-cursor'))),
     webhook_url_not_allowed: facts(counted, () => refusedUrl),
+    invalid_image: facts(counted, () => unreadable('VipsJpeg: premature end of input file')),
     unauthorized: facts(['auth'], () => MISSING_AUTHORIZATION),
     insufficient_scope: facts(counted, () => insufficientScope('pets:write')),
     not_found: facts(counted, () => notFound('pet 42')),
@@ -91,6 +94,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     category_exists: facts(counted, () => duplicateCategory('Horses')),
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),
+    too_many_photos: facts(counted, () => tooManyPhotos(42)),
     webhook_limit_reached: facts(counted, () => webhookLimitReached(16)),
     request_timeout: facts(['connection'], () => parseErrorAnswer(parseError('ERR_HTTP_REQUEST_TIMEOUT'))),
     gone: facts(['before-auth'], ({ deprecation }) => {
@@ -99,6 +103,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     }),
     precondition_failed: facts(counted, () => thrownBy(() => assertIfMatch('pet 42', parseCondition('"stale"', 'If-Match'), { id: 42 }))),
     payload_too_large: facts(counted, () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()),
+    image_too_large: facts(counted, () => tooManyPixels('20,000 × 20,000 pixels', 40_000_000)),
     unsupported_media_type: facts(counted, () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()),
     idempotency_key_reused: facts(counted, () => idempotencyKeyReused()),
     // An address over its failed-authentication limit is refused before its key is read; a key over its own limit after it was counted.

@@ -15,6 +15,10 @@ export interface ResponseKind {
   readonly rateLimited: boolean;
   /** Responses carrying one resource carry its ETag (config.etag). */
   readonly etag: boolean;
+  /** Answered without an API key (config.public): no key counted, so no RateLimit fields. */
+  readonly public?: boolean;
+  /** Immutable bytes named by their SHA-256 (config.immutable, the photos): cacheable for a year, the hash is the ETag. */
+  readonly immutable?: boolean;
 }
 
 /** A shared schema (one with an $id) is referenced from components, not repeated inline. */
@@ -39,7 +43,7 @@ export function documentResponses(
     Object.entries(response).map(([status, value]) => {
       const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[]; [ERROR_CODES_KEY]?: readonly ErrorCode[] };
       if (Number(status) < 400) {
-        const headers = responseHeaders(Number(status), kind, { stages: ['counted'], examples: [] });
+        const headers = responseHeaders(Number(status), kind, { stages: [kind.public ? 'auth' : 'counted'], examples: [] });
         // A response without a body (204, 304) is documented by a null schema, and its headers.
         if (typeof r.$id !== 'string') return [status, { ...r, headers }];
         const example = r.examples?.[0];
@@ -59,7 +63,10 @@ export function documentResponses(
         if (example.code !== code) throw new Error(`OpenAPI: the example of \`${code}\` is a \`${example.code}\` refusal`);
         return example;
       });
-      const headers = responseHeaders(Number(status), kind, { stages: codes.flatMap((code) => errors[code].raised), examples });
+      // A public operation counts no key (no RateLimit fields) and sets Cache-Control: no-store on
+      // its refusals itself (photo.routes.ts), as authentication does elsewhere: the `auth` stage.
+      const stages = kind.public ? (['auth'] as const) : codes.flatMap((code) => errors[code].raised);
+      const headers = responseHeaders(Number(status), kind, { stages, examples });
       const named = Object.fromEntries(examples.map(({ code, message }) => [code, { summary: code, value: { code, message, status: Number(status) } }]));
       // The content form lets the media type carry named examples next to the Error reference.
       return [status, { description, headers, content: { 'application/json': { schema: { $ref: 'Error#' }, examples: named } } }];
@@ -120,6 +127,24 @@ function responseHeaders(
     headers['Cache-Control'] = header(cacheControl === 'always' && 'Cache-Control', 'Responses are per API key: no cache keeps them', 'no-store', {
       enum: ['no-store'],
     });
+  }
+  if (kind.immutable && (status === 200 || status === 304)) {
+    headers['Cache-Control'] = header(
+      'Immutable-Cache-Control',
+      'The bytes never change: any cache may keep them for a year',
+      'public, max-age=31536000, immutable',
+      {
+        enum: ['public, max-age=31536000, immutable'],
+      },
+    );
+    headers.ETag = header(
+      'Photo-ETag',
+      'Strong entity tag: the SHA-256 of the display image (with `-thumb` for its thumbnail)',
+      '"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"',
+      {
+        pattern: '^"[0-9a-f]{64}(-thumb)?"$',
+      },
+    );
   }
   if (status === 201) headers.Location = header('Location', 'URL of the created resource', '/v1/pets/1');
   // json-body.ts: a body sent with a content coding is refused, naming the one coding taken (RFC 9110 §15.5.16).

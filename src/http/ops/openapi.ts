@@ -95,6 +95,8 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
         idempotent: route.config?.idempotent === true,
         rateLimited: config.rateLimitPerMinute > 0,
         etag: route.config?.etag === true,
+        public: route.config?.public === true,
+        immutable: route.config?.immutable === true,
       };
       return {
         schema: {

@@ -6,6 +6,7 @@ import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { keysByHash, PostgresPets } from './postgres.batched-reads.ts';
@@ -74,6 +75,7 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     idempotency: new SqlIdempotency(db.statements, postgresDialect, instance.id),
     events: new SqlEvents(db.statements, postgresDialect),
     webhooks: new SqlWebhooks(db.statements, postgresDialect),
+    photos: new SqlPhotos(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),

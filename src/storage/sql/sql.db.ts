@@ -1,7 +1,7 @@
 import type { NewEvent } from '../storage.ts';
 
-/** A statement's parameter: dates go in as ISO strings; an array is a list parameter (Dialect.items). */
-export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[];
+/** A statement's parameter: dates go in as ISO strings; an array is a list parameter (Dialect.items); bytes are a BLOB / bytea. */
+export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[] | Uint8Array;
 
 /**
  * How the repositories of this folder talk to an engine: one statement at a time, with

@@ -3,6 +3,7 @@ import { SqlCategoryTx, SqlOrderTx, SqlPetTx } from './sql.catalogue.ts';
 import type { Dialect, SqlDb } from './sql.db.ts';
 import { SqlEventTx } from './sql.events.ts';
 import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';
+import { SqlPhotoTx } from './sql.photos.ts';
 import { SqlDeliveryTx, SqlWebhookTx } from './sql.webhooks.ts';
 
 /**
@@ -19,5 +20,6 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     events: new SqlEventTx(db, dialect),
     webhooks: new SqlWebhookTx(db, dialect),
     deliveries: new SqlDeliveryTx(db, dialect, instance),
+    photos: new SqlPhotoTx(db),
   };
 }

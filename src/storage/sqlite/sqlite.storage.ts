@@ -8,6 +8,7 @@ import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { keysByHash, SqlitePets } from './sqlite.cached-reads.ts';
@@ -61,6 +62,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     idempotency: new SqlIdempotency(outside, sqliteDialect, INSTANCE),
     events: new SqlEvents(outside, sqliteDialect),
     webhooks: new SqlWebhooks(outside, sqliteDialect),
+    photos: new SqlPhotos(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     async ping() {

@@ -1,0 +1,89 @@
+import type { Clock } from '../clock.ts';
+import { AppError, assertFound, notFound } from '../errors.ts';
+import { withoutEvents, write } from '../events/event.outbox.ts';
+import type { Storage, WriteContext } from '../storage/storage.ts';
+import { processPhoto, type PhotoLimits } from './photo.image.ts';
+import { PHOTOS_PER_PET, type Photo, type PhotoBlob, type PhotoVariant, type ProcessedPhoto } from './photo.schemas.ts';
+
+// The photo workflows: each runs in one write transaction over the pet's row, which it locks, so
+// the changes of one pet's photos queue one behind the other. Locks go pet → blob, in both.
+// Adding or removing a photo changes the pet's photoUrls: it records pet.updated with the pet.
+
+/** What adding a photo did: `created` is false when the pet already had this very image. */
+export interface AddedPhoto {
+  readonly photo: Photo;
+  readonly created: boolean;
+}
+
+/** Adds a processed photo to a live pet; the same image twice is one photo (and one stored copy). */
+export function addPhoto(storage: Storage, petId: number, image: ProcessedPhoto, ctx: WriteContext<AddedPhoto>): Promise<AddedPhoto> {
+  return write(storage, ctx, async (tx) => {
+    assertFound(`pet ${petId}`, await tx.pets.lock(petId));
+    const photos = await tx.photos.list(petId);
+    const same = photos.find((p) => p.hash === image.hash);
+    if (same) return withoutEvents({ photo: same, created: false });
+    if (photos.length >= PHOTOS_PER_PET) {
+      throw tooManyPhotos(petId);
+    }
+    await tx.photos.retain(image, ctx.now);
+    const photo = await tx.photos.attach(petId, image.hash, ctx.now);
+    const pet = await tx.photos.setPetPhotos(petId, [...photos.map((p) => p.hash), image.hash], ctx.now);
+    return { result: { photo, created: true }, events: [{ type: 'pet.updated', data: pet }] };
+  });
+}
+
+export function tooManyPhotos(petId: number): AppError {
+  return new AppError('too_many_photos', `pet ${petId} has ${PHOTOS_PER_PET} photos, the most an animal may have; remove one first`);
+}
+
+/** Removes a photo from a live pet; its bytes go with the last photo that showed them. */
+export function removePhoto(storage: Storage, petId: number, photoId: number, ctx: WriteContext<void>): Promise<void> {
+  return write(storage, ctx, async (tx) => {
+    assertFound(`pet ${petId}`, await tx.pets.lock(petId));
+    const removed = await tx.photos.detach(petId, photoId);
+    assertFound(`photo ${photoId} of pet ${petId}`, removed);
+    await tx.photos.release(removed.hash);
+    const pet = await tx.photos.setPetPhotos(
+      petId,
+      (await tx.photos.list(petId)).map((p) => p.hash),
+      ctx.now,
+    );
+    return { result: undefined, events: [{ type: 'pet.updated', data: pet }] };
+  });
+}
+
+export class PhotoService {
+  readonly #storage: Storage;
+  readonly #clock: Clock;
+  readonly #limits: PhotoLimits;
+
+  constructor(storage: Storage, clock: Clock, limits: PhotoLimits) {
+    this.#storage = storage;
+    this.#clock = clock;
+    this.#limits = limits;
+  }
+
+  /** Decodes and re-encodes the upload (outside any transaction: it takes CPU, not the database), then stores it. */
+  async add(petId: number, body: Buffer): Promise<AddedPhoto> {
+    // No image work for an animal that is not there (the workflow checks again, under its lock).
+    if ((await this.#storage.pets.get(petId)) === undefined) throw notFound(`pet ${petId}`);
+    const image = await processPhoto(body, this.#limits);
+    return addPhoto(this.#storage, petId, image, { now: this.#clock.now() });
+  }
+
+  async list(petId: number): Promise<Photo[]> {
+    const photos = await this.#storage.photos.list(petId);
+    if (photos === undefined) throw notFound(`pet ${petId}`);
+    return photos;
+  }
+
+  remove(petId: number, photoId: number): Promise<void> {
+    return removePhoto(this.#storage, petId, photoId, { now: this.#clock.now() });
+  }
+
+  async blob(hash: string, variant: PhotoVariant): Promise<PhotoBlob> {
+    const blob = await this.#storage.photos.blob(hash, variant);
+    if (blob === undefined) throw notFound(`photo ${hash}`);
+    return blob;
+  }
+}
