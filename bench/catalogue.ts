@@ -19,7 +19,7 @@ const { values } = parseArgs({
   options: { engine: { type: 'string', default: 'sqlite' }, size: { type: 'string', default: '1k' }, samples: { type: 'string', default: '200' } },
 });
 const size = SIZES[values.size as SizeName];
-if (size === undefined || (values.engine !== 'sqlite' && values.engine !== 'postgres')) throw new Error('usage: --engine sqlite|postgres --size 1k|1m');
+if (size === undefined || (values.engine !== 'sqlite' && values.engine !== 'postgres')) throw new Error('usage: --engine sqlite|postgres --size 1k|200k|1m');
 const samples = Number(values.samples);
 
 // Each query of a sample i: a different word, or a page further on, so no answer is reused.

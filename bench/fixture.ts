@@ -40,7 +40,7 @@ export function fixturePet(id: number): FixturePet {
   };
 }
 
-export const SIZES = { '1k': 1_000, '1m': 1_000_000 } as const;
+export const SIZES = { '1k': 1_000, '200k': 200_000, '1m': 1_000_000 } as const;
 export type SizeName = keyof typeof SIZES;
 
 // A Link value as long as the service's (HMAC cursor), so reference servers send similar bytes.

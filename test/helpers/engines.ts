@@ -17,7 +17,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { postgresDialect } from '../../src/storage/postgres/postgres.dialect.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
@@ -80,7 +82,7 @@ export async function createTestDatabase(): Promise<TestDatabase & { schema: str
 
 /** A migrated database of this test process: its URL, and what restores its just-migrated state. */
 interface MigratedSchema {
-  readonly db: TestDatabase;
+  readonly db: TestDatabase & { schema: string };
   readonly reset: string;
 }
 
@@ -155,6 +157,32 @@ async function restoreSql(schema: string): Promise<string> {
   ].join(';\n');
 }
 
+// The schema of every PostgreSQL storage these helpers opened, for feedSettled.
+const schemas = new WeakMap<Storage, string>();
+
+/**
+ * Resolves once every event committed so far is in the feed. PostgreSQL lists an event only when
+ * every transaction older than its own has ended in the whole server (Dialect.settled: the snapshot's
+ * xmin spans every database), and test files run in parallel on one server, so a feed read right
+ * after a write can rarely miss it (docs/events.md). Call it between the writes and the feed read:
+ * it polls until no event of this storage's schema is held back, for at most `timeoutMs`, then
+ * fails. SQLite lists an event once it commits: nothing to wait for.
+ */
+export async function feedSettled(storage: Storage, timeoutMs = 5000): Promise<void> {
+  if (storage.engine === 'sqlite') return;
+  const schema = schemas.get(storage);
+  if (schema === undefined) throw new Error('feedSettled: a storage not opened by test/helpers/engines.ts');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ held }] = await admin<{ held: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${pg.escapeIdentifier(schema)}.events WHERE NOT (${postgresDialect.settled('xid')})) AS held`,
+    );
+    if (!held) return;
+    if (Date.now() >= deadline) throw new Error(`the event feed did not settle within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
 /** A fresh storage of `engine` and a function that closes it and deletes its data. */
 export async function openEngine(engine: Engine): Promise<{ storage: Storage; dispose(): Promise<void> }> {
   if (engine === 'sqlite') {
@@ -164,6 +192,7 @@ export async function openEngine(engine: Engine): Promise<{ storage: Storage; di
   migrated ??= new MigratedSchemas();
   const schema = await migrated.acquire();
   const storage = await openPostgres({ url: schema.db.url, poolSize: 10, migrate: false });
+  schemas.set(storage, schema.db.schema);
   return {
     storage,
     async dispose() {
@@ -185,14 +214,16 @@ export async function openTestStorage(t: TestContext, engine: Engine): Promise<S
  * (processes, in production) would: a temporary SQLite file, or one PostgreSQL database.
  */
 export async function openSharedStorages(t: TestContext, engine: Engine, count: number): Promise<Storage[]> {
-  const target = engine === 'sqlite' ? await sqliteFile() : await createTestDatabase();
+  const target: TestDatabase & { schema?: string } = engine === 'sqlite' ? await sqliteFile() : await createTestDatabase();
   const storages: Storage[] = [];
   t.after(async () => {
     for (const s of storages) await s.close();
     await target.drop();
   });
   for (let i = 0; i < count; i++) {
-    storages.push(engine === 'sqlite' ? openSqlite({ path: target.url }) : await openPostgres({ url: target.url, poolSize: 10 }));
+    const storage = engine === 'sqlite' ? openSqlite({ path: target.url }) : await openPostgres({ url: target.url, poolSize: 10 });
+    if (target.schema !== undefined) schemas.set(storage, target.schema);
+    storages.push(storage);
   }
   return storages;
 }

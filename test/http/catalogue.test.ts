@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixedClock } from '../helpers/app.ts';
-import { ENGINES } from '../helpers/engines.ts';
+import { ENGINES, feedSettled } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
 type Input = Record<string, unknown>;
@@ -44,7 +44,7 @@ for (const engine of ENGINES) {
   describe(`${engine}: richer pets`, () => {
     test('createPet keeps description, tags and price; read-only timestamps; PATCH merges and removes with null', async (t) => {
       const clock = fixedClock(new Date('2026-03-01T10:00:00.000Z'));
-      const { app, auth } = await buildTestApp(t, { engine, clock });
+      const { app, auth, storage } = await buildTestApp(t, { engine, clock });
       const pet = await create(app, auth, { name: 'Rex', description: 'A calm Labrador', tags: ['calm', 'house-trained'], price: { amount: 12_50 } });
       assert.deepEqual(pet, {
         id: pet.id,
@@ -68,6 +68,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(unpriced.json().tags, []);
       assert.equal('price' in unpriced.json(), false);
       assert.equal((await patch({ createdAt: '2020-01-01T00:00:00.000Z' })).statusCode, 400, 'createdAt is read-only');
+      await feedSettled(storage);
       const events = (await get(app, auth, '/v1/events?type=pet.updated')).json();
       assert.deepEqual(events.at(-1).data, unpriced.json(), 'events carry the new fields');
     });

@@ -11,7 +11,7 @@ import { Pet, PetStatus, Price } from '../../src/pets/pet.schemas.ts';
 import { Order, OrderStatus } from '../../src/store/order.schemas.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { buildTestApp, fixedClock, keyWithScopes } from '../helpers/app.ts';
-import { ENGINES, openTestStorage } from '../helpers/engines.ts';
+import { ENGINES, feedSettled, openTestStorage } from '../helpers/engines.ts';
 import { eventually } from '../helpers/receiver.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -35,10 +35,11 @@ async function page(app: FastifyInstance, headers: Record<string, string>, url: 
 for (const engine of ENGINES) {
   describe(`${engine}: GET /v1/events`, () => {
     test('lists every change ascending, each item valid against its event schema; filters by type; pages with Link; resumes with after', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine, env: ENV });
+      const { app, auth, storage } = await buildTestApp(t, { engine, env: ENV });
       const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } })).json();
       const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
       await app.inject({ method: 'PATCH', url: `/v1/store/orders/${order.id}`, headers: auth, payload: { status: 'cancelled' } });
+      await feedSettled(storage);
       const all = await page(app, auth, '/v1/events');
       assert.deepEqual(
         all.items.map((e) => e.type),
@@ -67,9 +68,10 @@ for (const engine of ENGINES) {
     });
 
     test('refuses bad parameters with 400', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine, env: ENV });
+      const { app, auth, storage } = await buildTestApp(t, { engine, env: ENV });
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Tom', categoryId: 1 } });
+      await feedSettled(storage);
       const { next } = await page(app, auth, '/v1/events?limit=1');
       const cursor = next!.split('cursor=')[1];
       for (const [query, code] of [
@@ -101,7 +103,7 @@ for (const engine of ENGINES) {
     });
 
     test('a reader paging the feed while events are being written misses none and repeats none', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine, env: ENV });
+      const { app, auth, storage } = await buildTestApp(t, { engine, env: ENV });
       let writing = true;
       const seen: string[] = [];
       const reader = (async () => {
@@ -124,6 +126,7 @@ for (const engine of ENGINES) {
           app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: `p${i}`, categoryId: 1 + (i % 6) } }),
         ),
       );
+      await feedSettled(storage); // every write in the feed: the reader's last empty page means it has all
       writing = false;
       await reader;
       const all = await page(app, auth, '/v1/events?limit=100');

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
-import { ENGINES } from '../helpers/engines.ts';
+import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { animatedWebp, jpegWithGps, pngBomb, solid } from '../helpers/images.ts';
 import { listening } from '../helpers/raw-http.ts';
 
@@ -262,11 +262,12 @@ for (const engine of ENGINES) {
     });
 
     test('adding and removing a photo each record pet.updated with the photoUrls', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await buildTestApp(t, { engine });
       const petId = await newPet(app, auth);
       const photo = (await upload(app, auth, petId, await solid('jpeg'))).json();
       await upload(app, auth, petId, await solid('jpeg')); // the same image: no change, no event
       await app.inject({ method: 'DELETE', url: `/v1/pets/${petId}/photos/${photo.id}`, headers: auth });
+      await feedSettled(storage);
       const events = (await app.inject({ method: 'GET', url: '/v1/events?type=pet.updated', headers: auth })).json();
       const pets = events.map((e: { data: { createdAt: string; updatedAt: string } }) => e.data);
       assert.deepEqual(

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hashKey } from '../../src/keys/key.service.ts';
 import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
-import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
+import { ENGINES, feedSettled, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { insertKey, warmUp } from '../helpers/storage.ts';
 import { createCategory, removeCategory, renameCategory } from '../../src/categories/category.service.ts';
@@ -374,7 +374,12 @@ for (const engine of ENGINES) {
 
     describe('events (transactional outbox)', () => {
       const at = new Date('2026-07-01T10:00:00.123Z');
-      const all = (storage: Storage) => storage.events.list({ limit: 100, afterId: 0 });
+      // The whole feed once every committed event is in it (PostgreSQL lists an event a little after
+      // its commit: feedSettled).
+      const all = async (storage: Storage) => {
+        await feedSettled(storage);
+        return storage.events.list({ limit: 100, afterId: 0 });
+      };
       const seq = (id: string) => Number(id.slice('evt_'.length));
 
       test('every write records its events in order, with the resource after the change; a refused write records none', async (t) => {
@@ -508,6 +513,8 @@ for (const engine of ENGINES) {
         for (let i = 0; i < 150; i++)
           writes.push(createPet(i % 2 ? a : b, petRecord({ name: `p${i}`, categoryId: 1, status: 'available' }), { now: new Date() }));
         await Promise.all(writes);
+        // Every write committed and in the feed: the reader's last empty page then means it has all.
+        await feedSettled(a);
         writing = false;
         await reader;
         const everything = (await a.events.list({ limit: 1000, afterId: 0 })).map((e) => seq(e.id));

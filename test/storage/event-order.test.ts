@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { eventSequence } from '../../src/events/event.schemas.ts';
 import { withoutEvents, write } from '../../src/events/event.outbox.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
+import { ENGINES, feedSettled, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 
 const NOW = new Date('2026-07-01T10:00:00.000Z');
 
@@ -30,7 +30,11 @@ async function page(storage: Storage, after: number, limit = 7): Promise<number[
   }
 }
 
-const everything = async (storage: Storage) => (await storage.events.list({ afterId: 0, limit: 10_000 })).map(eventSequence);
+/** The whole feed once every committed event is in it (feedSettled). */
+const everything = async (storage: Storage) => {
+  await feedSettled(storage);
+  return (await storage.events.list({ afterId: 0, limit: 10_000 })).map(eventSequence);
+};
 
 for (const engine of ENGINES) {
   describe(`${engine}: event feed order`, () => {
@@ -51,6 +55,7 @@ for (const engine of ENGINES) {
         for (let i = 0; i < writes; i++) await record(storage, `${name}-${i}`, 1 + (i % 3));
       };
       await Promise.all([writer(a, 'a1'), writer(a, 'a2'), writer(b, 'b1'), writer(b, 'b2')]);
+      await feedSettled(a); // every write in the feed: the last page below reads to its end
       writing = false;
       await reader;
       seen.push(...(await page(a, seen.at(-1) ?? 0)));
@@ -88,6 +93,7 @@ for (const engine of ENGINES) {
           release();
           await slow;
         }
+        await feedSettled(b);
         const after = await page(b, before);
         assert.equal(after.length, 2);
         const data = (await b.events.list({ afterId: before, limit: 10 })).map((e) => (e.data as unknown as { label: string }).label);

@@ -119,6 +119,46 @@ describe('postgres engine', () => {
     );
     assert.equal((await storage.pets.list({ limit: 10 })).length, 2);
   });
+
+  test('two transactions each creating a priced available pet do not wait for each other (stock value slots)', async (t) => {
+    const url = await testDatabase(t);
+    const storage = await openPostgres({ url, poolSize: 2 });
+    t.after(() => storage.close());
+    // Two connections whose slots differ (1 + pid % 128, migrations 8 and 9): the same slot is the
+    // same row, and would rightly serialize them.
+    // Ended by the test itself: the database is dropped in an after hook, which would wait for an
+    // open transaction's locks.
+    const clients: pg.Client[] = [];
+    const connect = async () => {
+      const c = new pg.Client(url);
+      await c.connect();
+      clients.push(c);
+      const { rows } = await c.query<{ slot: number }>('SELECT 1 + pg_backend_pid() % 128 AS slot');
+      return { c, slot: rows[0].slot };
+    };
+    const held = await connect();
+    let other = await connect();
+    while (other.slot === held.slot) other = await connect();
+    const insert = (c: pg.Client, name: string, amount: number) =>
+      c.query(`INSERT INTO pets (name, category_id, status, price_amount, price_currency) VALUES ($1, 1, 'available', $2, 'EUR')`, [name, amount]);
+
+    try {
+      await held.c.query('BEGIN');
+      await insert(held.c, 'Held', 300);
+      // A lock wait on a value row would hit this bound (and fail the test) instead of hanging.
+      await other.c.query(`SET statement_timeout = '2s'`);
+      await insert(other.c, 'Free', 200);
+      assert.deepEqual((await storage.pets.inventory()).availableValue, { EUR: 200 });
+      await held.c.query('COMMIT');
+      assert.deepEqual((await storage.pets.inventory()).availableValue, { EUR: 500 });
+      // Taken away through another slot than the one that added it: the sum stays exact.
+      await other.c.query(`UPDATE pets SET status = 'sold' WHERE name = 'Held'`);
+      await held.c.query(`DELETE FROM pets WHERE name = 'Free'`);
+      assert.deepEqual((await storage.pets.inventory()).availableValue, {});
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
+  });
 });
 
 function closedPort(): Promise<number> {

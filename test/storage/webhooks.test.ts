@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Storage, WebhookCreate } from '../../src/storage/storage.ts';
 import type { Webhook } from '../../src/webhooks/webhook.schemas.ts';
-import { ENGINES, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
+import { ENGINES, feedSettled, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
 import { placeOrder } from '../../src/store/order.service.ts';
@@ -92,6 +92,7 @@ for (const engine of ENGINES) {
       const p = await newPet(storage);
       await placeOrder(storage, p.id, { now: T0 }); // order.placed, then pet.updated
       await assert.rejects(placeOrder(storage, p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
+      await feedSettled(storage);
       const events = await storage.events.list({ limit: 10, afterId: 0 });
       assert.deepEqual(
         events.map((e) => e.type),

@@ -293,8 +293,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       UPDATE pets SET created_at = coalesce(created_at, now()), updated_at = greatest(coalesce(updated_at, created_at, now()), coalesce(created_at, now()));
       ALTER TABLE pets ALTER COLUMN created_at SET DEFAULT now(), ALTER COLUMN updated_at SET DEFAULT now();
 
-      -- Search: a GIN index over the stored tsvector of live pets.
-      CREATE INDEX pets_live_search ON pets USING gin (search) WHERE deleted_at IS NULL;
+      -- Search: a GIN index over the stored tsvector of live pets. Without fastupdate: its pending
+      -- list (up to 4 MB of recent inserts, unsorted) is read in full by every search, 30-200 ms
+      -- at 200,000 pets whatever the matches (docs/performance.md); each insert adds its few
+      -- words to the index itself instead.
+      CREATE INDEX pets_live_search ON pets USING gin (search) WITH (fastupdate = off) WHERE deleted_at IS NULL;
 
       -- The tag filter: one row per tag of a live pet, written by the pet workflows; the primary
       -- key walks one tag's pets in id order.
@@ -325,29 +328,38 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
 
       -- GET /store/inventory's availableValue: the prices of live available pets summed per
       -- currency, kept by statement-level triggers in the transaction of every change, like the
-      -- counts. They fire after the inventory's (triggers fire in name order), so the locks go
-      -- pet → inventory row → value rows, in currency order.
-      CREATE TABLE pet_stock_value (currency TEXT PRIMARY KEY, amount BIGINT NOT NULL);
+      -- counts. Like the counts (migration 8), each currency's sum is kept in up to 128 slot rows:
+      -- a transaction adds to the slot of its connection (1 + pg_backend_pid() % 128), so two
+      -- creates of priced pets do not wait for each other's COMMIT on one row per currency; the
+      -- read sums the slots in one statement. They fire after the inventory's (triggers fire in
+      -- name order), so the locks go pet → inventory slot → value slots, in currency order.
+      CREATE TABLE pet_stock_value (
+        currency TEXT NOT NULL,
+        slot SMALLINT NOT NULL CHECK (slot BETWEEN 1 AND 128),
+        amount BIGINT NOT NULL,
+        PRIMARY KEY (currency, slot)
+      );
       CREATE FUNCTION pet_stock_value_add() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO pet_stock_value (currency, amount)
-            SELECT price_currency, sum(price_amount) FROM came
+          INSERT INTO pet_stock_value (currency, slot, amount)
+            SELECT price_currency, 1 + pg_backend_pid() % 128, sum(price_amount) FROM came
             WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL GROUP BY 1 ORDER BY 1
-            ON CONFLICT (currency) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
+            ON CONFLICT (currency, slot) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
         ELSIF TG_OP = 'UPDATE' THEN
-          INSERT INTO pet_stock_value (currency, amount)
-            SELECT currency, sum(amount) FROM (
+          INSERT INTO pet_stock_value (currency, slot, amount)
+            SELECT currency, 1 + pg_backend_pid() % 128, sum(amount) FROM (
               SELECT price_currency AS currency, price_amount AS amount FROM came WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL
               UNION ALL
               SELECT price_currency, -price_amount FROM gone WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL
             ) AS d GROUP BY 1 HAVING sum(amount) <> 0 ORDER BY 1
-            ON CONFLICT (currency) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
+            ON CONFLICT (currency, slot) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
         ELSE
-          UPDATE pet_stock_value v SET amount = v.amount - d.amount
-            FROM (SELECT price_currency AS currency, sum(price_amount) AS amount FROM gone
-                  WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL GROUP BY 1) AS d
-            WHERE v.currency = d.currency;
+          -- A slot may go below zero (the pet was added through another slot): only the sum counts.
+          INSERT INTO pet_stock_value (currency, slot, amount)
+            SELECT price_currency, 1 + pg_backend_pid() % 128, -sum(price_amount) FROM gone
+            WHERE deleted_at IS NULL AND status = 'available' AND price_amount IS NOT NULL GROUP BY 1 ORDER BY 1
+            ON CONFLICT (currency, slot) DO UPDATE SET amount = pet_stock_value.amount + excluded.amount;
         END IF;
         RETURN NULL;
       END

@@ -57,11 +57,13 @@ export class PostgresPets implements PetRepository {
   }
 
   async inventory(): Promise<Inventory> {
-    // The counter's slots (migration 8) summed, and the stock value per currency, in one statement:
-    // a snapshot of one committed state (READ COMMITTED).
+    // The counter's slots (migration 8) summed, and the stock value's slots (migration 9) summed per
+    // currency, in one statement: a snapshot of one committed state (READ COMMITTED).
     const [row] = await this.#db.query<Omit<Inventory, 'availableValue'> & { value: [string, number][] | null }>(
       `SELECT sum(available)::int8 AS available, sum(pending)::int8 AS pending, sum(sold)::int8 AS sold,
-        (SELECT json_agg(json_build_array(currency, amount) ORDER BY currency) FROM pet_stock_value WHERE amount <> 0) AS value FROM pet_inventory`,
+        (SELECT json_agg(json_build_array(currency, amount) ORDER BY currency)
+          FROM (SELECT currency, sum(amount)::int8 AS amount FROM pet_stock_value GROUP BY currency HAVING sum(amount) <> 0) AS v) AS value
+        FROM pet_inventory`,
     );
     return { available: row.available, pending: row.pending, sold: row.sold, availableValue: Object.fromEntries(row.value ?? []) };
   }

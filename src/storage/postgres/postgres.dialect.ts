@@ -41,13 +41,14 @@ export const postgresDialect: Dialect = {
   // (GIN). For a query matching much of the store the planner walks pets_live_id in id order,
   // checking each row's stored tsvector, and soon has a page. Its estimate of a rare prefix is too
   // high to be trusted (it would walk the whole id index looking for a page), so for a query the
-  // probe found sparse the matches come from the GIN index first (OFFSET 0 keeps the subquery
-  // whole) and only they are ordered.
+  // probe found sparse the matches' ids come from the GIN index first, as one array (an InitPlan,
+  // run once: a join there was planned as a merge join walking the id index up to the matches),
+  // and only those pets are read by primary key and ordered.
   searchPets: (param, sparse) =>
     sparse
       ? {
-          from: `(SELECT id AS match FROM pets WHERE deleted_at IS NULL AND search @@ CAST(${param} AS tsquery) OFFSET 0) AS m CROSS JOIN pets p`,
-          where: 'p.id = m.match',
+          from: 'pets p',
+          where: `p.id = ANY (ARRAY(SELECT id FROM pets WHERE deleted_at IS NULL AND search @@ CAST(${param} AS tsquery)))`,
           id: 'p.id',
         }
       : { from: 'pets p', where: `p.search @@ CAST(${param} AS tsquery)`, id: 'p.id' },
