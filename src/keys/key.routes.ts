@@ -127,6 +127,34 @@ export const keyRoutes: FastifyPluginAsyncTypebox<KeyRoutesOptions> = async (app
     async (request) => keys.get(request.principal!, request.params.keyId),
   );
 
+  app.get(
+    '/keys/:keyId/descendants',
+    {
+      config: { scope: 'keys:admin' },
+      schema: {
+        operationId: 'listKeyDescendants',
+        tags: ['Keys'],
+        summary: 'List the keys a revocation would end',
+        description:
+          'A page of the live keys below the key — the keys it made, directly or through them, neither revoked nor expired — ascending by id: the keys that `DELETE /keys/{keyId}` would end besides the key itself (never a secret or its hash); paged like `GET /pets` (`Link: rel="next"`). Only a key the calling key manages (as for `GET /keys/{keyId}`); any other is 404, as if it did not exist. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".',
+        'x-stability': 'experimental',
+        params: KeyIdParams,
+        querystring: PageQuery,
+        response: {
+          200: { ...ApiKeys, description: 'A page of the live keys below the key' },
+          400: errorResponse`${badId}, invalid \`limit\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`,
+          404: errorResponse`No key with this id that the calling key manages (${'not_found'})`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const page = await keys.descendants(request.principal!, request.params.keyId, request.query);
+      linkNext(reply, page, base, `/keys/${request.params.keyId}/descendants`, { limit: request.query.limit });
+      return page.items;
+    },
+  );
+
   app.delete(
     '/keys/:keyId',
     {

@@ -180,6 +180,16 @@ export class KeyService {
   }
 
   /**
+   * The live keys a revocation of `id` would end besides it (its descendants, neither revoked nor
+   * expired), paged by id; an unknown key, or one the caller does not manage → 404 not_found.
+   */
+  async descendants(caller: KeyManager, id: number, q: PageQuery): Promise<Page<ApiKey>> {
+    await this.get(caller, id);
+    const liveAt = this.#clock.now();
+    return this.#cursors.fetchPage(`keys-under;${id}`, q, (limit, afterId = 0) => this.#storage.apiKeys.descendants({ limit, afterId, under: id, liveAt }));
+  }
+
+  /**
    * Revokes a key the caller manages (it may be the caller's own) and its descendants; refused
    * from the next request on. Revoking a revoked key changes nothing and succeeds; an unknown key,
    * or one the caller does not manage → 404 not_found.

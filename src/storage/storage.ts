@@ -163,6 +163,15 @@ export interface KeyQuery {
   readonly within?: number;
 }
 
+/** Keyset page request over the live descendants of a key: ascending ids after `afterId`. */
+export interface DescendantQuery {
+  readonly limit: number;
+  readonly afterId: number;
+  readonly under: number;
+  /** Keys expired at this instant are left out, as they are ended already. */
+  readonly liveAt: Date;
+}
+
 export interface ApiKeyRepository {
   /**
    * The key with this hash, revoked or expired or not; every request asks. Whether it still works
@@ -172,6 +181,11 @@ export interface ApiKeyRepository {
   /** Every key (or every key of a subtree, `within`), revoked and expired ones included. */
   list(query: KeyQuery): Promise<ApiKey[]>;
   get(id: number): Promise<ApiKey | undefined>;
+  /**
+   * A page of the live keys below `under` (its descendants, not the key itself; none revoked, none
+   * expired at `liveAt`): the keys a revocation of `under` would end besides it, ascending by id.
+   */
+  descendants(query: DescendantQuery): Promise<ApiKey[]>;
   /** The ids of the key's ancestors: its parent, the parent's parent, … (none for a top-level or unknown key). */
   ancestors(id: number): Promise<number[]>;
   count(): Promise<number>;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { createApiKey } from '../../src/keys/key.service.ts';
+import { createApiKey, hashKey } from '../../src/keys/key.service.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
@@ -43,24 +43,28 @@ after(async () => {
 });
 
 /** A person at a browser: a fresh context (its own sessionStorage), everything it loads and every CSP refusal recorded. */
-async function person(origin: string): Promise<{ page: Page; context: BrowserContext; problems: string[]; foreign: string[] }> {
+async function person(origin: string): Promise<{ page: Page; context: BrowserContext; problems: string[]; foreign: string[]; dialogs: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const problems: string[] = [];
   const foreign: string[] = [];
+  const dialogs: string[] = [];
   page.on('request', (r) => {
     if (new URL(r.url()).origin !== origin) foreign.push(r.url());
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('dialog', (d) => void d.accept());
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept();
+  });
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP refused ${e.blockedURI} (${e.violatedDirective})`));
   });
   page.on('console', (m) => {
     if (m.text().startsWith('CSP refused')) problems.push(m.text());
   });
-  return { page, context, problems, foreign };
+  return { page, context, problems, foreign, dialogs };
 }
 
 /** axe-core on the page as it is: no serious or critical violation. Injected through the DevTools protocol, which the page's CSP does not govern. */
@@ -355,11 +359,15 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await open(c, 'Keys');
         await c.getByText('Your key cannot see, issue or revoke keys').waitFor();
 
+        // A key below it (made directly in storage: front desk cannot issue keys) is named in the confirmation.
+        const frontDesk = (await storage.apiKeys.findByHash(hashKey(secret)))!.keyId;
+        await createApiKey(storage, 'night shift', ['pets:read'], { parentId: frontDesk });
         await a
           .getByRole('row', { name: /front desk/ })
           .getByRole('button', { name: 'Revoke' })
           .click();
         await a.getByText('Revoked front desk.').waitFor();
+        assert.match(alice.dialogs.at(-1) ?? '', /Revoke the key front desk .*It also ends the keys it made, directly or through them: night shift \(pst_/);
         // Carol does nothing: the page's next refresh is refused, and the console signs out.
         await c.getByText('The service refused your API key').waitFor({ timeout: 5000 });
         await c.getByLabel('API key').waitFor();

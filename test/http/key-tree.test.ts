@@ -60,6 +60,42 @@ for (const engine of ENGINES) {
       assert.equal(await status(app, 'GET', '/v1/pets', other.auth), 200);
     });
 
+    test('descendants: the live keys a revocation would end, paged, only for a key the caller manages', async (t) => {
+      const { app, auth } = await buildTestApp(t, { engine });
+      const deputy = await makeKey(app, auth, { name: 'deputy', scopes: ['keys:admin', 'pets:read'] });
+      const helper = await makeKey(app, deputy.auth, { name: 'helper', scopes: ['keys:admin', 'pets:read'] });
+      const reader = await makeKey(app, helper.auth, { name: 'reader', scopes: ['pets:read'] });
+      const gone = await makeKey(app, deputy.auth, { name: 'gone', scopes: ['pets:read'] });
+      const writer = await makeKey(app, deputy.auth, { name: 'writer', scopes: ['pets:read'] });
+      const sibling = await makeKey(app, auth, { name: 'sibling', scopes: ['keys:admin'] });
+      assert.equal(await status(app, 'DELETE', `/v1/keys/${gone.id}`, deputy.auth), 204);
+      const under = (id: number, headers: Auth, query = '') => app.inject({ method: 'GET', url: `/v1/keys/${id}/descendants${query}`, headers });
+      const names = (res: { json(): unknown }) => (res.json() as { name: string }[]).map((k) => k.name);
+      assert.deepEqual(names(await under(deputy.id, auth)), ['helper', 'reader', 'writer'], 'revoked ones left out');
+      assert.deepEqual(names(await under(deputy.id, deputy.auth)), ['helper', 'reader', 'writer'], 'a key sees below itself');
+      assert.deepEqual(names(await under(helper.id, deputy.auth)), ['reader']);
+      const first = await under(deputy.id, deputy.auth, '?limit=2');
+      assert.deepEqual(names(first), ['helper', 'reader']);
+      const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))?.[1];
+      assert.ok(next, String(first.headers.link));
+      const rest = await app.inject({ method: 'GET', url: next.replace(/^https?:\/\/[^/]+/, ''), headers: deputy.auth });
+      assert.deepEqual(names(rest), ['writer']);
+      assert.equal(rest.headers.link, undefined);
+      assert.equal((await under(reader.id, deputy.auth)).json().length, 0);
+      for (const [id, by, why] of [
+        [deputy.id, helper.auth, 'a parent'],
+        [sibling.id, deputy.auth, 'a sibling'],
+        [999_999, auth, 'an unknown key'],
+      ] as const) {
+        const res = await under(id, by);
+        assert.equal(res.statusCode, 404, why);
+        assert.equal(res.json().code, 'not_found', why);
+      }
+      const readerOnly = await makeKey(app, auth, { name: 'reads pets', scopes: ['pets:read'] });
+      assert.equal((await under(writer.id, readerOnly.auth)).statusCode, 403, 'keys:admin is needed');
+      assert.equal(writer.parentId, deputy.id);
+    });
+
     test('a key never expires later than its maker: no expiry → the maker’s; a later one → 400; it is refused once the maker expires', async (t) => {
       const clock = fixedClock(new Date('2026-12-01T00:00:00.000Z'));
       const { app, auth } = await buildTestApp(t, { engine, clock });

@@ -39,6 +39,30 @@ for (const engine of ENGINES) {
       assert.deepEqual(await storage.apiKeys.ancestors(999_999), []);
     });
 
+    test('descendants: the live keys below a key, paged by id; not the key itself, revoked or expired ones, nor other trees', async (t) => {
+      const storage = await openTestStorage(t, engine);
+      const root = await make(storage, 'root');
+      const child = await make(storage, 'child', root.id);
+      const grandchild = await make(storage, 'grandchild', child.id);
+      const revoked = await make(storage, 'revoked', child.id);
+      const expired = await make(storage, 'expired', root.id, new Date('2026-06-02T00:00:00.000Z'));
+      const sibling = await make(storage, 'sibling', root.id);
+      await make(storage, 'other');
+      await revokeApiKey(storage, revoked.id, { now });
+      const liveAt = new Date('2026-06-03T00:00:00.000Z');
+      const under = (id: number, limit = 100, afterId = 0) => storage.apiKeys.descendants({ limit, afterId, under: id, liveAt });
+      assert.deepEqual(ids(await under(root.id)), ids([child, grandchild, sibling]));
+      assert.deepEqual(ids(await under(root.id, 1, child.id)), ids([grandchild]), 'paged by id');
+      assert.deepEqual(ids(await under(child.id)), ids([grandchild]));
+      assert.deepEqual(ids(await under(grandchild.id)), []);
+      assert.deepEqual(
+        ids(await storage.apiKeys.descendants({ limit: 100, afterId: 0, under: root.id, liveAt: now })),
+        ids([child, grandchild, expired, sibling]),
+        'not yet expired',
+      );
+      assert.deepEqual(ids(await under(999_999)), []);
+    });
+
     test('revoking a key revokes its descendants at the same instant, not its parent, siblings or other trees', async (t) => {
       const storage = await openTestStorage(t, engine);
       const root = await make(storage, 'root');

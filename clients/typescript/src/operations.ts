@@ -31,6 +31,7 @@ export const METHODS = {
   getKey: 'keys.get',
   revokeKey: 'keys.revoke',
   getCallingKey: 'keys.me',
+  listKeyDescendants: 'keys.listDescendants',
   listEvents: 'events.list',
   createWebhook: 'webhookEndpoints.create',
   listWebhooks: 'webhookEndpoints.list',

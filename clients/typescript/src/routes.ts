@@ -38,6 +38,7 @@ export const ROUTES = {
   getCallingKey: { method: "GET", path: "/keys/me", input: null, paged: false, headers: [], etag: false, binary: false },
   getKey: { method: "GET", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false, binary: false },
   revokeKey: { method: "DELETE", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false, binary: false },
+  listKeyDescendants: { method: "GET", path: "/keys/{keyId}/descendants", input: "query", paged: true, headers: [], etag: false, binary: false },
 } as const;
 
 /** Every error status (4xx, 5xx) the document lists for some operation. */

@@ -7,6 +7,9 @@ import { describeError, type Scope } from '../session.ts';
 import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, formatTime, problemOf, useLoad, usePager, useSession } from '../ui.tsx';
 
 type ApiKey = components['schemas']['ApiKey'];
+/** How many of the keys a revocation ends the confirmation names (one page of listKeyDescendants). */
+const DESCENDANTS_SHOWN = 10;
+
 export const SCOPES: readonly Scope[] = [
   'pets:read',
   'pets:write',
@@ -60,8 +63,17 @@ function KeysAdmin() {
   };
   const revoke = async (key: ApiKey) => {
     const self = key.id === session.me.id ? ' This is the key you are signed in with: the console will sign out.' : '';
-    const made = keys.data?.data.filter((k) => k.parentId === key.id && !k.revokedAt).length ?? 0;
-    const tree = ` Every key it made, directly or through them, is revoked with it${made ? ` (${made} on this page made by it directly)` : ''}.`;
+    // Name the keys the tree will end (the API's first page of them); if that read fails, state the rule.
+    let tree = ' Every key it made, directly or through them, is revoked with it.';
+    try {
+      const below = await client.keys.listDescendants(key.id, { limit: DESCENDANTS_SHOWN });
+      const named = below.data.map((k) => `${k.name} (${k.prefix}…)`).join(', ');
+      if (below.data.length === 0) tree = ' No other key ends with it.';
+      else
+        tree = ` It also ends the keys it made, directly or through them: ${named}${below.nextCursor ? ` — the first ${below.data.length}; more follow` : ''}.`;
+    } catch {
+      // The rule alone, as before.
+    }
     if (!confirm(`Revoke the key ${key.name} (${key.prefix}…)? It is refused from its next request on.${tree}${self}`)) return;
     setFailure(undefined);
     try {

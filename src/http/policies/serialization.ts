@@ -15,13 +15,14 @@ const compiled = new Map<string, Map<string, Serializer>>();
  * process, reuse the functions instead of compiling every response schema of every app again.
  */
 export const cachedSerializerFactory: SerializerFactory = (externalSchemas, options) => {
-  const compile = buildSerializer(externalSchemas, options);
   const context = JSON.stringify([externalSchemas, options]);
   const cache = compiled.get(context) ?? new Map<string, Serializer>();
   compiled.set(context, cache);
   return (route) => {
     const key = JSON.stringify(route.schema);
-    const serializer = cache.get(key) ?? compile(route);
+    // A fresh compiler each time: the library's drops a response schema's own $id (getKey's `ApiKey`)
+    // from the shared schemas it holds, so a route compiled after it could no longer reference it.
+    const serializer = cache.get(key) ?? buildSerializer(externalSchemas, options)(route);
     cache.set(key, serializer);
     return serializer;
   };

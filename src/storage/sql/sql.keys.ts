@@ -11,6 +11,7 @@ import type {
   IdempotencyRecord,
   IdempotencyRepository,
   IdempotencyTx,
+  DescendantQuery,
   KeyQuery,
   StoredResponse,
 } from '../storage.ts';
@@ -42,6 +43,15 @@ export class SqlApiKeys implements ApiKeyRepository {
             q.limit,
             q.within,
           ]);
+    return rows.map(toApiKey);
+  }
+
+  async descendants(q: DescendantQuery): Promise<ApiKey[]> {
+    const rows = await this.#db.all<KeyRow>(
+      `${SUBTREE(3)} SELECT ${KEY_COLUMNS} FROM api_keys WHERE id IN (SELECT id FROM tree) AND id <> $3 AND id > $1
+         AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $4) ORDER BY id LIMIT $2`,
+      [q.afterId, q.limit, q.under, q.liveAt.toISOString()],
+    );
     return rows.map(toApiKey);
   }
 
