@@ -2,6 +2,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
+type RouteSchema = Parameters<ReturnType<SerializerFactory>>[0];
 
 const buildSerializer = SerializerSelector();
 /** Compiled serializers by the JSON of their inputs: shared schemas and options, then the response schema. */
@@ -18,12 +19,39 @@ export const cachedSerializerFactory: SerializerFactory = (externalSchemas, opti
   const context = JSON.stringify([externalSchemas, options]);
   const cache = compiled.get(context) ?? new Map<string, Serializer>();
   compiled.set(context, cache);
-  return (route) => {
+  // A fresh compiler each time: the library's drops a response schema's own $id (getKey's `ApiKey`)
+  // from the shared schemas it holds, so a route compiled after it could no longer reference it.
+  const compile = (route: RouteSchema): Serializer => {
     const key = JSON.stringify(route.schema);
-    // A fresh compiler each time: the library's drops a response schema's own $id (getKey's `ApiKey`)
-    // from the shared schemas it holds, so a route compiled after it could no longer reference it.
-    const serializer = cache.get(key) ?? buildSerializer(externalSchemas, options)(route);
+    const serializer = cache.get(key) ?? remembering(buildSerializer(externalSchemas, options)(route));
     cache.set(key, serializer);
     return serializer;
   };
+  return (route) => {
+    const items = (route.schema as { type?: unknown; items?: unknown }).items;
+    if ((route.schema as { type?: unknown }).type !== 'array' || typeof items !== 'object' || items === null) return compile(route);
+    // A list is its items' JSON, comma-separated in brackets — what the list's own serializer
+    // writes — so each item's JSON can be remembered (see remembering).
+    const whole = compile(route);
+    const item = compile({ ...route, schema: items });
+    return (payload: unknown) => (Array.isArray(payload) ? `[${payload.map(item).join(',')}]` : whole(payload));
+  };
 };
+
+/**
+ * The serializer, remembering the JSON of frozen objects: a frozen object cannot change, so its
+ * JSON cannot either. The read caches hand every request the same frozen pets until the database
+ * changes (storage/rows.ts, `frozenPet`), so a hot page or pet is serialized once, not per request.
+ */
+function remembering(serialize: Serializer): Serializer {
+  const known = new WeakMap<object, string>();
+  return (payload: unknown) => {
+    if (typeof payload !== 'object' || payload === null || !Object.isFrozen(payload)) return serialize(payload);
+    let json = known.get(payload);
+    if (json === undefined) {
+      json = serialize(payload);
+      known.set(payload, json);
+    }
+    return json;
+  };
+}

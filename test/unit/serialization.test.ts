@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { SHARED_SCHEMAS } from '../../src/app.ts';
+import { cachedSerializerFactory } from '../../src/http/policies/serialization.ts';
+import { Pet, Pets } from '../../src/pets/pet.schemas.ts';
+
+const shared = Object.fromEntries(SHARED_SCHEMAS.map((s) => [(s as { $id?: string }).$id, s]));
+const route = (schema: object) => ({ schema, method: 'GET', url: '/v1/pets', httpStatus: '200' }) as never;
+const pet = (id: number, name: string) => ({
+  id,
+  name,
+  categoryId: 1,
+  status: 'available',
+  tags: ['calm'],
+  price: { amount: 1250, currency: 'EUR' },
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-02T00:00:00.000Z',
+  notInTheSchema: true,
+});
+
+test('a list is written byte for byte as fast-json-stringify writes it, frozen items or not', () => {
+  const plain = SerializerSelector()(shared, {})(route(Pets));
+  const ours = cachedSerializerFactory(shared, {})(route(Pets));
+  const page = [pet(1, 'Rex "the" dog\u2028'), Object.freeze(pet(2, 'Tom')), pet(3, 'Ünal')];
+  assert.equal(ours(page), plain(page));
+  assert.equal(ours(page), plain(page)); // the second time from memory
+  assert.equal(ours([]), '[]');
+});
+
+test("remembers a frozen object's JSON and writes a mutable one anew", () => {
+  const serialize = cachedSerializerFactory(shared, {})(route(Pet));
+  const mutable = pet(1, 'Rex');
+  assert.match(serialize(mutable), /"name":"Rex"/);
+  mutable.name = 'Max';
+  assert.match(serialize(mutable), /"name":"Max"/);
+  let reads = 0;
+  const frozen = Object.freeze({
+    ...pet(2, 'Tom'),
+    get name() {
+      reads++;
+      return 'Tom';
+    },
+  });
+  const first = serialize(frozen);
+  assert.equal(serialize(frozen), first);
+  assert.equal(reads, 1, 'serialized once');
+  assert.equal(first, SerializerSelector()(shared, {})(route(Pet))(frozen));
+});
