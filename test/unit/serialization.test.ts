@@ -47,3 +47,26 @@ test("remembers a frozen object's JSON and writes a mutable one anew", () => {
   assert.equal(reads, 1, 'serialized once');
   assert.equal(first, SerializerSelector()(shared, {})(route(Pet))(frozen));
 });
+
+test('remembers a list of frozen items by the items it holds, in their order', () => {
+  const plain = SerializerSelector()(shared, {})(route(Pets));
+  const serialize = cachedSerializerFactory(shared, {})(route(Pets));
+  let reads = 0;
+  const counted = (id: number) =>
+    Object.freeze({
+      ...pet(id, 'Tom'),
+      get name() {
+        reads++;
+        return `Tom ${id}`;
+      },
+    });
+  const [a, b, c] = [counted(1), counted(2), counted(3)];
+  const first = serialize([a, b]);
+  assert.equal(first, plain([a, b]));
+  assert.equal(serialize([a, b]), first, 'a new array of the same items');
+  assert.equal(reads, 2 + 2, 'each item serialized once, besides the plain serializer');
+  assert.equal(serialize([a, c]), plain([a, c]), 'other items');
+  assert.equal(serialize([a, b, c]), plain([a, b, c]), 'more items');
+  assert.equal(serialize([b, a]), plain([b, a]), 'another order');
+  assert.equal(serialize([a, { ...pet(4, 'Max') }]), plain([a, { ...pet(4, 'Max') }]), 'a mutable item');
+});

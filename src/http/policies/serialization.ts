@@ -31,12 +31,31 @@ export const cachedSerializerFactory: SerializerFactory = (externalSchemas, opti
     const items = (route.schema as { type?: unknown; items?: unknown }).items;
     if ((route.schema as { type?: unknown }).type !== 'array' || typeof items !== 'object' || items === null) return compile(route);
     // A list is its items' JSON, comma-separated in brackets — what the list's own serializer
-    // writes — so each item's JSON can be remembered (see remembering).
+    // writes — so each item's JSON can be remembered (see remembering), and so can a list of
+    // frozen items: a hot page is the same pets, in the same order, request after request.
     const whole = compile(route);
     const item = compile({ ...route, schema: items });
-    return (payload: unknown) => (Array.isArray(payload) ? `[${payload.map(item).join(',')}]` : whole(payload));
+    const lists = new WeakMap<object, { readonly items: readonly unknown[]; readonly json: string }>();
+    return (payload: unknown) => {
+      if (!Array.isArray(payload)) return whole(payload);
+      const first: unknown = payload[0];
+      if (!isFrozenObject(first)) return `[${payload.map(item).join(',')}]`;
+      const known = lists.get(first);
+      if (known !== undefined && sameItems(known.items, payload)) return known.json;
+      const json = `[${payload.map(item).join(',')}]`;
+      if (payload.every(isFrozenObject)) lists.set(first, { items: payload.slice(), json });
+      return json;
+    };
   };
 };
+
+const isFrozenObject = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.isFrozen(value);
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /**
  * The serializer, remembering the JSON of frozen objects: a frozen object cannot change, so its
@@ -46,7 +65,7 @@ export const cachedSerializerFactory: SerializerFactory = (externalSchemas, opti
 function remembering(serialize: Serializer): Serializer {
   const known = new WeakMap<object, string>();
   return (payload: unknown) => {
-    if (typeof payload !== 'object' || payload === null || !Object.isFrozen(payload)) return serialize(payload);
+    if (!isFrozenObject(payload)) return serialize(payload);
     let json = known.get(payload);
     if (json === undefined) {
       json = serialize(payload);
