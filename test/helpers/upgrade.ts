@@ -30,14 +30,7 @@ export interface Upgraded {
  */
 export async function upgraded(t: TestContext, engine: Engine, applied: (version: number) => boolean, write: (exec: Exec) => Promise<void>): Promise<Upgraded> {
   if (engine === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-upgrade-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    const path = join(dir, 'p.db');
-    const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
-    migrateSqlite(
-      db,
-      SQLITE_MIGRATIONS.filter((m) => applied(m.version)),
-    );
+    const { path, db } = await sqliteAt(t, applied);
     // SQLite numbers its parameters ?1, ?2… and stores booleans as 0 and 1.
     const sqliteParam = (p: SqlParam) => (typeof p === 'boolean' ? Number(p) : p) as string | number | null | Uint8Array;
     await write(async (sql, params = []) => void db.prepare(sql.replace(/\$(\d+)/g, '?$1')).run(...params.map(sqliteParam)));
@@ -68,4 +61,17 @@ export async function upgraded(t: TestContext, engine: Engine, applied: (version
   const storage = await openPostgres({ url: target.url, poolSize: 2 });
   t.after(() => storage.close());
   return { storage, read: <R>(sql: string) => db.query(sql) as Promise<R[]> };
+}
+
+/** A SQLite file with only the migrations `applied` accepts, open; deleted when the test ends. */
+export async function sqliteAt(t: TestContext, applied: (version: number) => boolean): Promise<{ path: string; db: DatabaseSync }> {
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-upgrade-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'p.db');
+  const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
+  migrateSqlite(
+    db,
+    SQLITE_MIGRATIONS.filter((m) => applied(m.version)),
+  );
+  return { path, db };
 }
