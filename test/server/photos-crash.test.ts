@@ -4,13 +4,10 @@
 // count is the number of photos showing it (no orphan blob, no photo without its bytes), and each
 // pet's own list (`pets.photos`, what photoUrls is made of) is exactly its photo rows.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
 import pg from 'pg';
-import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { ENGINES, type Engine, serviceDatabaseUrl } from '../helpers/engines.ts';
 import { solid } from '../helpers/images.ts';
 import { startService } from '../helpers/process.ts';
 
@@ -68,16 +65,7 @@ async function readTables(engine: Engine, url: string): Promise<Tables> {
 }
 
 async function scenario(t: TestContext, engine: Engine): Promise<void> {
-  let url: string;
-  if (engine === 'postgres') {
-    const db = await createTestDatabase();
-    t.after(() => db.drop());
-    url = db.url;
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-photo-crash-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    url = `sqlite:${join(dir, 'petstore.db')}`;
-  }
+  const url = await serviceDatabaseUrl(t, engine);
   const env = { DATABASE_URL: url, DATABASE_POOL_SIZE: '4', PETSTORE_API_KEYS: KEY, RATE_LIMIT_PER_MINUTE: '0' };
   // Large enough that decoding and re-encoding take a while, so that the kill lands mid-upload.
   const images = await Promise.all(Array.from({ length: IMAGES }, (_, i) => solid('png', { width: 480, height: 360, colour: 0x203040 * (i + 1) })));
