@@ -20,7 +20,9 @@ test('a new in-memory database, migrated or copied, is exactly a freshly migrate
   const fresh = open();
   const first = open();
   const copy = open();
-  t.after(() => [fresh, first, copy].forEach((db) => db.close()));
+  t.after(() => {
+    for (const db of [fresh, first, copy]) db.close();
+  });
   migrateSqlite(fresh, SQLITE_MIGRATIONS);
   migrateMemory(first);
   migrateMemory(copy); // the process has migrated one by now: this one is a copy
@@ -32,7 +34,9 @@ test('a new in-memory database, migrated or copied, is exactly a freshly migrate
 test('copies are separate databases: a write to one is not in another', (t) => {
   const a = open();
   const b = open();
-  t.after(() => [a, b].forEach((db) => db.close()));
+  t.after(() => {
+    for (const db of [a, b]) db.close();
+  });
   migrateMemory(a);
   migrateMemory(b);
   a.exec("INSERT INTO categories (name) VALUES ('Ferrets')");
