@@ -12,7 +12,7 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
  * themselves do not use it, as it would blur the coverage the gate measures; these children are
  * not covered (their environment is given whole, without NODE_V8_COVERAGE).
  */
-const COMPILE_CACHE = `${ROOT}node_modules/.cache/petstore-test-compile`;
+export const COMPILE_CACHE = `${ROOT}node_modules/.cache/petstore-test-compile`;
 // Test files take it from here; the global setup imports ports.ts, since this module registers a test hook.
 export { freePort };
 
