@@ -62,12 +62,10 @@ function assertFigures(row: Row, where: string): void {
 test('npm run bench -- --smoke --floor seeds, serves, loads every server and prints a table per scenario with CPU per request and core load', {
   timeout: 60_000,
 }, async () => {
-  // A read and a write (each scenario is three 1-second loads, ≈ 2 s of CPU each: a third scenario,
-  // another read, would exercise no other code of the harness).
-  const { out, err } = await bench('--smoke', '--floor', '--scenarios', 'get,create');
+  const { out, err } = await bench('--smoke', '--floor', '--scenarios', 'list20,get,create');
   // The service runs as npm start runs it.
   assert.match(err, /services at LOG_LEVEL=info, rate limits on \(1,000,000\/min\)/);
-  for (const name of ['get', 'create']) {
+  for (const name of ['list20', 'get', 'create']) {
     const t = table(out, name);
     for (const target of ['baseline', 'service', 'fastify']) assertFigures(t.row(target), `${target} in ${name}`);
     // The issue's targets are judged for the service, not for the reference servers.
