@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { freePort, npmStart, startServer } from './processes.ts';
+import { fixturePet } from './fixture.ts';
 import { seed } from './seed.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -55,6 +56,8 @@ const server = await startServer('service', [process.execPath, ...start.flags, '
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
 const base = `http://127.0.0.1:${port}`;
 
+// A pet whose number is a word of no other name (no other id starts with it).
+const ONE = fixturePet(Math.max(1, Math.floor(pets * 0.7777)));
 const PAGES: readonly [string, (p: Page) => Promise<unknown>][] = [
   [
     'Pets, next page',
@@ -62,6 +65,22 @@ const PAGES: readonly [string, (p: Page) => Promise<unknown>][] = [
       await p.getByRole('button', { name: 'Next page' }).click();
       await p.getByText('Page 2').waitFor();
       await p.locator('tbody tr').nth(19).waitFor();
+    },
+  ],
+  [
+    // Typing pauses 300 ms before the console asks (console/src/pages/pets.tsx): counted here.
+    'Pets, search a tenth of the store ("rex", typing pause included)',
+    async (p) => {
+      await p.getByLabel('Search').fill('rex');
+      await p.locator('tbody tr', { hasText: 'Rex 191' }).waitFor(); // the 20th match, in id order
+    },
+  ],
+  [
+    'Pets, search one pet by its number (typing pause included)',
+    async (p) => {
+      await p.getByLabel('Search').fill(String(ONE.id));
+      await p.locator('tbody tr', { hasText: ONE.name }).waitFor();
+      await p.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     },
   ],
   ['Categories', (p) => p.locator('tbody tr').first().waitFor()],

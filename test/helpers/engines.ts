@@ -232,3 +232,13 @@ async function sqliteFile(): Promise<TestDatabase> {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-sqlite-'));
   return { url: join(dir, 'petstore.db'), drop: () => rm(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * A fresh, empty database of `engine` for service processes (test/helpers/process.ts): its
+ * DATABASE_URL. The processes migrate it; it is deleted when the test ends.
+ */
+export async function serviceDatabaseUrl(t: TestContext, engine: Engine): Promise<string> {
+  const target = engine === 'sqlite' ? await sqliteFile() : await createTestDatabase();
+  t.after(() => target.drop());
+  return engine === 'sqlite' ? `sqlite:${target.url}` : target.url;
+}

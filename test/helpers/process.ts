@@ -6,6 +6,13 @@ import { freePort } from './ports.ts';
 
 export const NODE = process.execPath; // the project's Node 24 (npm test runs under it)
 export const ROOT = new URL('../../', import.meta.url).pathname;
+/**
+ * Node's compile cache for the processes the tests start (code cache and stripped TypeScript,
+ * keyed by content): a service start then skips most of compiling src/ again. The test processes
+ * themselves do not use it, as it would blur the coverage the gate measures; these children are
+ * not covered (their environment is given whole, without NODE_V8_COVERAGE).
+ */
+export const COMPILE_CACHE = `${ROOT}node_modules/.cache/petstore-test-compile`;
 // Test files take it from here; the global setup imports ports.ts, since this module registers a test hook.
 export { freePort };
 
@@ -33,7 +40,7 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
   const port = await freePort();
   const child = spawn(NODE, ['src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: COMPILE_CACHE, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -84,7 +91,7 @@ export function firstRunKey(svc: Started): { key: string; file: string } | undef
 
 /** Runs a command to completion with a time bound (as generous as startService's). */
 export async function run(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(NODE, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, args, { cwd: ROOT, env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: COMPILE_CACHE, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

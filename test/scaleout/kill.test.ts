@@ -5,11 +5,8 @@
 // killed and the other takes over; SQLite: its one instance, restarted. docs/deploy.md, "Takeover".
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { ENGINES, type Engine, serviceDatabaseUrl } from '../helpers/engines.ts';
 import { startService, type Started } from '../helpers/process.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 
@@ -74,16 +71,7 @@ function feedReader(base: () => string, reading: () => boolean): { seen: FeedEve
 
 async function killScenario(t: TestContext, engine: Engine): Promise<void> {
   const receiver = await startReceiver(t, () => 200);
-  let url: string;
-  if (engine === 'postgres') {
-    const db = await createTestDatabase();
-    t.after(() => db.drop());
-    url = db.url;
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-kill-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    url = `sqlite:${join(dir, 'petstore.db')}`;
-  }
+  const url = await serviceDatabaseUrl(t, engine);
   const env = {
     DATABASE_URL: url,
     DATABASE_POOL_SIZE: '4',

@@ -49,6 +49,7 @@ test(`kill -9 under concurrent creates loses no acknowledged pet and leaves the 
   const path = join(dir, 'petstore.db');
   const env = { DATABASE_URL: `sqlite:${path}`, PETSTORE_API_KEYS: KEY, RATE_LIMIT_PER_MINUTE: '0' };
   const acknowledged: Pet[] = [];
+  const deadline = Date.now() + 50_000;
 
   for (let round = 0; round <= KILLS; round++) {
     const svc = await startService(env);
@@ -82,7 +83,10 @@ test(`kill -9 under concurrent creates loses no acknowledged pet and leaves the 
     };
     const before = acknowledged.length;
     const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
-    await sleep(150 + Math.random() * 500);
+    // The kill lands at a random moment of a running load: after the first acknowledged create (on
+    // a starved machine that can take longer than the random delay alone), then 0–500 ms on.
+    while (acknowledged.length === before && Date.now() < deadline) await sleep(20);
+    await sleep(Math.random() * 500);
     const exited = once(svc.child, 'exit');
     svc.child.kill('SIGKILL');
     await exited;

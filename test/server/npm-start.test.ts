@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { freePort, ROOT } from '../helpers/process.ts';
+import { COMPILE_CACHE, freePort, ROOT } from '../helpers/process.ts';
 
 const KEY = 'npm-start-test-key-0123456789abcdef';
 // Generous, as for every started service (test/helpers/process.ts): only a hang waits this long.
@@ -104,6 +104,7 @@ async function npmStart(t: TestContext): Promise<NpmStart> {
       PATH: process.env.PATH,
       HOME: process.env.HOME ?? dir,
       npm_config_update_notifier: 'false',
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,

@@ -2,19 +2,11 @@
 // the first-run key (the first key, named "first-run") becomes the owner key, which manages every
 // key; the tree works from there. On every engine.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
 import { createApiKey, hashKey, revokeApiKey } from '../../src/keys/key.service.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
-import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
-import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
-import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { ENGINES, type Engine } from '../helpers/engines.ts';
+import { upgraded } from '../helpers/upgrade.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 // What the previous release wrote: the first-run key, a key it made over the API, and a later key
@@ -24,43 +16,25 @@ const KEYS = [
   ['staff', 'pst_bbbb', hashKey('b'), 'keys:admin pets:read'],
   ['first-run', 'pst_cccc', hashKey('c'), 'pets:read'],
 ] as const;
-const INSERT = (p: (n: number) => string) =>
-  `INSERT INTO api_keys (name, prefix, hash, scopes, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})`;
-const before = (m: { version: number }) => m.version < 11;
+const INSERT = 'INSERT INTO api_keys (name, prefix, hash, scopes, created_at) VALUES ($1, $2, $3, $4, $5)';
 
 /** A database at the version before 11 holding KEYS, then opened by the engine (which applies 11). */
-async function upgraded(t: TestContext, engine: Engine): Promise<Storage> {
-  if (engine === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-m11-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    const path = join(dir, 'p.db');
-    const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
-    migrateSqlite(db, SQLITE_MIGRATIONS.filter(before));
-    for (const k of KEYS) db.prepare(INSERT((n) => `?${n}`)).run(...k, AT);
-    db.close();
-    const storage = openSqlite({ path });
-    t.after(() => storage.close());
-    return storage;
-  }
-  const target = await createTestDatabase();
-  t.after(() => target.drop());
-  const db = new PgDb({ url: target.url, poolSize: 1 });
-  t.after(() => db.close());
-  await migratePostgres(db, POSTGRES_MIGRATIONS.filter(before));
-  for (const k of KEYS)
-    await db.query(
-      INSERT((n) => `$${n}`),
-      [...k, AT],
-    );
-  const storage = await openPostgres({ url: target.url, poolSize: 2 });
-  t.after(() => storage.close());
+async function upgradedStore(t: TestContext, engine: Engine): Promise<Storage> {
+  const { storage } = await upgraded(
+    t,
+    engine,
+    (v) => v < 11,
+    async (exec) => {
+      for (const k of KEYS) await exec(INSERT, [...k, AT]);
+    },
+  );
   return storage;
 }
 
 for (const engine of ENGINES) {
   describe(`${engine}: migration 11 on existing keys`, () => {
     test('they become top-level keys, the first-run key the owner key; keys made from then on record their maker', async (t) => {
-      const storage = await upgraded(t, engine);
+      const storage = await upgradedStore(t, engine);
       const keys = await storage.apiKeys.list({ limit: 10, afterId: 0 });
       assert.deepEqual(
         keys.map((k) => [k.name, k.parentId, k.owner]),

@@ -2,61 +2,37 @@
 // their destination host is filled in from their URL, so the per-host limit counts them. On every
 // engine.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
 import { createPet } from '../../src/pets/pet.service.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
-import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
-import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
-import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { claimAttempts } from '../../src/webhooks/webhook.deliveries.ts';
 import { petRecord } from '../helpers/pets.ts';
-import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { ENGINES, type Engine } from '../helpers/engines.ts';
+import { upgraded } from '../helpers/upgrade.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 // Every type, enabled: as the previous release wrote them. Three destinations.
 const URLS = ['https://a.example.com/x', 'https://a.example.com/y?z=1', 'https://a.example.com:8443/', 'http://[2001:db8::1]:8080/p'];
-const INSERT = (p: (n: number) => string) =>
-  `INSERT INTO webhooks (url, events, all_events, description, enabled, secret, created_at, updated_at) VALUES (${p(1)}, NULL, ${p(2)}, NULL, ${p(2)}, 'sealed', ${p(3)}, ${p(3)})`;
-const before = (m: { version: number }) => m.version < 12;
+const INSERT =
+  "INSERT INTO webhooks (url, events, all_events, description, enabled, secret, created_at, updated_at) VALUES ($1, NULL, $2, NULL, $2, 'sealed', $3, $3)";
 
-async function upgraded(t: TestContext, engine: Engine): Promise<Storage> {
-  if (engine === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-m12-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    const path = join(dir, 'p.db');
-    const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
-    migrateSqlite(db, SQLITE_MIGRATIONS.filter(before));
-    for (const url of URLS) db.prepare(INSERT((n) => `?${n}`)).run(url, 1, AT);
-    db.close();
-    const storage = openSqlite({ path });
-    t.after(() => storage.close());
-    return storage;
-  }
-  const target = await createTestDatabase();
-  t.after(() => target.drop());
-  const db = new PgDb({ url: target.url, poolSize: 1 });
-  t.after(() => db.close());
-  await migratePostgres(db, POSTGRES_MIGRATIONS.filter(before));
-  for (const url of URLS)
-    await db.query(
-      INSERT((n) => `$${n}`),
-      [url, true, AT],
-    );
-  const storage = await openPostgres({ url: target.url, poolSize: 2 });
-  t.after(() => storage.close());
+/** A database at the version before 12 holding endpoints for URLS, then opened by the engine (which applies 12). */
+async function upgradedStore(t: TestContext, engine: Engine): Promise<Storage> {
+  const { storage } = await upgraded(
+    t,
+    engine,
+    (v) => v < 12,
+    async (exec) => {
+      for (const url of URLS) await exec(INSERT, [url, true, AT]);
+    },
+  );
   return storage;
 }
 
 for (const engine of ENGINES) {
   describe(`${engine}: migration 12 on existing endpoints`, () => {
     test('they have no owner key, and their destinations are known to the per-host limit', async (t) => {
-      const storage = await upgraded(t, engine);
+      const storage = await upgradedStore(t, engine);
       const listed = await storage.webhooks.list({ limit: 10, afterId: 0 });
       assert.deepEqual(
         listed.map((w) => [w.url, w.keyId]),

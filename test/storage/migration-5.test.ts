@@ -2,18 +2,12 @@
 // inventory starts from the pets there are, categories keep their ids, names and sequence, and
 // the foreign keys still hold. On every engine.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
-import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
-import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
-import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import type { Storage } from '../../src/storage/storage.ts';
-import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
+import { ENGINES } from '../helpers/engines.ts';
+import { sqliteAt, upgraded } from '../helpers/upgrade.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { createCategory, removeCategory } from '../../src/categories/category.service.ts';
 import { createPet, withdrawPet } from '../../src/pets/pet.service.ts';
@@ -30,48 +24,20 @@ const DATA = [
 // issue and this one (1–4 and 6; the runner applies each missing version, whatever its place).
 const BEFORE: Record<string, (version: number) => boolean> = { 'at 1–4': (v) => v <= 4, 'at 1–4 and 6': (v) => v <= 4 || v === 6 };
 
-/** A SQLite file migrated to version 4 and holding DATA, deleted when the test ends. */
-async function sqliteAtVersion4(t: TestContext, applied: (version: number) => boolean = BEFORE['at 1–4']): Promise<{ path: string; db: DatabaseSync }> {
-  const dir = await mkdtemp(join(tmpdir(), 'petstore-m5-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'p.db');
-  const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
-  migrateSqlite(
-    db,
-    SQLITE_MIGRATIONS.filter((m) => applied(m.version)),
-  );
+/** A SQLite file migrated to version 4 and holding DATA, open; deleted when the test ends. */
+async function sqliteAtVersion4(t: TestContext): Promise<DatabaseSync> {
+  const { db } = await sqliteAt(t, BEFORE['at 1–4']);
   for (const sql of DATA) db.exec(sql);
-  return { path, db };
-}
-
-/** A database migrated to `applied` holding DATA, then opened by the engine (which applies 5). */
-async function upgraded(t: TestContext, engine: Engine, applied: (version: number) => boolean): Promise<Storage> {
-  if (engine === 'sqlite') {
-    const { path, db } = await sqliteAtVersion4(t, applied);
-    db.close();
-    const storage = openSqlite({ path });
-    t.after(() => storage.close());
-    return storage;
-  }
-  const target = await createTestDatabase();
-  t.after(() => target.drop());
-  const db = new PgDb({ url: target.url, poolSize: 1 });
-  await migratePostgres(
-    db,
-    POSTGRES_MIGRATIONS.filter((m) => applied(m.version)),
-  );
-  for (const sql of DATA) await db.query(sql);
-  await db.close();
-  const storage = await openPostgres({ url: target.url, poolSize: 2 });
-  t.after(() => storage.close());
-  return storage;
+  return db;
 }
 
 for (const engine of ENGINES) {
   describe(`${engine}: migration 5 on existing data`, () => {
     for (const [before, applied] of Object.entries(BEFORE))
       test(`${before}: counts the inventory from the pets there are and keeps the categories, their sequence and their rules`, async (t) => {
-        const storage = await upgraded(t, engine, applied);
+        const { storage } = await upgraded(t, engine, applied, async (exec) => {
+          for (const sql of DATA) await exec(sql);
+        });
         assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 1, sold: 2, availableValue: {} });
         assert.deepEqual(
           (await storage.pets.list({ limit: 10, categoryId: 7 })).map((p) => p.name),
@@ -92,7 +58,7 @@ for (const engine of ENGINES) {
 
 describe('sqlite: migration 5 rebuilds categories', () => {
   test('leaves foreign keys enforced, and the pets still pointing at their categories', async (t) => {
-    const { db } = await sqliteAtVersion4(t);
+    const db = await sqliteAtVersion4(t);
     assert.deepEqual(
       migrateSqlite(
         db,
@@ -110,7 +76,7 @@ describe('sqlite: migration 5 rebuilds categories', () => {
 
 describe('sqlite: a migration that rebuilds tables', () => {
   test('is refused, and rolled back, when it leaves a foreign key broken; foreign keys are enforced again after it', async (t) => {
-    const { db } = await sqliteAtVersion4(t);
+    const db = await sqliteAtVersion4(t);
     const breaking = {
       version: 99,
       name: 'drops the categories the pets name',

@@ -2,20 +2,11 @@
 // and updatedAt from their events (or the migration's time), and — once indexed at start-up by
 // indexUnindexedPets — are found by search and ordered by name like any other. On every engine.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
 import { petListing } from '../../src/pets/pet.listing.ts';
 import { indexUnindexedPets } from '../../src/pets/pet.service.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
-import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
-import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
-import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import type { Storage } from '../../src/storage/storage.ts';
-import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
+import { ENGINES, type Engine } from '../helpers/engines.ts';
+import { upgraded, type Upgraded } from '../helpers/upgrade.ts';
 
 // What the previous release wrote: three pets; the first with its creation and a later change in
 // the feed, the second with only a change left (its creation purged), the third with nothing.
@@ -27,36 +18,23 @@ const DATA = [
      ('pet.updated', '{"id":2,"name":"bella","categoryId":2,"status":"sold"}', '2026-03-01T00:00:00.000Z')`,
 ];
 
-async function upgraded(t: TestContext, engine: Engine): Promise<Storage> {
-  const before = (m: { version: number }) => m.version < 9;
-  if (engine === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-m9-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
-    const path = join(dir, 'p.db');
-    const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
-    migrateSqlite(db, SQLITE_MIGRATIONS.filter(before));
-    for (const sql of DATA) db.exec(sql);
-    db.close();
-    const storage = openSqlite({ path });
-    t.after(() => storage.close());
-    return storage;
-  }
-  const target = await createTestDatabase();
-  t.after(() => target.drop());
-  const db = new PgDb({ url: target.url, poolSize: 1 });
-  await migratePostgres(db, POSTGRES_MIGRATIONS.filter(before));
-  for (const sql of DATA) await db.query(sql);
-  await db.close();
-  const storage = await openPostgres({ url: target.url, poolSize: 2 });
-  t.after(() => storage.close());
-  return storage;
+/** A store of the release before 9 holding DATA, opened by the engine (which applies 9). */
+function upgradedStore(t: TestContext, engine: Engine): Promise<Upgraded> {
+  return upgraded(
+    t,
+    engine,
+    (v) => v < 9,
+    async (exec) => {
+      for (const sql of DATA) await exec(sql);
+    },
+  );
 }
 
 for (const engine of ENGINES) {
   describe(`${engine}: migration 9 on existing pets`, () => {
     test('timestamps from the events; searchable and sortable by name once indexed at start-up', async (t) => {
       const migratedFrom = Date.now();
-      const storage = await upgraded(t, engine);
+      const storage = (await upgradedStore(t, engine)).storage;
       const [emile, bella, zed] = (await storage.pets.list({ limit: 10 }))!;
       assert.deepEqual(
         [emile, bella].map((p) => [p.name, p.tags, p.createdAt, p.updatedAt, 'price' in p, 'description' in p]),

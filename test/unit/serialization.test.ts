@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { SHARED_SCHEMAS } from '../../src/app.ts';
-import { cachedSerializerFactory } from '../../src/http/policies/serialization.ts';
+import { cachedSerializerFactory, referencedSchemas } from '../../src/http/policies/serialization.ts';
 import { Pet, Pets } from '../../src/pets/pet.schemas.ts';
 
 const shared = Object.fromEntries(SHARED_SCHEMAS.map((s) => [(s as { $id?: string }).$id, s]));
@@ -69,4 +69,31 @@ test('remembers a list of frozen items by the items it holds, in their order', (
   assert.equal(serialize([a, b, c]), plain([a, b, c]), 'more items');
   assert.equal(serialize([b, a]), plain([b, a]), 'another order');
   assert.equal(serialize([a, { ...pet(4, 'Max') }]), plain([a, { ...pet(4, 'Max') }]), 'a mutable item');
+});
+
+const schemas = {
+  Error: { $id: 'Error', type: 'object', properties: { code: { type: 'string' } } },
+  Pet: { $id: 'Pet', type: 'object', properties: { status: { $ref: 'PetStatus#' }, price: { $ref: 'Price#/properties/amount' } } },
+  PetStatus: { $id: 'PetStatus', type: 'string', enum: ['available'] },
+  Price: { $id: 'Price', type: 'object', properties: { amount: { type: 'integer' } } },
+  Pets: { $id: 'Pets', type: 'array', items: { $ref: 'Pet#' } },
+};
+
+test('a response schema is compiled with the shared schemas it references, through one another', () => {
+  const used = referencedSchemas(JSON.stringify({ ...schemas.Pets, description: 'A page' }), 'Pets', schemas);
+  assert.deepEqual(Object.keys(used ?? {}), ['Pet', 'PetStatus', 'Price']);
+  assert.equal(used?.Pet, schemas.Pet, 'the schema objects Fastify gave, not copies');
+});
+
+test('a schema that references nothing needs no shared schema; a `$ref` written inside a string is no reference', () => {
+  assert.deepEqual(referencedSchemas(JSON.stringify({ type: 'string', description: 'see {"$ref":"Pet#"}' }), undefined, schemas), {});
+});
+
+test('a reference into the schema itself, or to its own $id, needs no shared schema', () => {
+  const schema = { $id: 'Tree', type: 'object', properties: { up: { $ref: '#' }, down: { $ref: 'Tree#' } } };
+  assert.deepEqual(referencedSchemas(JSON.stringify(schema), 'Tree', schemas), {});
+});
+
+test('a reference to no shared schema leaves the decision to the compiler: undefined, not a partial set', () => {
+  assert.equal(referencedSchemas(JSON.stringify({ items: [{ $ref: 'Pet#' }, { $ref: 'Unknown#' }] }), undefined, schemas), undefined);
 });

@@ -1,5 +1,5 @@
 // The package's public surface. Browser-safe: nothing here imports from Node.
-import type { components } from './schema.ts';
+import { eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
 export {
@@ -47,3 +47,15 @@ export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type Delivery = Schemas['Delivery'];
 export type CallingKey = Schemas['CallingKey'];
 export type Photo = Schemas['Photo'];
+export type Scope = Schemas['Scope'];
+
+// The API's enumerations as run-time lists, in the document's order, generated from openapi.json
+// (schema.ts): a picker or a filter lists them from here instead of a copy that could fall behind.
+/** Every pet status. */
+export const PET_STATUSES: readonly PetStatus[] = petStatusValues;
+/** Every order status. */
+export const ORDER_STATUSES: readonly OrderStatus[] = orderStatusValues;
+/** Every event type a webhook can subscribe to and the feed can filter by. */
+export const EVENT_TYPES: readonly EventType[] = eventTypeValues;
+/** Every scope a key can hold. */
+export const SCOPES: readonly Scope[] = scopeValues;

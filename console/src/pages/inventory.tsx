@@ -2,7 +2,7 @@
 // value: what the available pets are worth, per currency.
 import { formatMoney } from '../money.ts';
 import { PageHeading, Alert, useLive, useLoad, useSession } from '../ui.tsx';
-import { PET_STATUSES } from './pets.tsx';
+import { PET_STATUSES } from '@petstore/client';
 
 export function InventoryPage() {
   const { session } = useSession();

@@ -1,7 +1,7 @@
 // Keys: issue (the secret shown once), list, revoke. Needs keys:admin.
 // Keys form a tree (docs/api.md, "the key tree"): each records its maker, and revoking one ends the
 // keys it made; a key lists and revokes only itself and its descendants (an owner key: every key).
-import type { components } from '@petstore/client';
+import { type components, SCOPES } from '@petstore/client';
 import { useState } from 'preact/hooks';
 import { describeError, type Scope } from '../session.ts';
 import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, formatTime, problemOf, useLoad, usePager, useSession } from '../ui.tsx';
@@ -9,17 +9,6 @@ import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Pro
 type ApiKey = components['schemas']['ApiKey'];
 /** How many of the keys a revocation ends the confirmation names (one page of listKeyDescendants). */
 const DESCENDANTS_SHOWN = 10;
-
-export const SCOPES: readonly Scope[] = [
-  'pets:read',
-  'pets:write',
-  'orders:read',
-  'orders:write',
-  'categories:write',
-  'events:read',
-  'keys:admin',
-  'webhooks:admin',
-];
 
 export function KeysPage() {
   const { session } = useSession();

@@ -1,5 +1,5 @@
 // Orders: placed → approved → delivered, or cancelled; each row offers the moves its state allows.
-import type { Order, OrderStatus } from '@petstore/client';
+import { ORDER_STATUSES, type Order, type OrderStatus } from '@petstore/client';
 import { useState } from 'preact/hooks';
 import { describeError } from '../session.ts';
 import {
@@ -19,7 +19,6 @@ import {
   useSession,
 } from '../ui.tsx';
 
-const ORDER_STATUSES: readonly OrderStatus[] = ['placed', 'approved', 'delivered', 'cancelled'];
 /** The order lifecycle as the API documents it (docs/api.md): the moves from each state, and the button for each. */
 const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   placed: ['approved', 'cancelled'],

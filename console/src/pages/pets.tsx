@@ -2,13 +2,11 @@
 // with price, tags and description, field-level errors and the 412 flow.
 //
 // Photos (issue 23 item 5): PetPhotos, in the edit form.
-import { type Category, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
+import { type Category, PET_STATUSES, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
 import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
-
-export const PET_STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 
 /** What the table asks GET /v1/pets for. */
 interface PetQuery {

@@ -1,5 +1,5 @@
 // Webhooks: endpoints, subscribing one, rotating its secret, its delivery log and "Retry". Needs webhooks:admin.
-import type { Delivery, EventType, Webhook } from '@petstore/client';
+import { type Delivery, EVENT_TYPES, type EventType, type Webhook } from '@petstore/client';
 import { useState } from 'preact/hooks';
 import { describeError } from '../session.ts';
 import {
@@ -18,19 +18,6 @@ import {
   usePager,
   useSession,
 } from '../ui.tsx';
-
-const EVENT_TYPES: readonly EventType[] = [
-  'pet.created',
-  'pet.updated',
-  'pet.deleted',
-  'order.placed',
-  'order.approved',
-  'order.delivered',
-  'order.cancelled',
-  'category.created',
-  'category.updated',
-  'category.deleted',
-];
 
 export function WebhooksPage() {
   const { session } = useSession();

@@ -4,7 +4,7 @@ import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
-import { petListStatement, searchProbeStatement, SPARSE_SEARCH } from '../sql/sql.pet-list.ts';
+import { petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 import { BatchedLookup } from './postgres.batch.ts';
@@ -44,16 +44,17 @@ export class PostgresPets implements PetRepository {
   async #page(key: string): Promise<readonly Pet[]> {
     // Only the filters given appear in the statement, so the planner sees which index serves it.
     const query = JSON.parse(key) as PetQuery;
-    const { sql, params } = petListStatement(query, postgresDialect, query.words !== undefined && (await this.#sparse(query.words)));
-    const rows = await this.#db.query<PetRow>(sql, params);
-    return Object.freeze(rows.map((r) => frozenPet(toPet(r))));
-  }
-
-  /** Whether fewer than SPARSE_SEARCH live pets match the words (Dialect.searchPets): a capped count, cheap either way. */
-  async #sparse(words: readonly string[]): Promise<boolean> {
-    const { sql, params } = searchProbeStatement(words, postgresDialect);
-    const [{ n }] = await this.#db.query<{ n: number }>(sql, params);
-    return n < SPARSE_SEARCH;
+    const page = (plan: 'dense' | 'walk' | 'sparse') => {
+      const { sql, params } = petListStatement(query, postgresDialect, plan);
+      return this.#db.query<PetRow>(sql, params);
+    };
+    if (query.words === undefined) return freeze(await page('dense'));
+    // A search whose words are common at the page's position walks there (SEARCH_SAMPLE in
+    // sql.pet-list.ts); a rare one, or one the walk finds short, is read from the search index.
+    const { sql, params } = searchSampleStatement(query, postgresDialect);
+    const [{ m }] = await this.#db.query<{ m: number }>(sql, params);
+    const walked = m >= SEARCH_DENSE ? await page('walk') : [];
+    return freeze(walked.length === query.limit ? walked : await page('sparse'));
   }
 
   async inventory(): Promise<Inventory> {
@@ -86,3 +87,5 @@ export function keysByHash(db: PgDb): (hash: string) => Promise<StoredPrincipal 
   });
   return (hash) => active.get(hash);
 }
+
+const freeze = (rows: PetRow[]): readonly Pet[] => Object.freeze(rows.map((r) => frozenPet(toPet(r))));

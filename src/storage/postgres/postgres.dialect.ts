@@ -40,8 +40,9 @@ export const postgresDialect: Dialect = {
   // pets.search is the tsvector of search_text's words (migration 9), indexed by pets_live_search
   // (GIN). For a query matching much of the store the planner walks pets_live_id in id order,
   // checking each row's stored tsvector, and soon has a page. Its estimate of a rare prefix is too
-  // high to be trusted (it would walk the whole id index looking for a page), so for a query the
-  // probe found sparse the matches' ids come from the GIN index first, as one array (an InitPlan,
+  // high to be trusted (it would walk the whole id index looking for a page), so PostgresPets
+  // samples the pets at the page's position first (SEARCH_SAMPLE in sql.pet-list.ts), and for a
+  // query rare there the matches' ids come from the GIN index first, as one array (an InitPlan,
   // run once: a join there was planned as a merge join walking the id index up to the matches),
   // and only those pets are read by primary key and ordered.
   searchPets: (param, sparse) =>

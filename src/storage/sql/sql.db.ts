@@ -66,8 +66,8 @@ export interface Dialect {
   /**
    * The live pets matching the search query `param`, from the search index, in id order: the FROM
    * items (the pets aliased `p`), their condition, and the id expression to order and page by.
-   * `sparse`: the caller found few matches (PostgresPets probes), so they are collected from the
-   * index first and then ordered.
+   * `sparse`: the caller found the words rare (PostgresPets samples them), so the matches are
+   * collected from the index first and then ordered.
    */
   searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
 }

@@ -25,19 +25,34 @@ export interface Statement {
   readonly params: SqlParam[];
 }
 
-/** The most matches a search has for PostgresPets to call it sparse (Dialect.searchPets). */
-export const SPARSE_SEARCH = 5_000;
+/**
+ * How PostgresPets plans a search (Dialect.searchPets): it reads the words of the SEARCH_SAMPLE
+ * live pets from the page's position, in id order. Where at least SEARCH_DENSE of them match, the
+ * words are common there, and the page is found by walking the id index checking each pet (the
+ * `walk` plan), for at most SEARCH_WALK pets. Otherwise — or when the walk comes up short, the
+ * other filters being rare among the matches — the matches are collected from the search index
+ * (`sparse`), which costs in proportion to how many there are.
+ */
+export const SEARCH_SAMPLE = 500;
+export const SEARCH_DENSE = 5;
+export const SEARCH_WALK = 20_000;
 
-/** How many pets match the search words, counted up to SPARSE_SEARCH (PostgreSQL's probe). */
-export function searchProbeStatement(words: readonly string[], d: Dialect): Statement {
+/** The next SEARCH_SAMPLE live pets from the position of the page `q`, and how many match its words (`m`). */
+export function searchSampleStatement(q: PetQuery, d: Dialect): Statement {
+  const params: SqlParam[] = [d.searchTerms(q.words ?? [])];
+  const from = q.after === undefined ? '' : ` AND id ${q.descending ? '<' : '>'} $${params.push(q.after.id)}`;
   const search = d.searchPets('$1', false);
   return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM ${search.from} WHERE ${search.where} AND p.${LIVE} LIMIT $2) AS s`,
-    params: [d.searchTerms(words), SPARSE_SEARCH],
+    sql: `SELECT count(*) FILTER (WHERE ${search.where}) AS m FROM (SELECT search FROM pets WHERE ${LIVE}${from} ORDER BY id ${q.descending ? 'DESC' : 'ASC'} LIMIT ${SEARCH_SAMPLE}) AS p`,
+    params,
   };
 }
 
-export function petListStatement(q: PetQuery, d: Dialect, sparse = false): Statement {
+/**
+ * The statement of a page. `walk` (searches only): the search reads at most SEARCH_WALK live pets
+ * from the page's position; fewer rows than the limit then mean "not within the walk", not "no more".
+ */
+export function petListStatement(q: PetQuery, d: Dialect, plan: 'dense' | 'walk' | 'sparse' = 'dense'): Statement {
   const params: SqlParam[] = [];
   const param = (value: SqlParam) => `$${params.push(value)}`;
   const where: string[] = [];
@@ -50,7 +65,7 @@ export function petListStatement(q: PetQuery, d: Dialect, sparse = false): State
   const tags = q.tags ?? [];
   if (q.words !== undefined) {
     // The search index drives, in id order; the other filters are checked per match.
-    const search = d.searchPets(param(d.searchTerms(q.words)), sparse);
+    const search = d.searchPets(param(d.searchTerms(q.words)), plan === 'sparse');
     ({ from, id } = search);
     where.push(search.where);
     columns = JOINED_COLUMNS;
@@ -78,6 +93,12 @@ export function petListStatement(q: PetQuery, d: Dialect, sparse = false): State
   if (q.order === undefined || q.order === 'id') {
     if (q.after !== undefined) where.push(`${id} ${after} ${param(q.after.id)}`);
     order = `${id} ${dir}`;
+    if (plan === 'walk' && q.words !== undefined) {
+      // Up to the SEARCH_WALK-th live pet from the position (none: to the end), read once by its id index.
+      const from = q.after === undefined ? '' : ` AND id ${after} ${param(q.after.id)}`;
+      const last = `(SELECT id FROM pets WHERE ${LIVE}${from} ORDER BY id ${dir} LIMIT 1 OFFSET ${SEARCH_WALK - 1})`;
+      where.push(`${id} ${q.descending ? '>=' : '<='} coalesce(${last}, ${q.descending ? 0 : '9223372036854775807'})`);
+    }
   } else {
     const key = PET_SORT_EXPRESSIONS[q.order];
     if (q.after !== undefined) where.push(`(${key}, id) ${after} (${param(q.after.value ?? null)}, ${param(q.after.id)})`);
