@@ -29,6 +29,13 @@ export type PetTuple = [number, string, number, PetStatus, string | null, string
 export const toPet = (r: PetRow): Pet =>
   pet(r.id, r.name, r.category_id, r.status, r.description, r.tags, r.price_amount, r.price_currency, r.created_at, r.updated_at, r.photos);
 export const tupleToPet = (r: PetTuple): Pet => pet(...r);
+/** A pet as the read caches hand it out, to every request until the database changes: frozen through. */
+export function frozenPet(p: Pet): Pet {
+  Object.freeze(p.tags);
+  if (p.price) Object.freeze(p.price);
+  if (p.photoUrls) Object.freeze(p.photoUrls);
+  return Object.freeze(p);
+}
 // Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
 // A pet with photos has photoUrls; one without has none (the field is left out, as before photos existed).
 function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt, photos]: PetTuple): Pet {

@@ -3,7 +3,7 @@
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import { frozenPet, PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
 import { petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import { postgresDialect } from './postgres.dialect.ts';
@@ -23,7 +23,7 @@ export class PostgresPets implements PetRepository {
     // getPet: the reads of one loop turn share a query (BatchedLookup).
     this.#byId = new BatchedLookup<number, Pet>(async (ids) => {
       const rows = await db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE id = ANY($1) AND ${LIVE}`, [ids]);
-      return new Map(rows.map((r) => [r.id, Object.freeze(toPet(r))]));
+      return new Map(rows.map((r) => [r.id, frozenPet(toPet(r))]));
     });
     // Listings: the requests of one loop turn that ask for the same page share its query (a hot
     // first page is asked for by many at once); different pages are separate queries.
@@ -88,4 +88,4 @@ export function keysByHash(db: PgDb): (hash: string) => Promise<StoredPrincipal 
   return (hash) => active.get(hash);
 }
 
-const freeze = (rows: PetRow[]): readonly Pet[] => Object.freeze(rows.map((r) => Object.freeze(toPet(r))));
+const freeze = (rows: PetRow[]): readonly Pet[] => Object.freeze(rows.map((r) => frozenPet(toPet(r))));

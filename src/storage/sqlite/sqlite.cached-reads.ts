@@ -4,7 +4,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
+import { frozenPet, PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
 import { petListStatement } from '../sql/sql.pet-list.ts';
 import type { PetQuery, PetRepository } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
@@ -45,7 +45,7 @@ export class SqlitePets implements PetRepository {
     return this.#writes.outside(() =>
       this.#byId.get(id, () => {
         const row = this.#get.get(id) as unknown as PetTuple | undefined;
-        return row && Object.freeze(tupleToPet(row));
+        return row && frozenPet(tupleToPet(row));
       }),
     );
   }
@@ -56,7 +56,7 @@ export class SqlitePets implements PetRepository {
       ...this.#pages.get(JSON.stringify(q), () => {
         const { sql, params } = petListStatement(q, sqliteDialect);
         const rows = this.#list(sql).all(...(params as (string | number | null)[])) as unknown as PetTuple[];
-        return Object.freeze(rows.map((r) => Object.freeze(tupleToPet(r))));
+        return Object.freeze(rows.map((r) => frozenPet(tupleToPet(r))));
       })!,
     ]);
   }
