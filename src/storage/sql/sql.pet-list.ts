@@ -40,12 +40,15 @@ export const SEARCH_WALK = 20_000;
 /** The next SEARCH_SAMPLE live pets from the position of the page `q`, and how many match its words (`m`). */
 export function searchSampleStatement(q: PetQuery, d: Dialect): Statement {
   const params: SqlParam[] = [d.searchTerms(q.words ?? [])];
-  const from = q.after === undefined ? '' : ` AND id ${q.descending ? '<' : '>'} $${params.push(q.after.id)}`;
+  const param = (value: SqlParam) => `$${params.push(value)}`;
   const search = d.searchPets('$1', false);
-  return {
-    sql: `SELECT count(*) FILTER (WHERE ${search.where}) AS m FROM (SELECT search FROM pets WHERE ${LIVE}${from} ORDER BY id ${q.descending ? 'DESC' : 'ASC'} LIMIT ${SEARCH_SAMPLE}) AS p`,
-    params,
-  };
+  return { sql: `SELECT count(*) FILTER (WHERE ${search.where}) AS m FROM (${fromPosition(q, param, 'search', `LIMIT ${SEARCH_SAMPLE}`)}) AS p`, params };
+}
+
+/** `column` of the live pets from the position of the page `q`, in its id order, then `tail` (LIMIT, OFFSET). */
+function fromPosition(q: PetQuery, param: (value: SqlParam) => string, column: string, tail: string): string {
+  const from = q.after === undefined ? '' : ` AND id ${q.descending ? '<' : '>'} ${param(q.after.id)}`;
+  return `SELECT ${column} FROM pets WHERE ${LIVE}${from} ORDER BY id ${q.descending ? 'DESC' : 'ASC'} ${tail}`;
 }
 
 /**
@@ -95,9 +98,8 @@ export function petListStatement(q: PetQuery, d: Dialect, plan: 'dense' | 'walk'
     order = `${id} ${dir}`;
     if (plan === 'walk' && q.words !== undefined) {
       // Up to the SEARCH_WALK-th live pet from the position (none: to the end), read once by its id index.
-      const from = q.after === undefined ? '' : ` AND id ${after} ${param(q.after.id)}`;
-      const last = `(SELECT id FROM pets WHERE ${LIVE}${from} ORDER BY id ${dir} LIMIT 1 OFFSET ${SEARCH_WALK - 1})`;
-      where.push(`${id} ${q.descending ? '>=' : '<='} coalesce(${last}, ${q.descending ? 0 : '9223372036854775807'})`);
+      const last = fromPosition(q, param, 'id', `LIMIT 1 OFFSET ${SEARCH_WALK - 1}`);
+      where.push(`${id} ${q.descending ? '>=' : '<='} coalesce((${last}), ${q.descending ? 0 : '9223372036854775807'})`);
     }
   } else {
     const key = PET_SORT_EXPRESSIONS[q.order];
