@@ -29,16 +29,21 @@ export interface LoadResult {
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const env = { ...process.env, BENCH_METHOD: spec.method, BENCH_BODY: spec.body ?? '', BENCH_AUTH: spec.authorization ?? '' };
+  // wrk takes whole seconds: a run of a fraction of one is ended by SIGINT, which wrk answers as it
+  // answers the end of -d, with its report (over the time it ran). A SIGINT that comes before wrk is
+  // ready for it is ignored, and the run lasts the whole second.
+  const whole = Math.ceil(spec.seconds);
   const argv = HAS_WRK
-    ? ['wrk', '-t1', `-c${spec.connections}`, `-d${spec.seconds}s`, '--timeout', '5s', '-s', fileURLToPath(new URL('wrk.lua', import.meta.url)), spec.url]
+    ? ['wrk', '-t1', `-c${spec.connections}`, `-d${whole}s`, '--timeout', '5s', '-s', fileURLToPath(new URL('wrk.lua', import.meta.url)), spec.url]
     : [process.execPath, fileURLToPath(new URL('loadgen.ts', import.meta.url)), `--connections=${spec.connections}`, `--seconds=${spec.seconds}`, spec.url];
-  const out = await capture(pinned(spec.cpu, argv), env, (spec.seconds + 30) * 1000);
+  const interruptMs = HAS_WRK && whole !== spec.seconds ? spec.seconds * 1000 : undefined;
+  const out = await capture(pinned(spec.cpu, argv), env, (whole + 30) * 1000, interruptMs);
   const line = out.split('\n').find((l) => l.startsWith('BENCH-RESULT '));
   if (!line) throw new Error(`load generator printed no result:\n${out}`);
   return JSON.parse(line.slice('BENCH-RESULT '.length)) as LoadResult;
 }
 
-function capture(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string> {
+function capture(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number, interruptMs?: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const [cmd, ...args] = argv;
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -47,9 +52,11 @@ function capture(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Pro
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     // Bounded even if the generator hangs: it is killed by its PID.
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const interrupt = interruptMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), interruptMs);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      clearTimeout(interrupt);
       if (code === 0) resolve(out);
       else reject(new Error(`${cmd} exited with ${code}:\n${out}`));
     });

@@ -1,5 +1,5 @@
 // The benchmark harness reports figures and is not part of the build's verdict, but it must keep
-// running: this drives the smoke mode (one after the other, and --paired) for a few seconds and checks its reports.
+// running: this drives the smoke mode (one after the other, and --paired) for a quarter of a second per run and checks its reports.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
