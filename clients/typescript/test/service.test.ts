@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ENGINES } from '../../../test/helpers/engines.ts';
+import { ENGINES, type Engine } from '../../../test/helpers/engines.ts';
 import { solid } from '../../../test/helpers/images.ts';
 import { startTcpProxy } from '../../../test/helpers/tcp-proxy.ts';
 import { Petstore, PetstoreConnectionError, PetstoreError, type Pet } from '../src/index.ts';
@@ -37,15 +37,27 @@ async function inParallel<T, R>(items: readonly T[], width: number, work: (item:
   return out;
 }
 
+// One service per engine for the file, started when first needed: a start costs more CPU than the
+// tests that use it, and none of them needs a fresh one (each makes its own pets and orders).
+const services = new Map<Engine, Promise<Service>>();
+function serviceOn(engine: Engine): Promise<Service> {
+  let svc = services.get(engine);
+  if (svc === undefined) {
+    svc = startPetstore({ engine });
+    services.set(engine, svc);
+  }
+  return svc;
+}
+after(() => Promise.all([...services.values()].map((svc) => svc.then((s) => s.stop()).catch(() => undefined))));
+
 for (const engine of ENGINES) {
   describe(`against the service on ${engine}`, () => {
     let svc: Service;
     let petstore: Petstore;
     before(async () => {
-      svc = await startPetstore({ engine });
+      svc = await serviceOn(engine);
       petstore = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
     });
-    after(() => svc?.stop());
 
     test('iterate() walks 250 available pets across pages, each once, in id order, the filter kept on every page', async () => {
       // 260 pets, every 26th sold: 250 available, spread over the six categories.
@@ -245,10 +257,9 @@ describe('against the service on sqlite: errors, headers, rate limits', () => {
   let svc: Service;
   let petstore: Petstore;
   before(async () => {
-    svc = await startPetstore();
+    svc = await serviceOn('sqlite');
     petstore = new Petstore({ baseUrl: svc.baseUrl, apiKey: API_KEY });
   });
-  after(() => svc?.stop());
 
   test('400s are PetstoreErrors with the documented code, the message and the request id', async () => {
     const cases: [() => Promise<unknown>, string][] = [
