@@ -24,6 +24,33 @@ const skip = !haveChromium && !process.env.CI ? `${CHROMIUM} not found (apt-get 
 const AXE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 /** The issue's promise: another browser's change shows within 2 s, without reloading. */
 const LIVE_MS = 2000;
+/**
+ * Chromium's headless mode gives every window the browser's own omnibox popup, two WebUI renderers
+ * that cost more CPU than the console's pages; none is ever shown here. Chromium keeps only the last
+ * --disable-features, and Playwright passes its own list before ours: so ours repeats it (checked
+ * after launch, so that a Playwright which disables more says so).
+ */
+const DISABLED_FEATURES = [
+  'AimEnabled',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsFirstBalancedModeAutoEnable',
+  'HttpsUpgrades',
+  'LensOverlay',
+  'MediaRouter',
+  'NetworkTimeServiceQuerying',
+  'OptimizationHints',
+  'PaintHolding',
+  'PreconnectToSearch',
+  'TcpPortRandomizationWin',
+  'ThirdPartyStoragePartitioning',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+  'msForceBrowserSignIn',
+  // ours
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+];
 
 let browser: Browser;
 let shots: string;
@@ -32,8 +59,25 @@ before(async () => {
   assert.ok(haveChromium, `Chromium is required in CI but ${CHROMIUM} is missing: install the Debian package chromium (.ci/run does)`);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--disable-features=${DISABLED_FEATURES.join(',')}`,
+    ],
   });
+  const version = await browser.newPage();
+  await version.goto('chrome://version');
+  const commandLine = (await version.locator('#command_line').textContent()) ?? '';
+  const [playwrights, ...rest] = [...commandLine.matchAll(/--disable-features=(\S+)/g)].map((m) => m[1].split(','));
+  await version.close();
+  assert.deepEqual(rest.at(-1), DISABLED_FEATURES, 'ours is the last --disable-features, which Chromium keeps');
+  const dropped = playwrights.filter((f) => !DISABLED_FEATURES.includes(f));
+  assert.deepEqual(dropped, [], "Playwright's --disable-features has more: add them to DISABLED_FEATURES");
   shots = process.env.UPDATE_SCREENSHOTS ? join(ROOT, 'docs/console') : await mkdtemp(join(tmpdir(), 'petstore-console-'));
   await mkdir(shots, { recursive: true });
 });
