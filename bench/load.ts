@@ -2,6 +2,7 @@
 // when installed; otherwise bench/loadgen.ts, a small Node generator good enough for --smoke.
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { catchesSigint } from './proc.ts';
 import { pinned } from './processes.ts';
 
 export const HAS_WRK = spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error === undefined;
@@ -30,8 +31,7 @@ export interface LoadResult {
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const env = { ...process.env, BENCH_METHOD: spec.method, BENCH_BODY: spec.body ?? '', BENCH_AUTH: spec.authorization ?? '' };
   // wrk takes whole seconds: a run of a fraction of one is ended by SIGINT, which wrk answers as it
-  // answers the end of -d, with its report (over the time it ran). A SIGINT that comes before wrk is
-  // ready for it is ignored, and the run lasts the whole second.
+  // answers the end of -d, with its report (over the time it ran).
   const whole = Math.ceil(spec.seconds);
   const argv = HAS_WRK
     ? ['wrk', '-t1', `-c${spec.connections}`, `-d${whole}s`, '--timeout', '5s', '-s', fileURLToPath(new URL('wrk.lua', import.meta.url)), spec.url]
@@ -52,7 +52,14 @@ function capture(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number, inte
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     // Bounded even if the generator hangs: it is killed by its PID.
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const interrupt = interruptMs === undefined ? undefined : setTimeout(() => child.kill('SIGINT'), interruptMs);
+    // SIGINT is sent once wrk has its handler for it (SigCgt in /proc): before that wrk ignores it, or,
+    // still starting, would die of it without a report. It is checked again every 10 ms until then.
+    let interrupt: NodeJS.Timeout | undefined;
+    const tryInterrupt = () => {
+      if (child.pid !== undefined && catchesSigint(child.pid)) child.kill('SIGINT');
+      else interrupt = setTimeout(tryInterrupt, 10);
+    };
+    if (interruptMs !== undefined) interrupt = setTimeout(tryInterrupt, interruptMs);
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);

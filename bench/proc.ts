@@ -74,6 +74,21 @@ export function parseSchedstat(text: string): number {
   return ns;
 }
 
+/** Whether a /proc/<pid>/status text shows a handler installed for signal number `signal` (its SigCgt mask). */
+export function parseCatches(status: string, signal: number): boolean {
+  const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  return mask !== undefined && ((BigInt(`0x${mask}`) >> BigInt(signal - 1)) & 1n) === 1n;
+}
+
+/** Whether process `pid` handles SIGINT itself now (false when it is gone or /proc cannot tell). */
+export function catchesSigint(pid: number): boolean {
+  try {
+    return parseCatches(readFileSync(`/proc/${pid}/status`, 'utf8'), 2);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * CPU time of one process, in microseconds, by two counters:
  * - `statUs`: utime + stime of /proc/<pid>/stat (all threads), the figure the issue names. The

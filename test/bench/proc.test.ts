@@ -1,7 +1,8 @@
 // How bench/proc.ts reads CPU time and core load from /proc text: pure parsing, checked with made-up lines.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { busyShare, isNodeProcess, parseCoreTimes, parsePidStat, parseSchedstat, readProcessCpu } from '../../bench/proc.ts';
+import { busyShare, catchesSigint, isNodeProcess, parseCatches, parseCoreTimes, parsePidStat, parseSchedstat, readProcessCpu } from '../../bench/proc.ts';
 
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
@@ -63,4 +64,28 @@ test('readProcessCpu of this very process grows with work done, and both counter
 test('isNodeProcess recognises this process as node and another binary as not', { skip: process.platform !== 'linux' }, () => {
   assert.equal(isNodeProcess(process.pid, process.execPath), true);
   assert.equal(isNodeProcess(process.pid, '/bin/sh'), false);
+});
+
+test("parseCatches reads a signal's bit in SigCgt: SIGINT (2) is bit 1; SigIgn and SigBlk do not count", () => {
+  const status = (cgt: string) => `Name:\twrk\nSigBlk:\t0000000000000002\nSigIgn:\t0000000000000002\nSigCgt:\t${cgt}\nCapInh:\t0000000000000000\n`;
+  assert.equal(parseCatches(status('0000000000000002'), 2), true);
+  assert.equal(parseCatches(status('0000000180004a02'), 2), true);
+  assert.equal(parseCatches(status('0000000000000000'), 2), false, 'ignored or blocked is not caught');
+  assert.equal(parseCatches(status('0000000000000001'), 2), false, 'SIGHUP (1) is bit 0');
+  assert.equal(parseCatches(status('8000000000000000'), 64), true, 'the 64th signal is the top bit');
+  assert.equal(parseCatches('Name:\twrk\n', 2), false, 'no SigCgt line');
+});
+
+test('catchesSigint: true once a process has its own SIGINT handler; false for one without, and for one gone', async (t) => {
+  const plain = spawn('sleep', ['30']);
+  const trapping = spawn('sh', ['-c', "trap 'exit 0' INT; while :; do sleep 1; done"]);
+  t.after(() => {
+    plain.kill('SIGKILL');
+    trapping.kill('SIGKILL');
+  });
+  const deadline = Date.now() + 10_000;
+  while (!catchesSigint(trapping.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(catchesSigint(trapping.pid!), true);
+  assert.equal(catchesSigint(plain.pid!), false);
+  assert.equal(catchesSigint(2 ** 22 + 1), false, 'above the largest pid Linux gives');
 });
