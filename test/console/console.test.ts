@@ -115,7 +115,8 @@ async function person(origin: string): Promise<{ page: Page; context: BrowserCon
 async function assertAccessible(page: Page, where: string, engine: string): Promise<void> {
   // The pages are the same whatever the engine behind them: scanned once, on the first.
   if (engine !== ENGINES[0]) return;
-  await page.evaluate(AXE);
+  // Once per document: the console is one page, so its later scans reuse what the first one injected.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
     const axe = (
       globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown }[] }[] }> } }
