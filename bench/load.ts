@@ -52,16 +52,19 @@ function capture(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number, inte
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     // Bounded even if the generator hangs: it is killed by its PID.
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    // SIGINT is sent once wrk has its handler for it (SigCgt in /proc): before that wrk ignores it, or,
-    // still starting, would die of it without a report. It is checked again every 10 ms until then.
+    // wrk's run starts when it installs its SIGINT handler (SigCgt in /proc, watched every 10 ms;
+    // before that it ignores SIGINT or, still starting, would die of it without a report). The run is
+    // interrupted `interruptMs` after that: it lasts that long however slowly a busy machine starts wrk.
     let interrupt: NodeJS.Timeout | undefined;
-    const tryInterrupt = () => {
-      if (child.pid !== undefined && catchesSigint(child.pid)) child.kill('SIGINT');
-      else interrupt = setTimeout(tryInterrupt, 10);
+    const watch = () => {
+      if (child.pid !== undefined && catchesSigint(child.pid)) interrupt = setTimeout(() => child.kill('SIGINT'), interruptMs);
+      else interrupt = setTimeout(watch, 10);
     };
-    if (interruptMs !== undefined) interrupt = setTimeout(tryInterrupt, interruptMs);
+    if (interruptMs !== undefined) watch();
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the generator prints its result as it exits, and 'exit' can come before
+    // the last of its output has been read (seen on a busy machine: an empty result).
+    child.once('close', (code) => {
       clearTimeout(timer);
       clearTimeout(interrupt);
       if (code === 0) resolve(out);

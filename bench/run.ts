@@ -24,7 +24,7 @@ import { benchWrites } from './writes.ts';
 const USAGE = `usage: npm run bench -- [options]
 
   --scenarios LIST   comma-separated from ${SCENARIO_NAMES.join(',')} (default: all)
-  --duration S       seconds per measured run, fractions allowed (default 10; --smoke: 0.25)
+  --duration S       seconds per measured run, fractions allowed (default 10; --smoke: 0.5)
   --rounds N         interleaved rounds per scenario (default 3)
   --warmup S         unmeasured seconds per server and scenario before round 1 (default 2)
   --connections N    concurrent keep-alive connections (default 50)
@@ -50,8 +50,7 @@ const USAGE = `usage: npm run bench -- [options]
   --floor            also run bench/fastify-floor.ts: the same routes as a plain Fastify app from
                      memory (schemas, key check; no database, ids, telemetry, logging) — what the
                      framework alone reaches on this machine
-  --smoke            a quarter of a second per run: proves the harness runs, measures nothing worth
-                     keeping
+  --smoke            half a second per run: proves the harness runs, measures nothing worth keeping
   --writes           instead of the above: durable creates at 1 and 50 connections on SQLite and
                      PostgreSQL, and PostgreSQL with two instances (bench/writes.ts; with
                      --duration S and --rounds N only)`;
@@ -130,9 +129,9 @@ function options(argv: string[]): Options {
   const smoke = values.smoke;
   return {
     scenarios: names as ScenarioName[],
-    // The smoke run asserts the tables' shape, not their figures: a quarter of a second per run shows
-    // as much of the harness as a whole one does, for a quarter of the load's CPU.
-    duration: seconds('duration', values.duration, smoke ? 0.25 : 10),
+    // The smoke run asserts the tables' shape, not their figures: half a second per run shows as much
+    // of the harness as a whole one does (a quarter was seen to serve nothing on a busy machine).
+    duration: seconds('duration', values.duration, smoke ? 0.5 : 10),
     rounds: positive('rounds', values.rounds, smoke ? 1 : 3),
     warmup: positive('warmup', values.warmup, smoke ? 0 : 2, 0),
     connections: positive('connections', values.connections, smoke ? 10 : 50),

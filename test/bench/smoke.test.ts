@@ -1,5 +1,5 @@
 // The benchmark harness reports figures and is not part of the build's verdict, but it must keep
-// running: this drives the smoke mode (one after the other, and --paired) for a quarter of a second per run and checks its reports.
+// running: this drives the smoke mode (one after the other, and --paired) for half a second per run and checks its reports.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
@@ -12,7 +12,8 @@ async function bench(...args: string[]): Promise<{ out: string; err: string }> {
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the tables are written last, and 'exit' can come before they have been read.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   assert.equal(code, 0, `bench exited with ${code}:\n${err}`);
   return { out, err };
 }
