@@ -3,7 +3,7 @@
 // If-None-Match on the reads (304), and the races they exist for.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { sharedTestApp } from '../helpers/app.ts';
+import { sharedListening } from '../helpers/raw-http.ts';
 import { ENGINES, type Engine } from '../helpers/engines.ts';
 
 const STRONG = /^"[A-Za-z0-9_-]{22}"$/;
@@ -14,18 +14,15 @@ interface Server {
 
 /**
  * The real app listening on 127.0.0.1, called with fetch and the test's key: one app per suite,
- * reset between its tests (sharedTestApp), listening from its first test on.
+ * reset between its tests (sharedListening).
  */
 function servers(engine: Engine): (t: TestContext) => Promise<Server> {
-  const testApp = sharedTestApp(engine, { env: { RATE_LIMIT_PER_MINUTE: '0' } });
-  let address: Promise<string> | undefined;
+  const served = sharedListening(engine);
   return async (t) => {
-    const { app, auth } = await testApp(t);
-    address ??= app.listen({ host: '127.0.0.1', port: 0 });
-    const base = await address;
+    const { port, auth } = await served(t);
     return {
       call: (method, path, { headers = {}, body, auth: withKey = true } = {}) =>
-        fetch(`${base}${path}`, {
+        fetch(`http://127.0.0.1:${port}${path}`, {
           method,
           headers: { ...(withKey ? auth : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
           body: body === undefined ? undefined : JSON.stringify(body),
