@@ -51,14 +51,14 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
 /**
  * One app for the tests of a suite that need the same one (the configuration `env` gives, the system
  * clock, a fresh database of `engine`, a new owner key): call it in the suite's body, and each test
- * calls what it returns in place of `buildTestApp(t, { engine, env })`. The first test builds the app; it is
+ * calls what it returns in place of `buildTestApp(t, { engine, env, webhooks })`. The first test builds the app; it is
  * closed after the suite. Before every later test it is put back to what a new app holds: the
  * database's rows as they were just after building (openResettableEngine) and the rate limiters'
  * counts and blocks. Not put back, so tests that depend on them build their own app: the metrics
  * registry's counts, and work a test leaves running (unawaited requests, webhook deliveries). Tests
  * take it one at a time, as node:test runs a suite's tests.
  */
-export function sharedTestApp(engine: Engine = 'sqlite', { env = {} }: { env?: Record<string, string> } = {}): (t: TestContext) => Promise<TestApp> {
+export function sharedTestApp(engine: Engine = 'sqlite', options: Pick<TestAppOptions, 'env' | 'webhooks'> = {}): (t: TestContext) => Promise<TestApp> {
   let shared: Promise<{ app: FastifyInstance; storage: Storage; reset(): Promise<void>; dispose(): Promise<void> }> | undefined;
   let holder: string | undefined;
   after(async () => {
@@ -71,7 +71,7 @@ export function sharedTestApp(engine: Engine = 'sqlite', { env = {} }: { env?: R
     t.after(() => {
       holder = undefined;
     });
-    if (shared === undefined) shared = buildSharedApp(engine, env);
+    if (shared === undefined) shared = buildSharedApp(engine, options);
     else await (await shared).reset();
     const { app, storage } = await shared;
     const { key } = await createApiKey(storage, 'test', SCOPES, { owner: true });
@@ -79,13 +79,13 @@ export function sharedTestApp(engine: Engine = 'sqlite', { env = {} }: { env?: R
   };
 }
 
-async function buildSharedApp(engine: Engine, env: Record<string, string>) {
+async function buildSharedApp(engine: Engine, { env = {}, webhooks }: Pick<TestAppOptions, 'env' | 'webhooks'>) {
   const db = await openResettableEngine(engine);
   try {
     const config = loadConfig(env);
     const limits = await buildLimits(config, systemClock, () => {});
     const metrics = new Metrics(db.storage, { processMetrics: false });
-    const app = await buildApp({ config, storage: db.storage, metrics, limits });
+    const app = await buildApp({ config, storage: db.storage, metrics, limits, webhooks });
     await app.ready();
     await db.mark();
     return {
