@@ -1,6 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { AppError } from '../errors.ts';
 
 /** Resolves a host name to every address it has (the system resolver, or a test's own). */
@@ -198,8 +198,9 @@ export class AddressPolicy {
    * (net connects only to what the lookup returns, so what is checked is what is connected to),
    * an IP literal (for which no lookup is made) before connecting. A lookup knows no port, so
    * there is one connector per port. `tls` adds options to every TLS connection (the CAs trusted).
+   * `build` is undici's buildConnector (passed in: undici is loaded only by an instance that sends).
    */
-  connector(timeoutMs: number, tls: Readonly<Record<string, unknown>> = {}): buildConnector.connector {
+  connector(build: typeof buildConnector, timeoutMs: number, tls: Readonly<Record<string, unknown>> = {}): buildConnector.connector {
     const perPort = new Map<number, buildConnector.connector>();
     return (options, callback) => {
       const host = bare(options.hostname);
@@ -208,7 +209,7 @@ export class AddressPolicy {
       if (literal) return callback(new AddressNotAllowedError(host, literal), null);
       let connect = perPort.get(port);
       if (connect === undefined) {
-        connect = buildConnector({ ...tls, timeout: timeoutMs, lookup: this.#lookup(port) } as buildConnector.BuildOptions);
+        connect = build({ ...tls, timeout: timeoutMs, lookup: this.#lookup(port) } as buildConnector.BuildOptions);
         perPort.set(port, connect);
       }
       return connect(options, callback);

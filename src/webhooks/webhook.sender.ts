@@ -1,5 +1,5 @@
 import { createSecureContext, getCACertificates } from 'node:tls';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import type { AddressPolicy } from './webhook.address.ts';
 
 /** At most this much of a response body is read (and then thrown away). */
@@ -26,25 +26,42 @@ export interface Sender {
  * and what is read of the body — within `timeoutMs`.
  */
 export class WebhookSender implements Sender {
-  readonly #agent: Agent;
+  readonly #policy: AddressPolicy;
+  readonly #tls: Readonly<Record<string, unknown>>;
   readonly #timeoutMs: number;
+  /** Made on the first delivery: undici (≈ 0.15 s of CPU to load) is not loaded by instances that never send. */
+  #agent: Promise<Agent> | undefined;
 
   /**
    * `caCertificates`: PEM certificates of CAs trusted besides Node's own store (which holds
    * NODE_EXTRA_CA_CERTS too); certificates are verified, and their host names checked, always.
    */
   constructor(policy: AddressPolicy, timeoutMs: number, caCertificates: readonly string[] = []) {
+    this.#policy = policy;
     this.#timeoutMs = timeoutMs;
     // One secure context for every connection, built once: not one per connection from the PEM text.
-    const tls = caCertificates.length === 0 ? {} : { secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...caCertificates] }) };
-    this.#agent = new Agent({ connect: policy.connector(timeoutMs, tls), headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000 });
+    this.#tls = caCertificates.length === 0 ? {} : { secureContext: createSecureContext({ ca: [...getCACertificates('default'), ...caCertificates] }) };
+  }
+
+  #agentMade(): Promise<Agent> {
+    this.#agent ??= import('undici').then(
+      ({ Agent, buildConnector }) =>
+        new Agent({
+          connect: this.#policy.connector(buildConnector, this.#timeoutMs, this.#tls),
+          headersTimeout: this.#timeoutMs,
+          bodyTimeout: this.#timeoutMs,
+          keepAliveTimeout: 30_000,
+        }),
+    );
+    return this.#agent;
   }
 
   async send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<SendResult> {
     const target = new URL(url);
+    const agent = await this.#agentMade();
     const signal = AbortSignal.timeout(this.#timeoutMs);
     try {
-      const res = await this.#agent.request({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body, signal });
+      const res = await agent.request({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body, signal });
       await drain(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       return { status: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}` };
@@ -53,8 +70,8 @@ export class WebhookSender implements Sender {
     }
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    await (await this.#agent)?.close();
   }
 }
 
