@@ -70,6 +70,8 @@ for (const engine of ENGINES) {
       };
     };
     let first: unknown;
+    // What the first test read last (so cached, where the engine caches): its key and a pet it made.
+    let earlier: { auth: { authorization: string }; pet: string } | undefined;
 
     test('the first test writes (no webhooks: the default app refuses http URLs) and uses up the failed-authentication limit', async (t) => {
       const { app, auth } = await shared(t);
@@ -80,15 +82,22 @@ for (const engine of ENGINES) {
       );
       assert.match(again, /still in use/, 'one test at a time');
       await writeEverything(app, auth, { webhook: false });
+      for (let i = 0; i < 20; i++) await app.inject({ url: '/v1/pets', headers: auth });
+      const [latest] = (await app.inject({ url: '/v1/pets?sort=-id&limit=1', headers: auth })).json();
+      const pet = `/v1/pets/${latest.id}`;
+      assert.equal((await app.inject({ url: pet, headers: auth })).statusCode, 200);
+      earlier = { auth, pet };
       const failures = [];
       for (let i = 0; i < 61; i++) failures.push((await app.inject({ url: '/v1/pets', headers: { authorization: 'Bearer petstore_wrong' } })).statusCode);
       assert.equal(failures.at(-1), 429, 'the address is blocked');
-      for (let i = 0; i < 20; i++) await app.inject({ url: '/v1/pets', headers: auth });
     });
 
     test('the next test meets what the first met: no rows, the same ids, fresh counts', async (t) => {
       const { app, auth } = await shared(t);
       assert.deepEqual(await firstLook(app, auth), first);
+      assert.ok(earlier);
+      assert.equal((await app.inject({ url: '/v1/pets', headers: earlier.auth })).statusCode, 401, "the first test's key is gone");
+      assert.equal((await app.inject({ url: earlier.pet, headers: auth })).statusCode, 404, "the first test's pet is gone");
     });
   });
 }
