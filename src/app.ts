@@ -12,7 +12,7 @@ import { corsPlugin } from './http/policies/cors.ts';
 import { idempotencyPlugin, idempotencyPurge } from './http/policies/idempotency.ts';
 import { jsonBodyPlugin } from './http/edge/json-body.ts';
 import { serverOptions } from './http/edge/limits.ts';
-import { buildLimits } from './http/policies/rate-limit.ts';
+import { buildLimits, type Limits } from './http/policies/rate-limit.ts';
 import { ErrorBody } from './schemas.ts';
 import { deprecationPlugin } from './http/policies/deprecation.ts';
 import { consolePlugin } from './http/ops/console.ts';
@@ -64,6 +64,8 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Shared with the ops app when METRICS_PORT is set; otherwise created here. */
   readonly metrics?: Metrics;
+  /** The rate limiters; built from the configuration when absent (a test sharing one app clears them between tests). */
+  readonly limits?: Limits;
   /** How webhook delivery resolves hosts, polls and jitters; tests replace them. */
   readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
   /** Where the built console is (default console/dist); tests point it elsewhere. */
@@ -126,6 +128,7 @@ export async function buildApp({
   clock = systemClock,
   logger = false,
   metrics = new Metrics(storage),
+  limits: givenLimits,
   webhooks = {},
   consoleDir,
 }: AppOptions): Promise<FastifyInstance> {
@@ -147,7 +150,7 @@ export async function buildApp({
 
   const base = config.publicBaseUrl || '/v1';
   const docsUrl = `${config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : ''}${DOCS_PATH}`;
-  const limits = await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message));
+  const limits = givenLimits ?? (await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message)));
   app.addHook('onClose', () => limits.close());
   metrics.watchFailureCounts(() => limits.authFailures?.stats);
   const auth = authentication({ verifier: new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys, clock), ...limits, metrics });

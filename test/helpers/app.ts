@@ -1,13 +1,14 @@
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.ts';
-import type { Clock } from '../../src/clock.ts';
+import { systemClock, type Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { Metrics } from '../../src/http/ops/metrics.ts';
+import { buildLimits } from '../../src/http/policies/rate-limit.ts';
 import { createApiKey } from '../../src/keys/key.service.ts';
 import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { openEngine, type Engine } from './engines.ts';
+import { openEngine, openResettableEngine, type Engine } from './engines.ts';
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -45,6 +46,64 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
   const app = built;
   const { key } = await createApiKey(storage, 'test', SCOPES, { owner: true });
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
+}
+
+/**
+ * One app for the tests of a suite that need the same one (the configuration `env` gives, the system
+ * clock, a fresh database of `engine`, a new owner key): call it in the suite's body, and each test
+ * calls what it returns in place of `buildTestApp(t, { engine, env, webhooks })`. The first test builds the app; it is
+ * closed after the suite. Before every later test it is put back to what a new app holds: the
+ * database's rows as they were just after building (openResettableEngine) and the rate limiters'
+ * counts and blocks. Not put back, so tests that depend on them build their own app: the metrics
+ * registry's counts, and work a test leaves running (unawaited requests, webhook deliveries). Tests
+ * take it one at a time, as node:test runs a suite's tests.
+ */
+export function sharedTestApp(engine: Engine = 'sqlite', options: Pick<TestAppOptions, 'env' | 'webhooks'> = {}): (t: TestContext) => Promise<TestApp> {
+  let shared: Promise<{ app: FastifyInstance; storage: Storage; reset(): Promise<void>; dispose(): Promise<void> }> | undefined;
+  let holder: string | undefined;
+  after(async () => {
+    const built = await shared?.catch(() => undefined);
+    await built?.dispose();
+  });
+  return async (t) => {
+    if (holder !== undefined) throw new Error(`the shared app is still in use by "${holder}"`);
+    holder = t.name;
+    t.after(() => {
+      holder = undefined;
+    });
+    if (shared === undefined) shared = buildSharedApp(engine, options);
+    else await (await shared).reset();
+    const { app, storage } = await shared;
+    const { key } = await createApiKey(storage, 'test', SCOPES, { owner: true });
+    return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
+  };
+}
+
+async function buildSharedApp(engine: Engine, { env = {}, webhooks }: Pick<TestAppOptions, 'env' | 'webhooks'>) {
+  const db = await openResettableEngine(engine);
+  try {
+    const config = loadConfig(env);
+    const limits = await buildLimits(config, systemClock, () => {});
+    const metrics = new Metrics(db.storage, { processMetrics: false });
+    const app = await buildApp({ config, storage: db.storage, metrics, limits, webhooks });
+    await app.ready();
+    await db.mark();
+    return {
+      app,
+      storage: db.storage,
+      async reset() {
+        limits.clear();
+        await db.reset();
+      },
+      async dispose() {
+        await app.close();
+        await db.dispose();
+      },
+    };
+  } catch (err) {
+    await db.dispose();
+    throw err;
+  }
 }
 
 export async function keyWithScopes(storage: Storage, scopes: readonly Scope[]): Promise<{ authorization: string }> {

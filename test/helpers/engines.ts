@@ -13,11 +13,13 @@
 // Every call gets an empty, migrated database: a schema this test process migrated once and
 // restores to its just-migrated rows after each test (see MigratedSchemas), not one migrated anew.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { postgresDialect } from '../../src/storage/postgres/postgres.dialect.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
@@ -147,11 +149,14 @@ async function restoreSql(schema: string): Promise<string> {
     const [{ last, called }] = await admin<{ last: string; called: boolean }>(`SELECT last_value AS last, is_called AS called FROM ${q(name)}`);
     sequences.push(`SELECT setval(${pg.escapeLiteral(q(name))}, ${last}, ${called})`);
   }
+  // The deletes, in the order foreign keys allow, run twice: the first fires the delete triggers
+  // (pets keep inventory and stock value rows up to date), the second removes what they wrote.
+  const emptied = tables.toReversed();
   // One simple query: PostgreSQL runs its statements as one transaction. The triggers fired by the
   // deletes name their functions without a schema, as the service's own connections do.
   return [
     `SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`,
-    ...tables.toReversed().map(({ name }) => `DELETE FROM ${q(name)}`),
+    ...[...emptied, ...emptied].map(({ name }) => `DELETE FROM ${q(name)}`),
     ...refill,
     ...sequences,
   ].join(';\n');
@@ -200,6 +205,106 @@ export async function openEngine(engine: Engine): Promise<{ storage: Storage; di
       await migrated!.release(schema);
     },
   };
+}
+
+/**
+ * A fresh storage of `engine` whose rows can be put back, while it stays open, to what they were at
+ * `mark()`: for tests that share one app (test/helpers/shared-app.ts), which marks it just after
+ * building. Every table (SQLite's full-text index and sqlite_sequence included, PostgreSQL's
+ * sequences) returns to its marked rows, written through a connection of its own, so the storage's
+ * read caches see a change as they see another process's commit.
+ */
+export async function openResettableEngine(engine: Engine): Promise<{
+  storage: Storage;
+  mark(): Promise<void>;
+  reset(): Promise<void>;
+  /** Every row of every table (and PostgreSQL's sequence positions), as one comparable string. */
+  contents(): Promise<string>;
+  dispose(): Promise<void>;
+}> {
+  if (engine === 'sqlite') {
+    // A file (on a RAM disk where there is one): a second connection must reach the database.
+    const dir = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'petstore-sqlite-'));
+    const path = join(dir, 'petstore.db');
+    const storage = openSqlite({ path });
+    const db = new DatabaseSync(path, { enableForeignKeyConstraints: false, timeout: 5000, defensive: false });
+    let restore: string | undefined;
+    return {
+      storage,
+      async mark() {
+        restore = sqliteRestoreSql(db);
+      },
+      async reset() {
+        if (restore === undefined) throw new Error('reset before mark');
+        try {
+          db.exec(restore);
+        } catch (err) {
+          if (db.isTransaction) db.exec('ROLLBACK');
+          throw err;
+        }
+      },
+      async contents() {
+        const tables = db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow') ORDER BY name").all() as {
+          name: string;
+        }[];
+        const rows = (name: string) => db.prepare(`SELECT * FROM main."${name.replaceAll('"', '""')}"`).all();
+        return JSON.stringify(
+          tables.filter(({ name }) => name !== 'sqlite_schema').map(({ name }) => [name, rows(name)]),
+          (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value),
+        );
+      },
+      async dispose() {
+        await storage.close();
+        db.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  migrated ??= new MigratedSchemas();
+  const schema = await migrated.acquire();
+  const storage = await openPostgres({ url: schema.db.url, poolSize: 10, migrate: false });
+  schemas.set(storage, schema.db.schema);
+  let restore: string | undefined;
+  return {
+    storage,
+    async mark() {
+      restore = await restoreSql(schema.db.schema);
+    },
+    async reset() {
+      if (restore === undefined) throw new Error('reset before mark');
+      await admin(restore);
+    },
+    contents: () => restoreSql(schema.db.schema),
+    async dispose() {
+      await storage.close();
+      await migrated!.release(schema);
+    },
+  };
+}
+
+/**
+ * Copies every table's rows into temporary tables of `db`'s connection, and returns the statements
+ * that put them back in one transaction. Foreign keys are not checked on this connection. Tables with
+ * triggers (pets: inventory, stock value, full-text index) are restored first, every other table
+ * after them, sqlite_sequence last, so what those triggers write is overwritten by its marked rows.
+ */
+function sqliteRestoreSql(db: DatabaseSync): string {
+  const id = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const tables = (db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')").all() as { name: string }[])
+    .map((r) => r.name)
+    .filter((name) => name === 'sqlite_sequence' || !name.startsWith('sqlite_'));
+  const triggered = new Set(
+    (db.prepare("SELECT DISTINCT tbl_name AS name FROM sqlite_schema WHERE type = 'trigger'").all() as { name: string }[]).map((r) => r.name),
+  );
+  const order = [...tables.filter((t) => triggered.has(t)), ...tables.filter((t) => !triggered.has(t) && t !== 'sqlite_sequence'), 'sqlite_sequence'];
+  const copy = (t: string) => `temp.${id(`marked_${t}`)}`;
+  for (const t of order) db.exec(`DROP TABLE IF EXISTS ${copy(t)}; CREATE TABLE ${copy(t)} AS SELECT * FROM main.${id(t)}`);
+  return [
+    'BEGIN IMMEDIATE',
+    ...[...triggered].map((t) => `DELETE FROM main.${id(t)}`),
+    ...order.flatMap((t) => [`DELETE FROM main.${id(t)}`, `INSERT INTO main.${id(t)} SELECT * FROM ${copy(t)}`]),
+    'COMMIT',
+  ].join(';\n');
 }
 
 /** A fresh storage of `engine` for one test, closed and deleted when the test ends. */

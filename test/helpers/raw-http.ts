@@ -3,13 +3,28 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import type { TestContext } from 'node:test';
-import { buildTestApp, type TestApp, type TestAppOptions } from './app.ts';
+import { buildTestApp, sharedTestApp, type TestApp, type TestAppOptions } from './app.ts';
+import type { Engine } from './engines.ts';
 
 /** The real app (rate limit off unless `env` sets it), listening on 127.0.0.1 on a free port. */
 export async function listening(t: TestContext, options: TestAppOptions = {}): Promise<TestApp & { port: number }> {
   const built = await buildTestApp(t, { ...options, env: { RATE_LIMIT_PER_MINUTE: '0', ...options.env } });
   await built.app.listen({ port: 0, host: '127.0.0.1' });
   return { ...built, port: (built.app.server.address() as { port: number }).port };
+}
+
+/**
+ * `listening`'s app shared by the tests of a suite (sharedTestApp: reset between them): call it in
+ * the suite's body; the app listens from its first test on.
+ */
+export function sharedListening(engine: Engine = 'sqlite'): (t: TestContext) => Promise<TestApp & { port: number }> {
+  const testApp = sharedTestApp(engine, { env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  let port: Promise<number> | undefined;
+  return async (t) => {
+    const built = await testApp(t);
+    port ??= built.app.listen({ port: 0, host: '127.0.0.1' }).then(() => (built.app.server.address() as { port: number }).port);
+    return { ...built, port: await port };
+  };
 }
 
 export interface Exchange {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildTestApp } from '../helpers/app.ts';
+import { buildTestApp, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { revokeApiKey } from '../../src/keys/key.service.ts';
 
@@ -20,10 +20,12 @@ const REALM = 'Bearer realm="petstore"';
 
 for (const engine of ENGINES) {
   describe(engine, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     describe('authentication on every operation', () => {
       for (const op of OPERATIONS) {
         test(`${op.method} ${op.url}: 401 for missing, malformed, unknown and revoked keys`, async (t) => {
-          const { app, storage, key } = await buildTestApp(t, { engine });
+          const { app, storage, key } = await testApp(t);
           const variants: Array<[Record<string, string>, string]> = [
             [{}, REALM],
             [{ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, REALM],
@@ -53,7 +55,7 @@ for (const engine of ENGINES) {
       }
 
       test('the scheme name is case-insensitive', async (t) => {
-        const { app, key } = await buildTestApp(t, { engine });
+        const { app, key } = await testApp(t);
         for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR']) {
           const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `${scheme} ${key}` } });
           assert.equal(res.statusCode, 200, scheme);
@@ -61,7 +63,7 @@ for (const engine of ENGINES) {
       });
 
       test('HEAD of every GET operation is authenticated like the GET', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
         for (const op of OPERATIONS.filter((o) => o.method === 'GET')) {
           const refused = await app.inject({ method: 'HEAD', url: op.url });
@@ -82,7 +84,7 @@ for (const engine of ENGINES) {
       });
 
       test('authentication runs before validation: a malformed request without a key gets 401, not 400', async (t) => {
-        const { app } = await buildTestApp(t, { engine });
+        const { app } = await testApp(t);
         const bad = [
           { method: 'POST', url: '/v1/pets', payload: { nope: true } },
           { method: 'POST', url: '/v1/pets', payload: '{not json', headers: { 'content-type': 'application/json' } },
@@ -114,7 +116,7 @@ for (const engine of ENGINES) {
       });
 
       test('a revoked key is refused on the very next request', async (t) => {
-        const { app, storage, auth } = await buildTestApp(t, { engine });
+        const { app, storage, auth } = await testApp(t);
         assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode, 200);
         const [info] = await storage.apiKeys.list({ limit: 100, afterId: 0 });
         await revokeApiKey(storage, info.id, { now: new Date() });
@@ -122,14 +124,14 @@ for (const engine of ENGINES) {
       });
 
       test('the OpenAPI document and health endpoints need no key', async (t) => {
-        const { app } = await buildTestApp(t, { engine });
+        const { app } = await testApp(t);
         for (const url of ['/v1/openapi.json', '/healthz', '/readyz']) {
           assert.equal((await app.inject({ method: 'GET', url })).statusCode, 200, url);
         }
       });
 
       test('keys are stored only as hashes', async (t) => {
-        const { storage, key } = await buildTestApp(t, { engine });
+        const { storage, key } = await testApp(t);
         const infos = await storage.apiKeys.list({ limit: 100, afterId: 0 });
         assert.equal(infos.length, 1);
         assert.ok(!JSON.stringify(infos).includes(key.slice(8)), 'list shows no secret');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, fixedClock } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
@@ -42,6 +42,8 @@ const badRequest = async (app: FastifyInstance, auth: Auth, url: string, pattern
 
 for (const engine of ENGINES) {
   describe(`${engine}: richer pets`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('createPet keeps description, tags and price; read-only timestamps; PATCH merges and removes with null', async (t) => {
       const clock = fixedClock(new Date('2026-03-01T10:00:00.000Z'));
       const { app, auth, storage } = await buildTestApp(t, { engine, clock });
@@ -74,7 +76,7 @@ for (const engine of ENGINES) {
     });
 
     test('refuses bad fields with 400 naming them, without coercion', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const cases: [Input, RegExp][] = [
         [{ description: 'x'.repeat(2001) }, /"description" must be at most 2000/],
         [{ description: ' ' }, /"description" must not be blank/],
@@ -143,8 +145,10 @@ for (const engine of ENGINES) {
   });
 
   describe(`${engine}: search, tags and sorts`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('q matches every word as a word prefix, ignoring case and accents, in name, description and tags; combines with filters', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       await create(app, auth, { name: 'Labrador Rex', tags: ['friendly'] });
       await create(app, auth, { name: 'Émile', description: 'A shy LABRADOR puppy', categoryId: 2 });
       await create(app, auth, { name: 'Zoë', tags: ['golden-retriever', 'friendly'], status: 'sold' });
@@ -166,7 +170,7 @@ for (const engine of ENGINES) {
     });
 
     test('tag=a&tag=b lists the pets carrying every tag given; a withdrawn pet or a removed tag leaves it', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const a = await create(app, auth, { name: 'a', tags: ['x', 'y'] });
       await create(app, auth, { name: 'b', tags: ['x'] });
       const c = await create(app, auth, { name: 'c', tags: ['y', 'x', 'z'] });
@@ -216,7 +220,7 @@ for (const engine of ENGINES) {
     });
 
     test('refuses bad listing parameters with 400 naming them', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       await badRequest(app, auth, '/v1/pets?sort=weight', /"sort" must be one of/);
       await badRequest(app, auth, '/v1/pets?sort=name&sort=id', /"sort" must be given once/);
       await badRequest(app, auth, '/v1/pets?q=', /"q" must be at least 1/);

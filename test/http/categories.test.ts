@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
+import { keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
@@ -12,8 +12,10 @@ const create = (app: FastifyInstance, auth: Auth, payload: unknown, headers: Rec
 
 for (const engine of ENGINES) {
   describe(`${engine}: categories`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('POST → 201 with Location; GET one; the new category is listed and usable by pets', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const res = await create(app, auth, { name: 'Horses' });
       assert.equal(res.statusCode, 201, res.body);
       assert.deepEqual(res.json(), { id: 7, name: 'Horses' });
@@ -25,7 +27,7 @@ for (const engine of ENGINES) {
     });
 
     test('a duplicate name, ignoring case → 409 category_exists, on create and on rename', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       for (const name of ['Dogs', 'dOGS']) {
         const res = await create(app, auth, { name });
         assert.equal(res.statusCode, 409);
@@ -48,7 +50,7 @@ for (const engine of ENGINES) {
     ];
     for (const [what, payload, message] of invalid) {
       test(`POST and PATCH refuse ${what} with 400 validation_failed`, async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         for (const res of [
           await create(app, auth, payload),
           await app.inject({ method: 'PATCH', url: '/v1/categories/1', headers: auth, payload: payload as object }),
@@ -62,7 +64,7 @@ for (const engine of ENGINES) {
     }
 
     test('PATCH renames (merge patch or JSON); the pets in it keep it; unknown → 404', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Tom', categoryId: 2 } })).json();
       const res = await app.inject({
         method: 'PATCH',
@@ -79,7 +81,7 @@ for (const engine of ENGINES) {
     });
 
     test('DELETE → 409 category_in_use while a live pet belongs to it; 204 once none does; then 404 everywhere, the name free', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const horses = (await create(app, auth, { name: 'Horses' })).json();
       const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Bolt', categoryId: horses.id } })).json();
       const refused = await app.inject({ method: 'DELETE', url: `/v1/categories/${horses.id}`, headers: auth });
@@ -100,7 +102,7 @@ for (const engine of ENGINES) {
     });
 
     test('Idempotency-Key on POST: a retry replays the category; another body → 422', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const first = await create(app, auth, { name: 'Horses' }, { 'idempotency-key': 'cat-1' });
       const again = await create(app, auth, { name: 'Horses' }, { 'idempotency-key': 'cat-1' });
       assert.equal(again.statusCode, 201);
@@ -112,7 +114,7 @@ for (const engine of ENGINES) {
     });
 
     test('writes need categories:write (403, before the body is read); reads need pets:read; no key → 401', async (t) => {
-      const { app, storage } = await buildTestApp(t, { engine });
+      const { app, storage } = await testApp(t);
       const reader = await keyWithScopes(storage, ['pets:read', 'pets:write']);
       assert.equal((await create(app, reader, { bogus: 1 })).statusCode, 403);
       assert.equal((await app.inject({ method: 'PATCH', url: '/v1/categories/1', headers: reader, payload: { name: 'x' } })).statusCode, 403);

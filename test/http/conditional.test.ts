@@ -3,7 +3,7 @@
 // If-None-Match on the reads (304), and the races they exist for.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { buildTestApp } from '../helpers/app.ts';
+import { sharedListening } from '../helpers/raw-http.ts';
 import { ENGINES, type Engine } from '../helpers/engines.ts';
 
 const STRONG = /^"[A-Za-z0-9_-]{22}"$/;
@@ -12,17 +12,22 @@ interface Server {
   call(method: string, path: string, options?: { headers?: Record<string, string>; body?: unknown; auth?: boolean }): Promise<Response>;
 }
 
-/** The real app listening on 127.0.0.1, called with fetch and the test's key. */
-async function serve(t: TestContext, engine: Engine): Promise<Server> {
-  const { app, auth } = await buildTestApp(t, { engine, env: { RATE_LIMIT_PER_MINUTE: '0' } });
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    call: (method, path, { headers = {}, body, auth: withKey = true } = {}) =>
-      fetch(`${address}${path}`, {
-        method,
-        headers: { ...(withKey ? auth : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
+/**
+ * The real app listening on 127.0.0.1, called with fetch and the test's key: one app per suite,
+ * reset between its tests (sharedListening).
+ */
+function servers(engine: Engine): (t: TestContext) => Promise<Server> {
+  const served = sharedListening(engine);
+  return async (t) => {
+    const { port, auth } = await served(t);
+    return {
+      call: (method, path, { headers = {}, body, auth: withKey = true } = {}) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method,
+          headers: { ...(withKey ? auth : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+    };
   };
 }
 
@@ -34,8 +39,9 @@ async function created(server: Server, path: string, body: object): Promise<{ js
 
 for (const engine of ENGINES) {
   describe(`${engine}: entity tags`, () => {
+    const serve = servers(engine);
     test('createPet, getPet and updatePet carry a strong ETag that changes with the pet, orders included', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       assert.match(pet.etag, STRONG);
       const read = await server.call('GET', `/v1/pets/${pet.json.id}`);
@@ -53,7 +59,7 @@ for (const engine of ENGINES) {
     });
 
     test("placeOrder, getOrder and updateOrder carry the order's ETag", async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const order = await created(server, '/v1/store/orders', { petId: pet.json.id });
       assert.match(order.etag, STRONG);
@@ -65,7 +71,7 @@ for (const engine of ENGINES) {
     });
 
     test('a replayed createPet (Idempotency-Key) carries the ETag of the replayed body', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const headers = { 'idempotency-key': 'etag-replay' };
       const first = await server.call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 }, headers });
       const again = await server.call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 }, headers });
@@ -76,8 +82,9 @@ for (const engine of ENGINES) {
   });
 
   describe(`${engine}: If-None-Match (conditional reads)`, () => {
+    const serve = servers(engine);
     test('getPet: a current tag → 304 with no body, the ETag and the deprecation headers; another tag → 200', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       for (const condition of [pet.etag, `W/${pet.etag}`, `"other", ${pet.etag}`, '*']) {
         const res = await server.call('GET', `/v1/pets/${pet.json.id}`, { headers: { 'if-none-match': condition } });
@@ -99,7 +106,7 @@ for (const engine of ENGINES) {
     });
 
     test('getOrder answers If-None-Match the same way', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const order = await created(server, '/v1/store/orders', { petId: pet.json.id });
       const res = await server.call('GET', `/v1/store/orders/${order.json.id}`, { headers: { 'if-none-match': order.etag } });
@@ -110,7 +117,7 @@ for (const engine of ENGINES) {
     });
 
     test('a malformed If-None-Match → 400 naming the header; a missing pet is 404 whatever the condition', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       for (const condition of ['abc', '"a" "b"', 'W/abc', '"a', 'w/"a"', '{{7*7}}']) {
         const res = await server.call('GET', `/v1/pets/${pet.json.id}`, { headers: { 'if-none-match': condition } });
@@ -129,8 +136,9 @@ for (const engine of ENGINES) {
   });
 
   describe(`${engine}: If-Match (conditional writes)`, () => {
+    const serve = servers(engine);
     test('updatePet: a stale tag → 412 with the Error body and nothing changed; the current one, * or a list holding it → 200', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const first = await server.call('PATCH', `/v1/pets/${pet.json.id}`, { body: { name: 'A' }, headers: { 'if-match': pet.etag } });
       assert.equal(first.status, 200);
@@ -156,7 +164,7 @@ for (const engine of ENGINES) {
     });
 
     test('deletePet and updateOrder: a stale tag → 412 and nothing changes; the current one → done', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const order = await created(server, '/v1/store/orders', { petId: pet.json.id });
       const staleOrder = await server.call('PATCH', `/v1/store/orders/${order.json.id}`, { body: { status: 'cancelled' }, headers: { 'if-match': '"stale"' } });
@@ -179,7 +187,7 @@ for (const engine of ENGINES) {
     });
 
     test('20 concurrent PATCHes with the same If-Match: exactly one 200, the rest 412', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       const pet = await created(server, '/v1/pets', { name: 'Rex', categoryId: 1 });
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -193,7 +201,7 @@ for (const engine of ENGINES) {
     });
 
     test('DELETE racing placeOrder on one pet: either the order wins (409) or the withdrawal (400 unknown_pet), never both', async (t) => {
-      const server = await serve(t, engine);
+      const server = await serve(t);
       for (let round = 0; round < 6; round++) {
         const pet = await created(server, '/v1/pets', { name: `race ${round}`, categoryId: 1 });
         const del = server.call('DELETE', `/v1/pets/${pet.json.id}`);

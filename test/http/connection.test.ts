@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { LINGER_MS } from '../../src/http/edge/graceful-close.ts';
-import { exchange, listening } from '../helpers/raw-http.ts';
+import { exchange, listening, sharedListening } from '../helpers/raw-http.ts';
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +46,8 @@ function assertErrorResponse(r: Response, status: number, code: string, what: st
 const HOST = 'Host: api.example\r\n';
 
 describe('a message node:http cannot parse is answered in the Error shape, then the connection is closed', () => {
+  // One listening app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const served = sharedListening();
   const corpus: [what: string, bytes: string, status: number, code: string][] = [
     ['a garbage request line', '\x01\x02 junk\r\n\r\n', 400, 'bad_request'],
     [
@@ -70,7 +72,7 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
   ];
   for (const [what, bytes, status, code] of corpus) {
     test(`${what} → ${status} ${code}`, async (t) => {
-      const { port } = await listening(t);
+      const { port } = await served(t);
       const { data, closedByServer } = await exchange(port, bytes);
       const [r, ...more] = responses(data);
       assertErrorResponse(r, status, code, what);
@@ -81,7 +83,7 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
   }
 
   test('a bad chunk size in a body → 400 bad_request, one response', async (t) => {
-    const { port, auth } = await listening(t);
+    const { port, auth } = await served(t);
     const { data, closedByServer } = await exchange(port, [
       `POST /v1/pets HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       'zz\r\n{}\r\n0\r\n\r\n',
@@ -101,7 +103,7 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
   });
 
   test('a malformed message after a good one on the same connection is answered after the good one', async (t) => {
-    const { port, auth } = await listening(t);
+    const { port, auth } = await served(t);
     const { data } = await exchange(
       port,
       `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\n\r\nGET /v1/pets HTTP/1.1\r\nBad Header: x\r\n\r\n`,
@@ -137,8 +139,10 @@ describe('a message node:http cannot parse is answered in the Error shape, then 
 });
 
 describe('HEAD responses never carry body bytes', () => {
+  // One listening app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const served = sharedListening();
   test("HEAD with header fields over the limit → 431 with its Content-Length and no body (the fuzzer's case)", async (t) => {
-    const { port } = await listening(t);
+    const { port } = await served(t);
     const { data, closedByServer } = await exchange(port, `HEAD /v1/categories HTTP/1.1\r\n${HOST}Authorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.match(data, /^HTTP\/1\.1 431 /);
     assert.ok(data.endsWith('\r\n\r\n'), `nothing after the head: ${JSON.stringify(data.slice(data.indexOf('\r\n\r\n')))}`);
@@ -147,7 +151,7 @@ describe('HEAD responses never carry body bytes', () => {
   });
 
   test('HEAD with a malformed header, pipelined after a GET: the GET is answered, then a bodiless 400', async (t) => {
-    const { port, auth } = await listening(t);
+    const { port, auth } = await served(t);
     const { data } = await exchange(
       port,
       `GET /v1/categories HTTP/1.1\r\n${HOST}Authorization: ${auth.authorization}\r\n\r\nHEAD /v1/pets HTTP/1.1\r\nBad Header: x\r\n\r\n`,
@@ -159,7 +163,7 @@ describe('HEAD responses never carry body bytes', () => {
   });
 
   test('HEAD answered by the service (401, 404, 400, 200) on a keep-alive connection: heads only, in order', async (t) => {
-    const { port, auth } = await listening(t);
+    const { port, auth } = await served(t);
     const a = `Authorization: ${auth.authorization}\r\n`;
     const requests = [
       `HEAD /v1/pets HTTP/1.1\r\n${HOST}\r\n`,

@@ -10,12 +10,14 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { CONSOLE_CSP, chooseEncoding } from '../../src/http/ops/console.ts';
 import { Metrics } from '../../src/http/ops/metrics.ts';
-import { buildTestApp } from '../helpers/app.ts';
+import { sharedTestApp } from '../helpers/app.ts';
 import { openEngine } from '../helpers/engines.ts';
 
 describe('/console', () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const testApp = sharedTestApp();
   test('/ redirects to the console, and /console to /console/', async (t) => {
-    const { app } = await buildTestApp(t);
+    const { app } = await testApp(t);
     const root = await app.inject({ url: '/' });
     assert.equal(root.statusCode, 302);
     assert.equal(root.headers.location, '/console/');
@@ -25,7 +27,7 @@ describe('/console', () => {
   });
 
   test('the page comes with a strict Content-Security-Policy, needs no key, and names only files of its own', async (t) => {
-    const { app } = await buildTestApp(t);
+    const { app } = await testApp(t);
     const res = await app.inject({ url: '/console/', headers: { 'accept-encoding': 'identity' } });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
@@ -49,7 +51,7 @@ describe('/console', () => {
   });
 
   test('sends the Brotli or gzip copy the browser accepts, and 304 to a current ETag', async (t) => {
-    const { app } = await buildTestApp(t);
+    const { app } = await testApp(t);
     const plain = await app.inject({ url: '/console/', headers: { 'accept-encoding': 'identity' } });
     const br = await app.inject({ url: '/console/', headers: { 'accept-encoding': 'gzip, deflate, br' } });
     assert.equal(br.headers['content-encoding'], 'br');
@@ -65,7 +67,7 @@ describe('/console', () => {
   });
 
   test('an unknown file is a 404 Error body, and other methods 405', async (t) => {
-    const { app } = await buildTestApp(t);
+    const { app } = await testApp(t);
     const res = await app.inject({ url: '/console/nope.js' });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'not_found');

@@ -10,7 +10,7 @@ import { Category } from '../../src/categories/category.schemas.ts';
 import { Pet, PetStatus, Price } from '../../src/pets/pet.schemas.ts';
 import { Order, OrderStatus } from '../../src/store/order.schemas.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
-import { buildTestApp, fixedClock, keyWithScopes } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled, openTestStorage } from '../helpers/engines.ts';
 import { eventually } from '../helpers/receiver.ts';
 
@@ -34,8 +34,10 @@ async function page(app: FastifyInstance, headers: Record<string, string>, url: 
 
 for (const engine of ENGINES) {
   describe(`${engine}: GET /v1/events`, () => {
+    // One app for the tests that need the same one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine, { env: ENV });
     test('lists every change ascending, each item valid against its event schema; filters by type; pages with Link; resumes with after', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine, env: ENV });
+      const { app, auth, storage } = await testApp(t);
       const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } })).json();
       const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
       await app.inject({ method: 'PATCH', url: `/v1/store/orders/${order.id}`, headers: auth, payload: { status: 'cancelled' } });
@@ -68,7 +70,7 @@ for (const engine of ENGINES) {
     });
 
     test('refuses bad parameters with 400', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine, env: ENV });
+      const { app, auth, storage } = await testApp(t);
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Tom', categoryId: 1 } });
       await feedSettled(storage);
@@ -92,7 +94,7 @@ for (const engine of ENGINES) {
     });
 
     test('needs events:read, which new keys hold by default', async (t) => {
-      const { app, storage } = await buildTestApp(t, { engine, env: ENV });
+      const { app, storage } = await testApp(t);
       const without = await keyWithScopes(
         storage,
         SCOPES.filter((s) => s !== 'events:read'),
@@ -103,7 +105,7 @@ for (const engine of ENGINES) {
     });
 
     test('a reader paging the feed while events are being written misses none and repeats none', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine, env: ENV });
+      const { app, auth, storage } = await testApp(t);
       let writing = true;
       const seen: string[] = [];
       const reader = (async () => {

@@ -5,15 +5,17 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { buildTestApp, fixedClock, keyWithScopes } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 
 const post = (url: string, headers: Record<string, string>, payload: object) => ({ method: 'POST' as const, url, headers, payload });
 
 for (const engine of ENGINES) {
   describe(`Idempotency-Key on POST /v1/pets (${engine})`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('a repeat with the same key and body replays the first response and creates nothing', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const headers = { ...auth, 'idempotency-key': 'create-rex-1' };
       const first = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
       assert.equal(first.statusCode, 201);
@@ -30,7 +32,7 @@ for (const engine of ENGINES) {
     });
 
     test('the same key with a different body is refused with 422 idempotency_key_reused', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const headers = { ...auth, 'idempotency-key': 'k-422' };
       assert.equal((await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }))).statusCode, 201);
       const res = await app.inject(post('/v1/pets', headers, { name: 'Max', categoryId: 1 }));
@@ -129,7 +131,7 @@ for (const engine of ENGINES) {
     });
 
     test('accepts keys of 1 to 255 characters (bare or as a quoted sf-string); others are 400', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       for (const key of ['a', 'x'.repeat(255), '"quoted key"']) {
         assert.equal((await app.inject(post('/v1/pets', { ...auth, 'idempotency-key': key }, { name: key.slice(0, 20), categoryId: 1 }))).statusCode, 201, key);
       }
@@ -141,7 +143,7 @@ for (const engine of ENGINES) {
     });
 
     test('a failed first attempt is not stored: the key can be retried with a corrected body', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const headers = { ...auth, 'idempotency-key': 'retry-me' };
       const failed = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 999 }));
       assert.equal(failed.json().code, 'unknown_category');
@@ -190,8 +192,10 @@ for (const engine of ENGINES) {
   });
 
   describe(`Idempotency-Key on POST /v1/store/orders (${engine})`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('a repeat replays the placed order instead of failing on the now-pending pet', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = (await app.inject(post('/v1/pets', auth, { name: 'Rex', categoryId: 1 }))).json();
       const headers = { ...auth, 'idempotency-key': 'order-1' };
       const first = await app.inject(post('/v1/store/orders', headers, { petId: pet.id }));
@@ -209,7 +213,7 @@ for (const engine of ENGINES) {
     });
 
     test('the same Idempotency-Key on the two operations does not collide', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const headers = { ...auth, 'idempotency-key': 'same' };
       const pet = await app.inject(post('/v1/pets', headers, { name: 'Rex', categoryId: 1 }));
       const order = await app.inject(post('/v1/store/orders', headers, { petId: pet.json().id }));

@@ -12,7 +12,7 @@ import { DEFAULT_SCOPES } from '../../src/keys/key.types.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { buildTestApp, fixedClock, keyWithScopes } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { createTestDatabase, ENGINES, type Engine } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
@@ -59,8 +59,10 @@ async function inspectableStorage(t: TestContext, engine: Engine): Promise<{ sto
 
 for (const engine of ENGINES) {
   describe(`${engine}: keys over the API`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('createKey → 201 with the secret once and Location; the new key can do what its scopes allow, nothing more', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const res = await createKey(app, auth, { name: 'shop front', scopes: ['pets:read', 'orders:write'] });
       assert.equal(res.statusCode, 201, res.body);
       const created = res.json();
@@ -81,7 +83,7 @@ for (const engine of ENGINES) {
     });
 
     test('without scopes a key gets the default set, which never holds keys:admin', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const created = (await createKey(app, auth, { name: 'staff' })).json();
       assert.deepEqual(created.scopes, [...DEFAULT_SCOPES]);
       assert.ok(!created.scopes.includes('keys:admin'));
@@ -90,7 +92,7 @@ for (const engine of ENGINES) {
     });
 
     test('a key cannot grant a scope it lacks (403 insufficient_scope, nothing created); a keys:admin-only key can issue keys:admin', async (t) => {
-      const { app, storage } = await buildTestApp(t, { engine });
+      const { app, storage } = await testApp(t);
       const admin = await keyWithScopes(storage, ['keys:admin', 'pets:read']);
       const before = (await app.inject({ method: 'GET', url: '/v1/keys', headers: admin })).json().length;
       for (const payload of [{ name: 'x', scopes: ['pets:write'] }, { name: 'x', scopes: ['pets:read', 'orders:read'] }, { name: 'x' }]) {
@@ -123,7 +125,7 @@ for (const engine of ENGINES) {
     ];
     for (const [what, payload, message] of invalid) {
       test(`createKey refuses ${what} with 400 validation_failed`, async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await createKey(app, auth, payload);
         assert.equal(res.statusCode, 400, res.body);
         assert.equal(res.json().code, 'validation_failed');
@@ -153,7 +155,7 @@ for (const engine of ENGINES) {
     });
 
     test('listKeys pages by id with Link rel="next"; revoked keys are listed with revokedAt; never a secret or a hash', async (t) => {
-      const { app, auth, key } = await buildTestApp(t, { engine });
+      const { app, auth, key } = await testApp(t);
       const made = [];
       for (let i = 0; i < 3; i++) made.push((await createKey(app, auth, { name: `k${i}`, scopes: ['pets:read'] })).json());
       await app.inject({ method: 'DELETE', url: `/v1/keys/${made[1].id}`, headers: auth });
@@ -177,7 +179,7 @@ for (const engine of ENGINES) {
     });
 
     test('revokeKey → 204; the key is refused from the next request on; again → 204; unknown → 404; a key may revoke itself', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const victim = (await createKey(app, auth, { name: 'leaked', scopes: ['pets:read'] })).json();
       assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(victim.key) })).statusCode, 200);
       const res = await app.inject({ method: 'DELETE', url: `/v1/keys/${victim.id}`, headers: auth });

@@ -218,6 +218,9 @@ describe('timeouts', () => {
       assert.equal(res.status, 200);
       await res.arrayBuffer();
       durations.push(performance.now() - start);
+      // A probe every 10 ms or so (well over the 20 the bound needs): what is measured is how fast
+      // the service answers beside the slow connections, not how many requests a tight loop adds.
+      await sleep(10);
     }
     clearInterval(trickle);
     const open = slow.filter((s) => !s.destroyed).length;

@@ -3,7 +3,7 @@ import { METHODS } from 'node:http';
 import { describe, test } from 'node:test';
 import { buildOpsApp } from '../../src/app.ts';
 import { Metrics } from '../../src/http/ops/metrics.ts';
-import { buildTestApp } from '../helpers/app.ts';
+import { sharedTestApp } from '../helpers/app.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 
 // node:http turns CONNECT into a tunnel before a request exists: tested over a real connection below.
@@ -22,8 +22,10 @@ const PATHS: [url: string, allow: string][] = [
 ];
 
 describe('405 with Allow for every method token node:http parses, on every known path', () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const testApp = sharedTestApp();
   test('TRACE, PROPFIND, QUERY, … on a documented path → 405 method_not_allowed with Allow (after authentication)', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     for (const [url, allow] of PATHS) {
       const allowed = allow.split(', ');
       for (const method of ROUTABLE.filter((m) => !allowed.includes(m))) {
@@ -39,7 +41,7 @@ describe('405 with Allow for every method token node:http parses, on every known
   });
 
   test('the 405 comes before the body is read: a PUT with a body of any type is refused as a PUT', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     for (const [type, payload] of [
       ['text/plain', 'hello'],
       ['application/json', '{not json'],
@@ -51,7 +53,7 @@ describe('405 with Allow for every method token node:http parses, on every known
   });
 
   test('an unknown path with such a method is still 404', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     for (const method of ['TRACE', 'PROPFIND', 'SEARCH']) {
       const res = await app.inject({ method: method as 'GET', url: '/v1/nowhere', headers: auth });
       assert.equal(res.statusCode, 404, method);
@@ -73,7 +75,7 @@ describe('405 with Allow for every method token node:http parses, on every known
   });
 
   test('the operations port (METRICS_PORT) answers 405 the same way', async (t) => {
-    const { storage } = await buildTestApp(t);
+    const { storage } = await testApp(t);
     const ops = await buildOpsApp({ storage, metrics: new Metrics(storage, { processMetrics: false }) });
     t.after(() => ops.close());
     for (const method of ['POST', 'TRACE', 'DELETE']) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, fixedClock } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
@@ -33,6 +33,8 @@ async function petStatusSeen(app: FastifyInstance, auth: Auth, petId: number): P
 
 for (const engine of ENGINES) {
   describe(engine, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     describe('POST /v1/store/orders', () => {
       test('places an order: 201, Location, status placed, timestamps, and the pet becomes pending', async (t) => {
         const clock = fixedClock(new Date('2026-11-22T10:00:00.000Z'));
@@ -47,7 +49,7 @@ for (const engine of ENGINES) {
       });
 
       test('an unknown pet → 400 unknown_pet', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await place(app, auth, 4242);
         assert.equal(res.statusCode, 400);
         assert.equal(res.json().code, 'unknown_pet');
@@ -55,7 +57,7 @@ for (const engine of ENGINES) {
 
       for (const status of ['pending', 'sold']) {
         test(`a ${status} pet → 409 pet_not_available`, async (t) => {
-          const { app, auth } = await buildTestApp(t, { engine });
+          const { app, auth } = await testApp(t);
           const petId = await newPet(app, auth, status);
           const res = await place(app, auth, petId);
           assert.equal(res.statusCode, 409);
@@ -75,7 +77,7 @@ for (const engine of ENGINES) {
       ];
       for (const [what, payload] of invalid) {
         test(`rejects ${what} with 400 validation_failed`, async (t) => {
-          const { app, auth } = await buildTestApp(t, { engine });
+          const { app, auth } = await testApp(t);
           await newPet(app, auth);
           const res = await app.inject({
             method: 'POST',
@@ -89,7 +91,7 @@ for (const engine of ENGINES) {
       }
 
       test('rejects a missing body (400), bad JSON (400 invalid_json) and other media types (415)', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         assert.equal((await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth })).json().code, 'validation_failed');
         const bad = await app.inject({
           method: 'POST',
@@ -103,7 +105,7 @@ for (const engine of ENGINES) {
       });
 
       test('50 concurrent orders for one pet: exactly one 201, 49 × 409, pet pending', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const petId = await newPet(app, auth);
         const results = await Promise.all(Array.from({ length: 50 }, () => place(app, auth, petId)));
         const codes = results.map((r) => r.statusCode);
@@ -161,7 +163,7 @@ for (const engine of ENGINES) {
       for (const [before, to] of illegal) {
         const from = before[before.length - 1] ?? 'placed';
         test(`${from} → ${to} is refused with 409 invalid_transition naming both; nothing changes`, async (t) => {
-          const { app, auth } = await buildTestApp(t, { engine });
+          const { app, auth } = await testApp(t);
           const petId = await newPet(app, auth);
           const order = (await place(app, auth, petId)).json();
           for (const s of before) assert.equal((await move(app, auth, order.id, s)).statusCode, 200);
@@ -176,7 +178,7 @@ for (const engine of ENGINES) {
       }
 
       test('a cancelled order frees the pet for a new order', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const petId = await newPet(app, auth);
         const first = (await place(app, auth, petId)).json();
         assert.equal((await place(app, auth, petId)).statusCode, 409);
@@ -185,7 +187,7 @@ for (const engine of ENGINES) {
       });
 
       test('unknown order → 404; invalid ids and bodies → 400', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         assert.equal((await move(app, auth, 999, 'approved')).statusCode, 404);
         assert.equal((await move(app, auth, 999, 'approved')).json().code, 'not_found');
         for (const id of ['abc', '0', '-2', '9007199254740992']) {
@@ -202,7 +204,7 @@ for (const engine of ENGINES) {
       });
 
       test('concurrent approve and cancel: one wins and the pet matches the final order state', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         for (let round = 0; round < 5; round++) {
           const petId = await newPet(app, auth);
           const order = (await place(app, auth, petId)).json();
@@ -218,7 +220,7 @@ for (const engine of ENGINES) {
 
     describe('GET /v1/store/orders/{orderId}', () => {
       test('200 with the order, 404 for an unknown id, 400 for a malformed id', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const order = (await place(app, auth, await newPet(app, auth))).json();
         const res = await app.inject({ method: 'GET', url: `/v1/store/orders/${order.id}`, headers: auth });
         assert.equal(res.statusCode, 200);
@@ -230,14 +232,14 @@ for (const engine of ENGINES) {
 
     describe('GET /v1/store/orders', () => {
       test('starts empty and answers a JSON array', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'GET', url: '/v1/store/orders', headers: auth });
         assert.equal(res.statusCode, 200);
         assert.deepEqual(res.json(), []);
       });
 
       test('pages with Link rel="next", keeping status and petId filters, without gaps', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const orderIds: number[] = [];
         for (let i = 0; i < 30; i++) {
           const order = (await place(app, auth, await newPet(app, auth))).json();
@@ -273,7 +275,7 @@ for (const engine of ENGINES) {
       });
 
       test('rejects invalid limit, status, petId, cursor and unknown parameters with 400', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         for (const q of ['limit=0', 'limit=101', 'status=shipped', 'petId=abc', 'petId=0', 'cursor=zzz', 'sort=desc']) {
           const res = await app.inject({ method: 'GET', url: `/v1/store/orders?${q}`, headers: auth });
           assert.equal(res.statusCode, 400, q);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
+import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
@@ -29,8 +29,10 @@ const inventory = async (app: FastifyInstance, auth: Auth) => {
 
 for (const engine of ENGINES) {
   describe(`${engine}: PATCH /v1/pets/{petId}`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('sets the fields given, keeps the others, and answers 200 with the pet; as merge patch or as JSON', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = await newPet(app, auth);
       const renamed = await patch(app, auth, pet.id, { name: 'Rex II' });
       assert.equal(renamed.statusCode, 200, renamed.body);
@@ -58,7 +60,7 @@ for (const engine of ENGINES) {
     ];
     for (const [what, payload, message] of invalid) {
       test(`refuses ${what} with 400 validation_failed naming the field, changing nothing`, async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const pet = await newPet(app, auth);
         const res = await patch(app, auth, pet.id, payload);
         assert.equal(res.statusCode, 400, res.body);
@@ -69,7 +71,7 @@ for (const engine of ENGINES) {
     }
 
     test('an unknown category → 400 unknown_category; an unknown or withdrawn pet → 404; a bad id → 400', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = await newPet(app, auth);
       const unknown = await patch(app, auth, pet.id, { categoryId: 999 });
       assert.equal(unknown.statusCode, 400);
@@ -81,7 +83,7 @@ for (const engine of ENGINES) {
     });
 
     test('while an order is open, a status change → 409 pet_has_open_order; the name may change', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = await newPet(app, auth);
       await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } });
       const refused = await patch(app, auth, pet.id, { status: 'available' });
@@ -91,7 +93,7 @@ for (const engine of ENGINES) {
     });
 
     test('only PATCH takes application/merge-patch+json; other media types → 415', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = await newPet(app, auth);
       assert.equal((await patch(app, auth, pet.id, { name: 'x' }, 'text/plain')).statusCode, 415);
       const post = await app.inject({
@@ -113,7 +115,7 @@ for (const engine of ENGINES) {
     });
 
     test('authentication comes before validation (401), the scope before the body (403)', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await testApp(t);
       const pet = await newPet(app, auth);
       assert.equal((await patch(app, {} as Auth, pet.id, { bogus: true })).statusCode, 401);
       const reader = await keyWithScopes(storage, ['pets:read']);
@@ -124,8 +126,10 @@ for (const engine of ENGINES) {
   });
 
   describe(`${engine}: DELETE /v1/pets/{petId}`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('204 without a body; the pet is gone from getPet, listings and inventory; its orders stay readable; placeOrder → unknown_pet', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = await newPet(app, auth);
       const kept = await newPet(app, auth, { name: 'Kept' });
       const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
@@ -165,7 +169,7 @@ for (const engine of ENGINES) {
     });
 
     test('a pet with an open order → 409 pet_has_open_order, and stays', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const pet = await newPet(app, auth);
       await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } });
       const res = await app.inject({ method: 'DELETE', url: `/v1/pets/${pet.id}`, headers: auth });
@@ -177,8 +181,10 @@ for (const engine of ENGINES) {
   });
 
   describe(`${engine}: listPets categoryId`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('filters by category, alone and with status; Link rel="next" keeps it; its cursor is bound to it', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const made = [];
       for (let i = 0; i < 9; i++) made.push(await newPet(app, auth, { name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' }));
       const inTwo = made.filter((p) => p.categoryId === 2);
@@ -206,7 +212,7 @@ for (const engine of ENGINES) {
     });
 
     test('categoryId must be an integer ≥ 1; an unknown category lists nothing; unknown parameters stay 400', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       for (const q of ['categoryId=0', 'categoryId=x', 'categoryId=1.5', 'categoryId=1&categoryId=2', 'category=1']) {
         const res = await app.inject({ method: 'GET', url: `/v1/pets?${q}`, headers: auth });
         assert.equal(res.statusCode, 400, q);
@@ -217,8 +223,10 @@ for (const engine of ENGINES) {
   });
 
   describe(`${engine}: GET /v1/store/inventory`, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     test('counts every status, all three keys always present, following orders and changes', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await testApp(t);
       assert.deepEqual(await inventory(app, auth), { available: 0, pending: 0, sold: 0, availableValue: { EUR: 0 } });
       const a = await newPet(app, auth);
       await newPet(app, auth, { status: 'sold' });

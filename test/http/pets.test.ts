@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import { buildTestApp, fixedClock } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 
 type Auth = { authorization: string };
@@ -31,9 +31,11 @@ function nextUrl(link: string | undefined): string | undefined {
 // file restart below do not depend on the engine.
 for (const engine of ENGINES) {
   describe(engine, () => {
+    // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine);
     describe('POST /v1/pets', () => {
       test('creates a pet with status defaulting to available, 201 and Location', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
         assert.equal(res.statusCode, 201);
         const pet = res.json();
@@ -51,7 +53,7 @@ for (const engine of ENGINES) {
       });
 
       test('keeps a given status and a name with spaces and unicode as sent', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({
           method: 'POST',
           url: '/v1/pets',
@@ -64,7 +66,7 @@ for (const engine of ENGINES) {
       });
 
       test('assigns unique increasing ids', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const ids = await createPets(app, auth, 5);
         assert.deepEqual(
           [...ids].sort((a, b) => a - b),
@@ -97,7 +99,7 @@ for (const engine of ENGINES) {
       ];
       for (const [what, payload, message] of invalid) {
         test(`rejects ${what} with 400 validation_failed naming the field`, async (t) => {
-          const { app, auth } = await buildTestApp(t, { engine });
+          const { app, auth } = await testApp(t);
           const res = await app.inject({
             method: 'POST',
             url: '/v1/pets',
@@ -114,7 +116,7 @@ for (const engine of ENGINES) {
       }
 
       test('rejects an unknown categoryId with 400 unknown_category', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 999 } });
         assert.equal(res.statusCode, 400);
         assert.equal(res.json().code, 'unknown_category');
@@ -122,7 +124,7 @@ for (const engine of ENGINES) {
       });
 
       test('rejects a body that is not JSON with 400 invalid_json', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         for (const payload of ['{"name": "Rex",', '{"__proto__": {"x": 1}, "name": "a", "categoryId": 1}', '']) {
           const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload });
           assert.equal(res.statusCode, 400, payload);
@@ -131,14 +133,14 @@ for (const engine of ENGINES) {
       });
 
       test('rejects a missing body with 400', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth });
         assert.equal(res.statusCode, 400);
         assert.equal(res.json().code, 'validation_failed');
       });
 
       test('rejects non-JSON content types with 415', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
           const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': type }, payload: 'name=Rex&categoryId=1' });
           assert.equal(res.statusCode, 415, type);
@@ -148,7 +150,7 @@ for (const engine of ENGINES) {
       });
 
       test('accepts application/json with a charset parameter', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({
           method: 'POST',
           url: '/v1/pets',
@@ -159,7 +161,7 @@ for (const engine of ENGINES) {
       });
 
       test('rejects a body over 64 KiB with 413 payload_too_large', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const payload = JSON.stringify({ name: 'x'.repeat(70 * 1024), categoryId: 1 });
         const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload });
         assert.equal(res.statusCode, 413);
@@ -169,7 +171,7 @@ for (const engine of ENGINES) {
 
     describe('GET /v1/pets', () => {
       test('lists pets ascending by id, 20 by default, no Link when nothing follows', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const ids = await createPets(app, auth, 3);
         const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
         assert.equal(res.statusCode, 200);
@@ -181,14 +183,14 @@ for (const engine of ENGINES) {
       });
 
       test('returns an empty array on an empty store', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
         assert.equal(res.statusCode, 200);
         assert.deepEqual(res.json(), []);
       });
 
       test('applies the default limit of 20 and the maximum of 100', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         await createPets(app, auth, 105);
         assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json().length, 20);
         assert.equal((await app.inject({ method: 'GET', url: '/v1/pets?limit=100', headers: auth })).json().length, 100);
@@ -197,7 +199,7 @@ for (const engine of ENGINES) {
 
       for (const limit of ['0', '101', '-5', 'abc', '2.5', '', '1&limit=2']) {
         test(`rejects limit=${limit} with 400 validation_failed`, async (t) => {
-          const { app, auth } = await buildTestApp(t, { engine });
+          const { app, auth } = await testApp(t);
           const res = await app.inject({ method: 'GET', url: `/v1/pets?limit=${limit}`, headers: auth });
           assert.equal(res.statusCode, 400, res.body);
           assert.equal(res.json().code, 'validation_failed');
@@ -206,7 +208,7 @@ for (const engine of ENGINES) {
       }
 
       test('filters by status and rejects unknown statuses', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         await createPets(app, auth, 9);
         for (const status of ['available', 'pending', 'sold']) {
           const res = await app.inject({ method: 'GET', url: `/v1/pets?status=${status}`, headers: auth });
@@ -222,14 +224,14 @@ for (const engine of ENGINES) {
       });
 
       test('rejects unknown query parameters with 400 (typos would silently drop a filter)', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'GET', url: '/v1/pets?stauts=sold', headers: auth });
         assert.equal(res.statusCode, 400);
         assert.match(res.json().message, /"stauts" is not supported/);
       });
 
       test('pages through a few hundred pets by Link rel="next" without duplicates or gaps', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const ids = await createPets(app, auth, 250);
         const seen: number[] = [];
         let url: string | undefined = '/v1/pets?limit=7';
@@ -249,7 +251,7 @@ for (const engine of ENGINES) {
       });
 
       test('keeps the status filter across pages; the last page has no next link', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const ids = await createPets(app, auth, 60);
         const sold = ids.filter((_, i) => i % 3 === 2);
         const seen: number[] = [];
@@ -267,7 +269,7 @@ for (const engine of ENGINES) {
       });
 
       test('a page exactly at the end has no next link', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         await createPets(app, auth, 10);
         const first = await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: auth });
         const second = await app.inject({ method: 'GET', url: nextUrl(first.headers.link as string)!, headers: auth });
@@ -283,7 +285,7 @@ for (const engine of ENGINES) {
       });
 
       test('rejects a tampered or foreign cursor with 400 invalid_cursor', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         await createPets(app, auth, 9);
         const res = await app.inject({ method: 'GET', url: '/v1/pets?limit=2&status=available', headers: auth });
         const cursor = new URL(nextUrl(res.headers.link as string)!, 'http://x').searchParams.get('cursor')!;
@@ -327,7 +329,7 @@ for (const engine of ENGINES) {
       };
 
       test('returns the pet with Deprecation, Sunset and Link headers', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const [id] = await createPets(app, auth, 1);
         const res = await app.inject({ method: 'GET', url: `/v1/pets/${id}`, headers: auth });
         assert.equal(res.statusCode, 200);
@@ -338,7 +340,7 @@ for (const engine of ENGINES) {
       });
 
       test('404 not_found for an id that does not exist, with the deprecation headers', async (t) => {
-        const { app, auth } = await buildTestApp(t, { engine });
+        const { app, auth } = await testApp(t);
         const res = await app.inject({ method: 'GET', url: '/v1/pets/12345', headers: auth });
         assert.equal(res.statusCode, 404);
         assert.deepEqual(res.json(), { code: 'not_found', message: 'pet 12345 does not exist', status: 404 });
@@ -346,7 +348,7 @@ for (const engine of ENGINES) {
       });
 
       test('401 responses of the deprecated operation carry the deprecation headers too', async (t) => {
-        const { app } = await buildTestApp(t, { engine });
+        const { app } = await testApp(t);
         const res = await app.inject({ method: 'GET', url: '/v1/pets/1' });
         assert.equal(res.statusCode, 401);
         assertDeprecationHeaders(res.headers);
@@ -354,7 +356,7 @@ for (const engine of ENGINES) {
 
       for (const id of ['abc', '-1', '0', '1.5', '9007199254740992', '99999999999999999999999', '1e3x', '%20']) {
         test(`rejects petId=${id} with 400, never 5xx`, async (t) => {
-          const { app, auth } = await buildTestApp(t, { engine });
+          const { app, auth } = await testApp(t);
           const res = await app.inject({ method: 'GET', url: `/v1/pets/${id}`, headers: auth });
           assert.equal(res.statusCode, 400, res.body);
           assert.equal(res.json().code, 'validation_failed');
@@ -383,8 +385,9 @@ for (const engine of ENGINES) {
 }
 
 describe('routing errors', () => {
+  const testApp = sharedTestApp();
   test('unknown route → 404 not_found with the Error body', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     for (const url of ['/v1/nope', '/v1/pets/1/toys', '/nope']) {
       const res = await app.inject({ method: 'GET', url, headers: auth });
       assert.equal(res.statusCode, 404, url);
@@ -394,7 +397,7 @@ describe('routing errors', () => {
   });
 
   test('known path with another method → 405 with Allow', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     const cases: Array<[string, string, string]> = [
       ['DELETE', '/v1/pets', 'GET, HEAD, POST'],
       ['PUT', '/v1/pets', 'GET, HEAD, POST'],

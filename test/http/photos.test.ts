@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
-import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
+import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { animatedWebp, jpegWithGps, pngBomb, solid } from '../helpers/images.ts';
 import { listening } from '../helpers/raw-http.ts';
@@ -40,10 +40,12 @@ function assertError(res: { statusCode: number; json(): unknown }, status: numbe
 }
 
 for (const engine of ENGINES) {
-  // Each test has its own app and database: they run side by side.
-  describe(`${engine}: pet photos`, { concurrency: true }, () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts): the
+  // tests run one after the other (the suite's files run side by side, and CPU is what bounds it).
+  describe(`${engine}: pet photos`, () => {
+    const testApp = sharedTestApp(engine);
     test('a JPEG with EXIF GPS is stored and served without any metadata, with a WebP thumbnail', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const original = await jpegWithGps();
       assert.ok((await sharp(original).metadata()).exif, 'the upload carries EXIF');
@@ -80,7 +82,7 @@ for (const engine of ENGINES) {
     });
 
     test('serves 304 to If-None-Match with the strong ETag, and 404 for an unknown hash', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const photo = (await upload(app, auth, petId, await solid('png'), 'image/png')).json();
       const again = await app.inject({ method: 'GET', url: photo.url, headers: { 'if-none-match': `W/"x", "${photo.hash}"` } });
@@ -95,7 +97,7 @@ for (const engine of ENGINES) {
     });
 
     test('the type comes from the bytes: a PNG declared image/jpeg is stored as PNG', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const res = await upload(app, auth, petId, await solid('png'), 'image/jpeg');
       assert.equal(res.statusCode, 201, res.body);
@@ -108,7 +110,7 @@ for (const engine of ENGINES) {
     });
 
     test('SVG, HTML and other bodies declared image/png are refused with 415, as is another Content-Type', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
       assertError(await upload(app, auth, petId, svg, 'image/png'), 415, 'unsupported_media_type', /decided from its bytes/);
@@ -121,7 +123,7 @@ for (const engine of ENGINES) {
     });
 
     test('a truncated image is 400 invalid_image; an empty body too', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const jpeg = await solid('jpeg', { width: 300, height: 300 });
       assertError(await upload(app, auth, petId, jpeg.subarray(0, Math.floor(jpeg.length / 2))), 400, 'invalid_image');
@@ -147,7 +149,7 @@ for (const engine of ENGINES) {
     });
 
     test('an animation within the limits stays animated; its thumbnail is its first frame', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const res = await upload(app, auth, petId, await animatedWebp(5, 16), 'image/webp');
       assert.equal(res.statusCode, 201, res.body);
@@ -159,14 +161,14 @@ for (const engine of ENGINES) {
     });
 
     test('a large image is scaled to 1,600 px on its longest side', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const res = await upload(app, auth, petId, await solid('jpeg', { width: 3200, height: 1000 }));
       assert.deepEqual([res.json().width, res.json().height], [1600, 500]);
     });
 
     test('the same image is stored once: twice on one pet is one photo (200), on two pets one blob until both let go', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await testApp(t);
       const [a, b] = [await newPet(app, auth, 'A'), await newPet(app, auth, 'B')];
       const image = await solid('jpeg', { colour: 42 });
       const first = await upload(app, auth, a, image);
@@ -190,7 +192,7 @@ for (const engine of ENGINES) {
     });
 
     test('concurrent uploads and removals of one image on many pets keep exactly the references that remain', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await testApp(t);
       const pets = await Promise.all(Array.from({ length: 6 }, (_, i) => newPet(app, auth, `P${i}`)));
       const image = await solid('png', { colour: 7 });
       const added = await Promise.all(pets.map((p) => upload(app, auth, p, image, 'image/png')));
@@ -212,7 +214,7 @@ for (const engine of ENGINES) {
     });
 
     test('at most 10 photos per pet (409 too_many_photos); a removal makes room', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       const ids: number[] = [];
       for (let i = 0; i < 10; i++) {
@@ -239,7 +241,7 @@ for (const engine of ENGINES) {
     });
 
     test("removal: 204, photoUrls drop it (and disappear with the last), 404 for another pet's or an unknown photo", async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const [a, b] = [await newPet(app, auth, 'A'), await newPet(app, auth, 'B')];
       const photo = (await upload(app, auth, a, await solid('jpeg'))).json();
       assertError(await app.inject({ method: 'DELETE', url: `/v1/pets/${b}/photos/${photo.id}`, headers: auth }), 404, 'not_found');
@@ -253,7 +255,7 @@ for (const engine of ENGINES) {
     });
 
     test('a withdrawn or unknown pet: 404 on upload and listing', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine });
+      const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/pets/${petId}`, headers: auth })).statusCode, 204);
       assertError(await upload(app, auth, petId, await solid('jpeg')), 404, 'not_found');
@@ -262,7 +264,7 @@ for (const engine of ENGINES) {
     });
 
     test('adding and removing a photo each record pet.updated with the photoUrls', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await testApp(t);
       const petId = await newPet(app, auth);
       const photo = (await upload(app, auth, petId, await solid('jpeg'))).json();
       await upload(app, auth, petId, await solid('jpeg')); // the same image: no change, no event
@@ -281,7 +283,7 @@ for (const engine of ENGINES) {
     });
 
     test('scopes: pets:write to add or remove, pets:read to list; photos themselves need no key', async (t) => {
-      const { app, auth, storage } = await buildTestApp(t, { engine });
+      const { app, auth, storage } = await testApp(t);
       const petId = await newPet(app, auth);
       const reader = await keyWithScopes(storage, ['pets:read']);
       assertError(await upload(app, reader, petId, await solid('jpeg')), 403, 'insufficient_scope');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../helpers/app.ts';
+import { buildTestApp, sharedTestApp } from '../helpers/app.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 
 type Auth = { authorization: string };
@@ -20,8 +20,10 @@ function assertDeprecationHeaders(res: { headers: Record<string, unknown> }, wha
 }
 
 describe("getPet: every response carries the deprecation headers, the router's refusals included", () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const testApp = sharedTestApp();
   test('bad percent-encoding (%zz, %ff) → 400 bad_request after authentication, with the deprecation headers', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     for (const url of ['/v1/pets/%zz', '/v1/pets/%ff', '/v1/pets/%']) {
       const res = await app.inject({ method: 'GET', url, headers: auth });
       assert.equal(res.statusCode, 400, url);
@@ -35,7 +37,7 @@ describe("getPet: every response carries the deprecation headers, the router's r
   });
 
   test('a petId of 101 digits → 400 validation_failed with the deprecation headers', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     const res = await app.inject({ method: 'GET', url: `/v1/pets/${'1'.repeat(101)}`, headers: auth });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'validation_failed');
@@ -47,7 +49,7 @@ describe("getPet: every response carries the deprecation headers, the router's r
   });
 
   test('bad percent-encoding elsewhere is 400 after authentication too', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     assert.equal((await app.inject({ method: 'GET', url: '/v1/store/orders/%zz' })).statusCode, 401);
     assert.equal((await app.inject({ method: 'GET', url: '/v1/nowhere/%zz' })).statusCode, 401);
     for (const url of ['/v1/store/orders/%zz', '/v1/nowhere/%zz', '/v1/pets%C0%AF']) {
@@ -59,8 +61,10 @@ describe("getPet: every response carries the deprecation headers, the router's r
 });
 
 describe('trailing slashes: 404 on every path', () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const testApp = sharedTestApp();
   test('GET, PATCH and POST on /v1/… paths with a trailing slash are 404 not_found', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     const cases: [string, string][] = [
       ['GET', '/v1/pets/'],
       ['POST', '/v1/pets/'],
@@ -81,7 +85,7 @@ describe('trailing slashes: 404 on every path', () => {
   });
 
   test('a route registered with a trailing slash keeps it (the reference page /docs/)', async (t) => {
-    const { app } = await buildTestApp(t);
+    const { app } = await testApp(t);
     assert.equal((await app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200);
   });
 });

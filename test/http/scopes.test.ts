@@ -8,7 +8,7 @@ import { runCli } from '../../src/cli/cli.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
+import { keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 
 interface Operation {
   readonly name: string;
@@ -42,9 +42,11 @@ const OPERATIONS: readonly Operation[] = [
 ];
 
 describe('key scopes', () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const testApp = sharedTestApp();
   for (const op of OPERATIONS) {
     test(`${op.name} refuses a key without ${op.scope} with 403 insufficient_scope and the challenge naming it`, async (t) => {
-      const { app, storage } = await buildTestApp(t);
+      const { app, storage } = await testApp(t);
       const headers = await keyWithScopes(
         storage,
         SCOPES.filter((s) => s !== op.scope),
@@ -56,7 +58,7 @@ describe('key scopes', () => {
     });
 
     test(`${op.name} is allowed to a key holding only ${op.scope}`, async (t) => {
-      const { app, storage, auth } = await buildTestApp(t);
+      const { app, storage, auth } = await testApp(t);
       // Data for the by-id operations: pet 1 and order 1.
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Seed', categoryId: 1 } });
       if (op.name === 'getOrder' || op.name === 'updateOrder')
@@ -68,7 +70,7 @@ describe('key scopes', () => {
   }
 
   test('the scope is checked before the body is validated: a write without the scope is 403 even with a bad body', async (t) => {
-    const { app, storage } = await buildTestApp(t);
+    const { app, storage } = await testApp(t);
     const headers = await keyWithScopes(storage, ['pets:read']);
     const res = await app.inject({ method: 'POST', url: '/v1/pets', headers, payload: { nonsense: true } });
     assert.equal(res.statusCode, 403);
@@ -97,7 +99,7 @@ describe('key scopes', () => {
   });
 
   test("the OpenAPI document names each operation's scope", async (t) => {
-    const { app } = await buildTestApp(t);
+    const { app } = await testApp(t);
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     for (const op of OPERATIONS) {
       const param: Record<string, string> = { pets: 'petId', orders: 'orderId', categories: 'categoryId', keys: 'keyId' };

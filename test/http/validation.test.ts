@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../helpers/app.ts';
+import { buildTestApp, sharedTestApp } from '../helpers/app.ts';
 
 type Auth = { authorization: string };
 
@@ -33,8 +33,10 @@ function assertRefused(
 const NOT_INTEGERS = ['0x3', '0X3', '0o7', '0b1', '+3', '-3', '03', '3.0', '3e0', '1e3', ' 3', '3 ', 'Infinity', '-Infinity', 'NaN', '', 'true', '３'];
 
 describe('integer path and query parameters are written as integers (no coercion)', () => {
+  // One app for the tests that need the default one, reset between them (test/helpers/app.ts).
+  const testApp = sharedTestApp();
   test('the cases the fuzzer found: Infinity and a 400-digit limit are 400, never 500', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     assertRefused(await app.inject({ method: 'GET', url: '/v1/pets?limit=Infinity', headers: auth }), 'limit', 'limit=Infinity');
     const huge = await app.inject({ method: 'GET', url: `/v1/store/orders?limit=${'9'.repeat(400)}`, headers: auth });
     assertRefused(huge, 'limit', 'limit of 400 digits');
@@ -43,7 +45,7 @@ describe('integer path and query parameters are written as integers (no coercion
   });
 
   test('an identifier in another spelling never names a resource: GET /v1/pets/0x3 is not pet 3', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     const id = await pet(app, auth);
     assert.equal(id, 1);
     assert.equal((await app.inject({ method: 'GET', url: '/v1/pets/1', headers: auth })).statusCode, 200);
@@ -57,7 +59,7 @@ describe('integer path and query parameters are written as integers (no coercion
   });
 
   test('PATCH /v1/store/orders/0x1 does not cancel order 1', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     const id = await order(app, auth, await pet(app, auth));
     for (const text of ['0x1', '01', '+1', '1e0', 'Infinity']) {
       const res = await app.inject({ method: 'PATCH', url: `/v1/store/orders/${encodeURIComponent(text)}`, headers: auth, payload: { status: 'cancelled' } });
@@ -69,7 +71,7 @@ describe('integer path and query parameters are written as integers (no coercion
   });
 
   test('limit and petId in query strings: every other spelling is refused, decimal digits are read', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     for (const text of NOT_INTEGERS) {
       assertRefused(await app.inject({ method: 'GET', url: `/v1/pets?limit=${encodeURIComponent(text)}`, headers: auth }), 'limit', `limit=${text}`);
       assertRefused(
@@ -91,7 +93,7 @@ describe('integer path and query parameters are written as integers (no coercion
   });
 
   test('request bodies are not coerced either: "1" is not an integer', async (t) => {
-    const { app, auth } = await buildTestApp(t);
+    const { app, auth } = await testApp(t);
     const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: '1' } });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'validation_failed');

@@ -167,3 +167,23 @@ test('RedisCounterStore: while Redis is unreachable a count fails at once, witho
   const ms = performance.now() - started;
   assert.ok(ms < 500, `5 counts took ${Math.round(ms)} ms`);
 });
+
+describe('FixedWindowLimiter.clear: what tests sharing one app reset it with', () => {
+  test('forgets every count, block and eviction: the limiter answers as a new one', async () => {
+    const fresh = () => new FixedWindowLimiter({ name: 'authfail', limit: 2, store: new MemoryCounterStore({ ceiling: 3, capacity: 2 }), clock });
+    const used = fresh();
+    for (const key of ['a', 'a', 'a', 'b', 'c']) await used.hit(key);
+    assert.ok(used.isBlocked('a'), 'a went over the limit');
+    assert.deepEqual(used.stats, { size: 2, evicted: 1 });
+    used.clear();
+    const unused = fresh();
+    assert.deepEqual(used.stats, unused.stats);
+    assert.equal(used.isBlocked('a'), undefined);
+    for (const key of ['a', 'a', 'a']) assert.deepEqual(await used.hit(key), await unused.hit(key));
+  });
+
+  test('refuses to clear counts kept in a store it cannot clear (Redis, shared by instances)', () => {
+    const store = { increment: async () => 1, close: async () => {} };
+    assert.throws(() => new FixedWindowLimiter({ name: 'key', limit: 2, store, clock }).clear(), /limiter's counts are kept where they cannot be cleared/);
+  });
+});

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_SCOPES } from '../../src/keys/key.types.ts';
-import { buildTestApp, keyWithScopes } from '../helpers/app.ts';
+import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { TEST_ENV } from './helpers.ts';
 
@@ -24,8 +24,10 @@ const resolve = async (host: string) => {
 
 for (const engine of ENGINES) {
   describe(`${engine}: webhook endpoints API`, () => {
+    // One app for the tests that need the same one, reset between them (test/helpers/app.ts).
+    const testApp = sharedTestApp(engine, { env: TEST_ENV, webhooks: { resolve } });
     test('create → 201 with Location and the secret once; get, list and patch never show it; delete → 204, then 404', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine, env: TEST_ENV, webhooks: { resolve } });
+      const { app, auth } = await testApp(t);
       const res = await app.inject({
         method: 'POST',
         url: '/v1/webhooks',
@@ -78,7 +80,7 @@ for (const engine of ENGINES) {
     });
 
     test('lists page with Link rel="next", the delivery log newest first', async (t) => {
-      const { app, auth } = await buildTestApp(t, { engine, env: TEST_ENV, webhooks: { resolve } });
+      const { app, auth } = await testApp(t);
       const ids = [];
       for (let i = 0; i < 3; i++)
         ids.push((await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: `https://public.test/${i}` } })).json().id);
@@ -194,7 +196,7 @@ for (const engine of ENGINES) {
     });
 
     test('the webhook operations need webhooks:admin, which new keys get only when asked for', async (t) => {
-      const { app, storage, auth } = await buildTestApp(t, { engine, env: TEST_ENV, webhooks: { resolve } });
+      const { app, storage, auth } = await testApp(t);
       const created = (await app.inject({ method: 'POST', url: '/v1/webhooks', headers: auth, payload: { url: 'https://public.test/' } })).json();
       const defaults = await keyWithScopes(storage, DEFAULT_SCOPES);
       for (const [method, url] of [

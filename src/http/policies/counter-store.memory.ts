@@ -40,6 +40,16 @@ export class MemoryCounterStore implements CounterStore {
     return { size: this.#counts.size, evicted: this.#evicted };
   }
 
+  clear(): void {
+    this.#windowStart = -1;
+    this.#counts = new Map();
+    this.#byCount = new Map();
+    this.#lowest = 1;
+    this.#victims = undefined;
+    this.#victimsCount = 0;
+    this.#evicted = 0;
+  }
+
   async increment(key: string, windowStart: number): Promise<number> {
     if (windowStart !== this.#windowStart) {
       this.#windowStart = windowStart;

@@ -8,6 +8,8 @@ export interface CounterStore {
   close(): Promise<void>;
   /** Keys counted in the current window and keys evicted so far, where the store keeps them itself. */
   readonly stats?: CounterStats;
+  /** Forgets every count, where the store keeps them itself: a new store's state (tests sharing one app). */
+  clear?(): void;
 }
 
 export interface CounterStats {

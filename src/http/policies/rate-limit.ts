@@ -54,6 +54,14 @@ export class FixedWindowLimiter {
     return this.#store.stats;
   }
 
+  /** Forgets every count and block, as a new limiter on a new store starts (tests sharing one app). */
+  clear(): void {
+    if (!this.#store.clear) throw new Error(`the ${this.#name.slice(0, -1)} limiter's counts are kept where they cannot be cleared`);
+    this.#store.clear();
+    this.#blockedWindow = -1;
+    this.#blocked = new Set();
+  }
+
   /** Whether `key` already used up this window here, without counting a hit. */
   isBlocked(key: string): Verdict | undefined {
     const now = this.#clock.now().getTime();
@@ -88,6 +96,8 @@ export class FixedWindowLimiter {
 export interface Limits {
   readonly perKey?: FixedWindowLimiter;
   readonly authFailures?: FixedWindowLimiter;
+  /** Forgets every count (FixedWindowLimiter.clear). */
+  clear(): void;
   close(): Promise<void>;
 }
 
@@ -121,9 +131,15 @@ export async function buildLimits(
     limit > 0
       ? new FixedWindowLimiter({ name, limit, store: shared ?? new MemoryCounterStore({ ceiling: limit + 1, capacity }), clock, onStoreError })
       : undefined;
+  const perKey = make('key', config.rateLimitPerMinute);
+  const authFailures = make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY);
   return {
-    perKey: make('key', config.rateLimitPerMinute),
-    authFailures: make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY),
+    perKey,
+    authFailures,
+    clear: () => {
+      perKey?.clear();
+      authFailures?.clear();
+    },
     close: async () => shared?.close(),
   };
 }
