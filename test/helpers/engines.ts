@@ -188,6 +188,11 @@ export async function feedSettled(storage: Storage, timeoutMs = 5000): Promise<v
   }
 }
 
+/** Lets feedSettled wait on a storage opened on a test database by other means (test/helpers/upgrade.ts). */
+export function feedOf(storage: Storage, schema: string): void {
+  schemas.set(storage, schema);
+}
+
 /** A fresh storage of `engine` and a function that closes it and deletes its data. */
 export async function openEngine(engine: Engine): Promise<{ storage: Storage; dispose(): Promise<void> }> {
   if (engine === 'sqlite') {

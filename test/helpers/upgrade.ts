@@ -11,7 +11,7 @@ import type { SqlParam } from '../../src/storage/sql/sql.db.ts';
 import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
 import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { createTestDatabase, type Engine } from './engines.ts';
+import { createTestDatabase, feedOf, type Engine } from './engines.ts';
 
 /** Runs one statement; parameters are written `$1`, `$2`… on both engines, booleans as booleans. */
 export type Exec = (sql: string, params?: readonly SqlParam[]) => Promise<void>;
@@ -60,6 +60,7 @@ export async function upgraded(t: TestContext, engine: Engine, applied: (version
   await write(async (sql, params) => void (await db.query(sql, params)));
   const storage = await openPostgres({ url: target.url, poolSize: 2 });
   t.after(() => storage.close());
+  feedOf(storage, target.schema);
   return { storage, read: <R>(sql: string) => db.query(sql) as Promise<R[]> };
 }
 

@@ -7,7 +7,7 @@ import { createPet } from '../../src/pets/pet.service.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { claimAttempts } from '../../src/webhooks/webhook.deliveries.ts';
 import { petRecord } from '../helpers/pets.ts';
-import { ENGINES, type Engine } from '../helpers/engines.ts';
+import { ENGINES, feedSettled, type Engine } from '../helpers/engines.ts';
 import { upgraded } from '../helpers/upgrade.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -40,6 +40,8 @@ for (const engine of ENGINES) {
       );
       const now = new Date(AT);
       await createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now });
+      // PostgreSQL leases a delivery once no older transaction in the server is open (docs/events.md).
+      await feedSettled(storage);
       const claimed = await claimAttempts(storage, { now, leaseUntil: new Date(now.getTime() + 10_000), token: 't', max: 10, perEndpoint: 10, perHost: 1 });
       assert.deepEqual(
         claimed.map((a) => a.url).sort(),
