@@ -214,7 +214,7 @@ export async function openEngine(engine: Engine): Promise<{ storage: Storage; di
 
 /**
  * A fresh storage of `engine` whose rows can be put back, while it stays open, to what they were at
- * `mark()`: for tests that share one app (test/helpers/shared-app.ts), which marks it just after
+ * `mark()`: for tests that share one app (sharedTestApp, test/helpers/app.ts), which marks it just after
  * building. Every table (SQLite's full-text index and sqlite_sequence included, PostgreSQL's
  * sequences) returns to its marked rows, written through a connection of its own, so the storage's
  * read caches see a change as they see another process's commit.
