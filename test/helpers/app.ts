@@ -44,6 +44,11 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
   });
   built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics, webhooks: options.webhooks });
   const app = built;
+  return withOwnerKey(app, storage);
+}
+
+/** The test's handle on an app: a new owner key with every scope, and the headers that carry it. */
+async function withOwnerKey(app: FastifyInstance, storage: Storage): Promise<TestApp> {
   const { key } = await createApiKey(storage, 'test', SCOPES, { owner: true });
   return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
 }
@@ -74,8 +79,7 @@ export function sharedTestApp(engine: Engine = 'sqlite', options: Pick<TestAppOp
     if (shared === undefined) shared = buildSharedApp(engine, options);
     else await (await shared).reset();
     const { app, storage } = await shared;
-    const { key } = await createApiKey(storage, 'test', SCOPES, { owner: true });
-    return { app, storage, key, auth: { authorization: `Bearer ${key}` } };
+    return withOwnerKey(app, storage);
   };
 }
 

@@ -265,25 +265,20 @@ export async function openResettableEngine(engine: Engine): Promise<{
       },
     };
   }
-  migrated ??= new MigratedSchemas();
-  const schema = await migrated.acquire();
-  const storage = await openPostgres({ url: schema.db.url, poolSize: 10, migrate: false });
-  schemas.set(storage, schema.db.schema);
+  const { storage, dispose } = await openEngine('postgres');
+  const schema = schemas.get(storage)!;
   let restore: string | undefined;
   return {
     storage,
     async mark() {
-      restore = await restoreSql(schema.db.schema);
+      restore = await restoreSql(schema);
     },
     async reset() {
       if (restore === undefined) throw new Error('reset before mark');
       await admin(restore);
     },
-    contents: () => restoreSql(schema.db.schema),
-    async dispose() {
-      await storage.close();
-      await migrated!.release(schema);
-    },
+    contents: () => restoreSql(schema),
+    dispose,
   };
 }
 
