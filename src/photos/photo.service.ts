@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
-import type { Storage, WriteContext } from '../storage/storage.ts';
+import type { WriteContext } from '../events/event.store.ts';
+import type { Storage } from '../storage/storage.ts';
 import { processPhoto, type PhotoLimits } from './photo.image.ts';
 import { PHOTOS_PER_PET, type Photo, type PhotoBlob, type PhotoVariant, type ProcessedPhoto } from './photo.schemas.ts';
 
