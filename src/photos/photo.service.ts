@@ -64,7 +64,7 @@ export class PhotoService {
   }
 
   /** Decodes and re-encodes the upload (outside any transaction: it takes CPU, not the database), then stores it. */
-  async add(petId: number, body: Buffer): Promise<AddedPhoto> {
+  async add(petId: number, body: Buffer | undefined): Promise<AddedPhoto> {
     // No image work for an animal that is not there (the workflow checks again, under its lock).
     if ((await this.#storage.pets.get(petId)) === undefined) throw notFound(`pet ${petId}`);
     const image = await processPhoto(body, this.#limits);

@@ -8,10 +8,9 @@ import type { NewHealthRecord } from '../../src/health/health.schemas.ts';
 import { appendRecord, voidRecord } from '../../src/health/health.service.ts';
 import { createPet, withdrawPet } from '../../src/pets/pet.service.ts';
 import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { migratePostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { HEALTH_READS } from '../../src/storage/sql/sql.health.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { createTestDatabase, ENGINES, feedSettled, openTestStorage, type TestDatabase } from '../helpers/engines.ts';
@@ -147,7 +146,7 @@ for (const engine of ENGINES) {
 if (ENGINES.includes('sqlite')) {
   describe('sqlite: health log plans', () => {
     const db = new DatabaseSync(':memory:');
-    migrateSqlite(db, SQLITE_MIGRATIONS);
+    migrateSqlite(db, readMigrations('sqlite'));
     const params = {
       LOG_FIRST: [1, 21],
       LOG_AFTER: [1, 21, '2026-01-01', 5],
@@ -180,7 +179,7 @@ if (ENGINES.includes('postgres')) {
     before(async () => {
       target = await createTestDatabase();
       db = new PgDb({ url: target.url, poolSize: 1, timeouts: { statementMs: 120_000, queryMs: 130_000 } });
-      await migratePostgres(db, POSTGRES_MIGRATIONS);
+      await migratePostgres(db, readMigrations('postgres'));
       await db.query(`INSERT INTO pets (name, category_id, status, tags, created_at, updated_at, search_text, name_key)
         SELECT 'pet ' || i, 1, 'available', '[]', now(), now(), 'pet', 'pet ' || i FROM generate_series(1, 5000) AS i`);
       await db.query(`INSERT INTO health_records (pet_id, kind, given_on, name, given_by, next_due, recorded_at)

@@ -9,11 +9,10 @@ import { petListing } from '../../src/pets/pet.listing.ts';
 import { PET_SORTS, type ListPetsQuery } from '../../src/pets/pet.schemas.ts';
 import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
 import { postgresDialect } from '../../src/storage/postgres/postgres.dialect.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import { petListStatement, SEARCH_DENSE, SEARCH_SAMPLE, searchSampleStatement } from '../../src/storage/sql/sql.pet-list.ts';
 import { sqliteDialect } from '../../src/storage/sqlite/sqlite.db.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { PetQuery } from '../../src/storage/storage.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.ts';
@@ -55,7 +54,7 @@ function listings(): { label: string; query: PetQuery }[] {
 if (ENGINES.includes('sqlite')) {
   describe('sqlite: pet listing plans', () => {
     const db = new DatabaseSync(':memory:');
-    migrateSqlite(db, SQLITE_MIGRATIONS);
+    migrateSqlite(db, readMigrations('sqlite'));
     for (const { label, query } of listings()) {
       test(label, () => {
         const { sql, params } = petListStatement(query, sqliteDialect);
@@ -80,7 +79,7 @@ if (ENGINES.includes('postgres')) {
       target = await createTestDatabase();
       // Seeding 20,000 rows on a loaded machine may take longer than the service's statement timeout.
       db = new PgDb({ url: target.url, poolSize: 1, timeouts: { statementMs: 120_000, queryMs: 130_000 } });
-      await migratePostgres(db, POSTGRES_MIGRATIONS);
+      await migratePostgres(db, readMigrations('postgres'));
       // Realistic statistics: each word w<i> names one pet, "pet" every one; 50 tags of 100 pets.
       await db.query(`INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
         SELECT 'pet ' || i, 1 + i % 6, (ARRAY['available', 'pending', 'sold'])[1 + i % 3], '["t' || i % 50 || '"]',

@@ -2,7 +2,7 @@
 // sets when care is next due), inside a workflow's transaction and for reads outside one.
 import type { HealthKind, HealthRecord, NewHealthRecord } from '../../health/health.schemas.ts';
 import { H_HEALTH_COLUMNS, HEALTH_COLUMNS, toHealthRecord, type HealthRow } from '../rows.ts';
-import type { DueQuery, HealthQuery, HealthRepository, HealthTx } from '../storage.ts';
+import type { DueQuery, HealthQuery, HealthRepository, HealthTx } from '../../health/health.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // A pet's log, latest date first, ties newest first: the index (pet_id, given_on, id) backwards.
