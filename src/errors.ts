@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   category_in_use: 409,
   webhook_disabled: 409,
   too_many_photos: 409,
+  already_voided: 409,
   webhook_limit_reached: 409,
   request_timeout: 408,
   gone: 410,

@@ -25,6 +25,10 @@ export const Id = (description: string) => Type.Integer({ format: 'int64', minim
 export const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: ['2026-11-22T12:00:00.000Z'] });
 
+/** A day, in no time zone: RFC 3339 full-date (`2026-11-22`), a day that exists in its month. */
+export const CalendarDate = (description: string) =>
+  Type.String({ format: 'date', description: `${description} (RFC 3339 full-date, YYYY-MM-DD)`, examples: ['2026-11-22'] });
+
 export const ErrorBody = Type.Object(
   {
     code: Type.String({

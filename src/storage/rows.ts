@@ -2,6 +2,7 @@
 // RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
 import { eventId, type Event, type EventType } from '../events/event.schemas.ts';
 import type { Category } from '../categories/category.schemas.ts';
+import type { HealthKind, HealthRecord } from '../health/health.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import type { Pet, PetStatus, Price } from '../pets/pet.schemas.ts';
@@ -79,6 +80,39 @@ export const toPhoto = (r: PhotoRow): Photo => ({
   height: r.height,
   bytes: r.size,
   createdAt: r.created_at,
+});
+
+export interface HealthRow {
+  id: number;
+  pet_id: number;
+  kind: HealthKind;
+  given_on: string; // YYYY-MM-DD (PostgreSQL: DATE, read as its text)
+  name: string;
+  batch: string | null;
+  given_by: string;
+  notes: string | null;
+  next_due: string | null;
+  recorded_at: string;
+  voided_at: string | null;
+  void_reason: string | null;
+}
+const HEALTH_FIELDS = ['id', 'pet_id', 'kind', 'given_on', 'name', 'batch', 'given_by', 'notes', 'next_due', 'recorded_at', 'voided_at', 'void_reason'];
+export const HEALTH_COLUMNS = HEALTH_FIELDS.join(', ');
+/** HEALTH_COLUMNS of the table aliased `h`, for statements that join it. */
+export const H_HEALTH_COLUMNS = HEALTH_FIELDS.map((c) => `h.${c}`).join(', ');
+// Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
+export const toHealthRecord = (r: HealthRow): HealthRecord => ({
+  id: r.id,
+  petId: r.pet_id,
+  kind: r.kind,
+  date: r.given_on,
+  name: r.name,
+  ...(r.batch === null ? {} : { batch: r.batch }),
+  givenBy: r.given_by,
+  ...(r.notes === null ? {} : { notes: r.notes }),
+  ...(r.next_due === null ? {} : { nextDue: r.next_due }),
+  recordedAt: r.recorded_at,
+  ...(r.voided_at === null || r.void_reason === null ? {} : { voided: { at: r.voided_at, reason: r.void_reason } }),
 });
 
 export interface OrderRow {

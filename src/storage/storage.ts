@@ -9,6 +9,7 @@
 // yes/no question); a workflow that needs the row throws AppError('not_found').
 import type { CategoryRepository, CategoryTx } from '../categories/category.store.ts';
 import type { EventRepository, EventTx } from '../events/event.store.ts';
+import type { HealthRepository, HealthTx } from '../health/health.store.ts';
 import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency.store.ts';
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
@@ -31,6 +32,7 @@ export interface Transaction {
   readonly webhooks: WebhookTx;
   readonly deliveries: DeliveryTx;
   readonly photos: PhotoTx;
+  readonly health: HealthTx;
 }
 
 /**
@@ -54,6 +56,7 @@ export interface Storage {
   readonly events: EventRepository;
   readonly webhooks: WebhookRepository;
   readonly photos: PhotoRepository;
+  readonly health: HealthRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

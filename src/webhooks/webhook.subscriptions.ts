@@ -8,10 +8,12 @@ import type { NewEvent } from '../events/event.store.ts';
 import type { Transaction } from '../storage/storage.ts';
 
 /**
- * The scope that reads what an event of `type` carries: a pet or a category (`GET /pets`,
- * `GET /categories`) for `pet.*` and `category.*`, an order (`GET /store/orders`) for `order.*`.
+ * The scope that reads what an event of `type` carries: a health record (`GET /pets/{petId}/health`)
+ * for `pet.health.*`, a pet or a category (`GET /pets`, `GET /categories`) for the other `pet.*` and
+ * `category.*`, an order (`GET /store/orders`) for `order.*`.
  */
 export function readScopeOf(type: EventType): Scope {
+  if (type.startsWith('pet.health.')) return 'health:read';
   return type.startsWith('order.') ? 'orders:read' : 'pets:read';
 }
 
@@ -27,7 +29,7 @@ export function assertMaySubscribe(scopes: readonly Scope[], events: readonly Ev
   const what = events === null ? 'every event type' : types.filter((t) => missing.includes(readScopeOf(t))).join(', ');
   throw new AppError(
     'insufficient_scope',
-    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.* and category.*: pets:read; order.*: orders:read)`,
+    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.health.*: health:read; the other pet.* and category.*: pets:read; order.*: orders:read)`,
     { 'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"` },
   );
 }

@@ -472,4 +472,72 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
       });
     });
   }
+
+  // The page is the same whatever the engine behind it (the API's health tests run on every engine): one engine.
+  test(`staff keep an animal's health log and see the care due (${ENGINES[0]})`, { timeout: 120_000 }, async (t) => {
+    const engine = ENGINES[0]!;
+    const { app, storage, auth } = await buildTestApp(t, { engine, env: { RATE_LIMIT_PER_MINUTE: '0' } });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } })).json();
+    const { key } = await createApiKey(storage, 'vet nurse', ['pets:read', 'health:read', 'health:write', 'events:read']);
+    const nurse = await person(new URL(base).origin);
+    t.after(() => nurse.context.close());
+    const p = nurse.page;
+    await signIn(p, base, key);
+    await open(p, 'Health');
+    await p.getByRole('heading', { name: 'Health', level: 1 }).waitFor();
+    await p.getByRole('cell', { name: /Nothing is due before/ }).waitFor();
+
+    await p.getByLabel('Pet ID').fill(String(pet.id));
+    await p.getByRole('button', { name: 'Open log' }).click();
+    assert.match(p.url(), new RegExp(`#/health/${pet.id}$`), 'the log is deep-linked');
+    const log = p.getByRole('table', { name: `Health log of pet ${pet.id}` });
+    await log.getByRole('cell', { name: 'No health records yet.' }).waitFor();
+
+    // A date in the future is refused, and the error stands beside the Date field.
+    await p.getByRole('button', { name: 'Add record' }).click();
+    const form = p.getByRole('form', { name: 'Add health record' });
+    await form.getByLabel('Kind').selectOption({ label: 'Vaccination' });
+    await form.getByLabel('Date').fill('2999-01-01');
+    await form.getByLabel('Name').fill('Nobivac DHPPi');
+    await form.getByLabel('Batch').fill('A123B45');
+    await form.getByLabel('Given by').fill('Dr. A. Jones');
+    await form.getByLabel('Next due').fill('2999-06-01');
+    await form.getByRole('button', { name: 'Save record' }).click();
+    await p.locator('#health-date-error').waitFor();
+    assert.match((await p.locator('#health-date-error').textContent()) ?? '', /"date" must not be in the future/);
+    assert.equal(await form.getByLabel('Date').getAttribute('aria-invalid'), 'true');
+    await assertAccessible(p, 'the health record form with an error', engine);
+    await form.getByLabel('Date').fill('2025-03-01');
+    await form.getByLabel('Next due').fill('2025-09-01');
+    await form.getByRole('button', { name: 'Save record' }).click();
+    await p.getByText('Added the vaccination of 2025-03-01.').waitFor();
+    await log.getByRole('cell', { name: 'Nobivac DHPPi', exact: true }).waitFor();
+
+    // It is overdue: the care due lists it, linking to the animal's log.
+    const due = p.getByRole('table', { name: /^Due before/ });
+    const dueRow = due.getByRole('row', { name: /Vaccination: Nobivac DHPPi/ });
+    await dueRow.waitFor();
+    assert.match((await dueRow.textContent()) ?? '', /2025-09-01 overdue/);
+    assert.equal(await dueRow.getByRole('link', { name: `Pet ${pet.id}` }).getAttribute('href'), `#/health/${pet.id}`);
+    await assertAccessible(p, 'Health with a record and the care due', engine);
+    await shot(p, 'health', engine);
+
+    // Voiding asks for the reason; the record stays, struck through, and no longer counts.
+    await log
+      .getByRole('row', { name: /Nobivac DHPPi/ })
+      .getByRole('button', { name: 'Void' })
+      .click();
+    const voiding = p.getByRole('form', { name: 'Void the record of 2025-03-01' });
+    await voiding.getByLabel('Reason').fill('Recorded against the wrong animal');
+    await voiding.getByRole('button', { name: 'Void record' }).click();
+    await log.getByText('Voided: Recorded against the wrong animal').waitFor();
+    assert.equal(await log.locator('s', { hasText: 'Nobivac DHPPi' }).count(), 1, 'struck through');
+    assert.equal(await log.getByRole('button', { name: 'Void' }).count(), 0, 'a record is voided once');
+    await p.getByRole('cell', { name: /Nothing is due before/ }).waitFor();
+    await shot(p, 'health-voided', engine);
+    const stored = await storage.health.list({ petId: pet.id, limit: 10 });
+    assert.equal(stored[0]?.voided?.reason, 'Recorded against the wrong animal');
+    assert.deepEqual(nurse.problems, []);
+  });
 });

@@ -12,6 +12,7 @@ import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { animatedWebp, jpegWithGps, pngBomb, solid } from '../helpers/images.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
+import { assertError } from '../helpers/errors.ts';
 
 type Auth = { authorization: string };
 
@@ -29,14 +30,6 @@ async function photosOf(app: FastifyInstance, auth: Auth, petId: number) {
   const res = await app.inject({ method: 'GET', url: `/v1/pets/${petId}/photos`, headers: auth });
   assert.equal(res.statusCode, 200, res.body);
   return res.json() as { id: number; hash: string; url: string; thumbnailUrl: string; mediaType: string }[];
-}
-
-function assertError(res: { statusCode: number; json(): unknown }, status: number, code: string, message?: RegExp) {
-  assert.equal(res.statusCode, status);
-  const body = res.json() as { code: string; message: string; status: number };
-  assert.equal(body.code, code);
-  assert.equal(body.status, status);
-  if (message) assert.match(body.message, message);
 }
 
 for (const engine of ENGINES) {

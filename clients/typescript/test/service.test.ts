@@ -250,6 +250,30 @@ for (const engine of ENGINES) {
       assert.equal((await petstore.pets.listPhotos(pet.id)).length, 2);
       assert.equal((await failure(petstore.photos.get(fromBuffer.hash))).status, 404);
     });
+
+    test('health log: add (a retry with the same Idempotency-Key appends once), iterate, get, void, the due list', async () => {
+      const pet = await petstore.pets.create({ name: 'Patient', categoryId: 1 });
+      const input = { kind: 'vaccination', date: '2025-03-01', name: 'Nobivac', givenBy: 'Dr. A. Jones', nextDue: '2025-09-01' } as const;
+      const first = await petstore.health.add.withResponse(pet.id, input, { idempotencyKey: `health-${pet.id}` });
+      assert.equal(first.status, 201);
+      const again = await petstore.health.add(pet.id, input, { idempotencyKey: `health-${pet.id}` });
+      assert.deepEqual(again, first.data);
+      const exam = await petstore.health.add(pet.id, { kind: 'exam', date: '2025-04-01', name: 'Check-up', givenBy: 'Sam' });
+      const log = [];
+      for await (const r of petstore.health.iterate(pet.id, { limit: 1 })) log.push(r.id);
+      assert.deepEqual(log, [exam.id, first.data.id]);
+      assert.deepEqual(await petstore.health.get(pet.id, exam.id), exam);
+      const due = await petstore.health.listDue({ before: '2025-09-02', limit: 100 });
+      assert.deepEqual(
+        due.data.filter((r) => r.petId === pet.id).map((r) => r.id),
+        [first.data.id],
+      );
+      const voided = await petstore.health.void(pet.id, first.data.id, { reason: 'wrong animal' });
+      assert.equal(voided.voided?.reason, 'wrong animal');
+      assert.equal((await failure(petstore.health.void(pet.id, first.data.id, { reason: 'again' }))).code, 'already_voided');
+      const after = await petstore.health.listDue({ before: '2025-09-02', limit: 100 });
+      assert.equal(after.data.filter((r) => r.petId === pet.id).length, 0);
+    });
   });
 }
 

@@ -7,6 +7,7 @@ import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
+import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
@@ -66,6 +67,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     events: new SqlEvents(outside, sqliteDialect),
     webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
+    health: new SqlHealth(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     async ping() {
