@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   invalid_image: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   pet_not_available: 409,

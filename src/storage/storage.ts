@@ -232,6 +232,8 @@ export interface EventQuery {
   readonly limit: number;
   readonly afterId: number;
   readonly type?: EventType;
+  /** Only events of these types (the ones the reading key may read: events/event.access.ts); absent: every type. */
+  readonly types?: readonly EventType[];
 }
 
 /** The outbox, read side: events are written by workflows, inside their transactions (EventTx). */
@@ -327,6 +329,8 @@ export interface ApiKeyTx {
   lock(id: number): Promise<ApiKey | undefined>;
   /** Revokes the key and every descendant not revoked yet, at `at`; how many it revoked. */
   revokeTree(id: number, at: Date): Promise<number>;
+  /** As ApiKeyRepository.ancestors, inside the transaction. */
+  ancestors(id: number): Promise<number[]>;
 }
 
 export interface IdempotencyTx {
@@ -343,7 +347,8 @@ export interface EventTx {
    * writers wait for each other (Dialect.settled, docs/events.md).
    */
   publish(events: readonly NewEvent[], at: Date): Promise<void>;
-  exists(sequence: number): Promise<boolean>;
+  /** The type of the event, or undefined when it is not kept (purged) or was never written. */
+  typeOf(sequence: number): Promise<EventType | undefined>;
 }
 
 /** The fields of an endpoint a workflow sets; `events` null = every type, future ones included. */
@@ -397,6 +402,8 @@ export interface WebhookTx {
   claimable(now: Date, limits: { readonly perEndpoint: number; readonly perHost: number }, max: number): Promise<ClaimableEndpoint[]>;
   /** How many endpoints there are (WEBHOOK_MAX_ENDPOINTS), counted after every registration committed before. */
   countForInsert(): Promise<number>;
+  /** How many endpoints the key `keyId` and the keys below it own; call after countForInsert (its turn-taking covers this count). */
+  countOwnedBelow(keyId: number): Promise<number>;
   /** Records that a claim served the endpoint now: the least recently served go first. */
   touch(id: number, at: Date): Promise<void>;
 }

@@ -2,17 +2,10 @@
 // every write here, in the write's own transaction. And who may subscribe to what: an endpoint
 // receives full resources, so subscribing takes the scopes that read them.
 import { AppError } from '../errors.ts';
+import { readScopeOf } from '../events/event.access.ts';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
 import type { Scope } from '../keys/key.types.ts';
 import type { NewEvent, Transaction } from '../storage/storage.ts';
-
-/**
- * The scope that reads what an event of `type` carries: a pet or a category (`GET /pets`,
- * `GET /categories`) for `pet.*` and `category.*`, an order (`GET /store/orders`) for `order.*`.
- */
-export function readScopeOf(type: EventType): Scope {
-  return type.startsWith('order.') ? 'orders:read' : 'pets:read';
-}
 
 /**
  * Refuses (403 insufficient_scope) an endpoint subscribed to `events` (null: every type, future

@@ -19,8 +19,17 @@ import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 const GET_KEY = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`;
 // The key $n and its descendants (a key's parent is always an older key: no cycles).
-const SUBTREE = (n: number) =>
+export const SUBTREE = (n: number) =>
   `WITH RECURSIVE tree (id) AS (SELECT id FROM api_keys WHERE id = $${n} UNION SELECT k.id FROM api_keys k JOIN tree ON k.parent_id = tree.id)`;
+async function ancestors(db: SqlDb, id: number): Promise<number[]> {
+  const rows = await db.all<{ id: number }>(
+    `WITH RECURSIVE up (id, parent_id) AS (
+       SELECT id, parent_id FROM api_keys WHERE id = $1 UNION SELECT k.id, k.parent_id FROM api_keys k JOIN up ON k.id = up.parent_id
+     ) SELECT id FROM up WHERE id <> $1`,
+    [id],
+  );
+  return rows.map((r) => r.id);
+}
 // Two concurrent revocations of one key: the second waits for the lock, then reads it revoked.
 const LOCK_KEY = perDialect((d) => `${GET_KEY} ${d.lock('FOR NO KEY UPDATE')}`);
 
@@ -59,14 +68,8 @@ export class SqlApiKeys implements ApiKeyRepository {
     return key(await first(this.#db, GET_KEY, [id]));
   }
 
-  async ancestors(id: number): Promise<number[]> {
-    const rows = await this.#db.all<{ id: number }>(
-      `WITH RECURSIVE up (id, parent_id) AS (
-         SELECT id, parent_id FROM api_keys WHERE id = $1 UNION SELECT k.id, k.parent_id FROM api_keys k JOIN up ON k.id = up.parent_id
-       ) SELECT id FROM up WHERE id <> $1`,
-      [id],
-    );
-    return rows.map((r) => r.id);
+  ancestors(id: number): Promise<number[]> {
+    return ancestors(this.#db, id);
   }
 
   async count(): Promise<number> {
@@ -116,6 +119,10 @@ export class SqlApiKeyTx implements ApiKeyTx {
       if (n === 0) return total;
       total += n;
     }
+  }
+
+  ancestors(id: number): Promise<number[]> {
+    return ancestors(this.#db, id);
   }
 }
 
