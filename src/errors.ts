@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   webhook_disabled: 409,
   too_many_photos: 409,
   webhook_limit_reached: 409,
+  key_limit_reached: 409,
   request_timeout: 408,
   gone: 410,
   precondition_failed: 412,

@@ -32,8 +32,3 @@ export function assertMayRead(scopes: readonly Scope[], type: EventType): void {
     'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`,
   });
 }
-
-/** Why an event of `type` is not sent to an endpoint whose owner key holds `scopes`; null when it may be. */
-export function unreadableBy(scopes: readonly Scope[], type: EventType, owner: string): string | null {
-  return mayRead(scopes, type) ? null : `not sent: ${owner} lacks ${readScopeOf(type)}, the scope that reads ${type} events`;
-}

@@ -124,6 +124,11 @@ export class SqlApiKeyTx implements ApiKeyTx {
   ancestors(id: number): Promise<number[]> {
     return ancestors(this.#db, id);
   }
+
+  async countLive(id: number, at: Date): Promise<number> {
+    const sql = `${SUBTREE(1)} SELECT count(*) AS n FROM api_keys WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`;
+    return (await first<{ n: number }>(this.#db, sql, [id, at.toISOString()]))!.n;
+  }
 }
 
 const ID = 'subject = $1 AND operation = $2 AND key = $3';
