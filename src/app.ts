@@ -213,7 +213,7 @@ export async function buildApp({
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
     await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock, config.webhooks.maxEndpoints), base });
     await v1.register(inventoryRoutes, { pets: storage.pets, currency: config.storeCurrency });
-    await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock), base });
+    await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock, config.keysMaxPerTree), base });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
   // compiler) and pass through their onRoute hooks.

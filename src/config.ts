@@ -334,6 +334,8 @@ const SETTINGS = {
   corsOrigins: origins('CORS_ORIGINS'),
   /** Requests per minute per API key; 0 disables. */
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+  /** Live keys one key tree may hold (keys/key.rules.ts, treeRoot); one more → 409 key_limit_reached. */
+  keysMaxPerTree: integer('KEYS_MAX_PER_TREE', 100, 1, 1_000_000),
   /** Failed authentications per minute per client address; 0 disables. */
   authFailureLimitPerMinute: integer('AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 0, 1_000_000),
   /** Shared rate-limit state; '' → per instance. */

@@ -4,7 +4,9 @@ import { periodic, type Job } from '../jobs.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { EventRepository } from './event.store.ts';
 import type { WebhookRepository } from '../webhooks/webhook.store.ts';
-import { eventSequence, type Event, type ListEventsQuery } from './event.schemas.ts';
+import type { Scope } from '../keys/key.types.ts';
+import { assertMayRead, readableTypes } from './event.access.ts';
+import { EVENT_TYPES, eventSequence, type Event, type ListEventsQuery } from './event.schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
@@ -18,10 +20,19 @@ export class EventService {
     this.#cursors = cursors;
   }
 
-  async list(q: ListEventsQuery): Promise<Page<Event>> {
+  /**
+   * A page of the events a key holding `scopes` may read (event.access.ts): a `type` it cannot
+   * read is refused (403); without `type`, the types it cannot read are left out by the query
+   * itself, so pages are full and cursors run over the same sequence as for any other key.
+   */
+  async list(q: ListEventsQuery, scopes: readonly Scope[]): Promise<Page<Event>> {
     if (q.cursor !== undefined && q.after !== undefined)
       throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
-    const fetch = (limit: number, afterId = q.after === undefined ? 0 : eventSequence({ id: q.after })) => this.#events.list({ limit, afterId, type: q.type });
+    if (q.type !== undefined) assertMayRead(scopes, q.type);
+    const readable = readableTypes(scopes);
+    const types = readable.length === EVENT_TYPES.length || q.type !== undefined ? undefined : readable;
+    const fetch = (limit: number, afterId = q.after === undefined ? 0 : eventSequence({ id: q.after })) =>
+      this.#events.list({ limit, afterId, type: q.type, types });
     return this.#cursors.fetchPage(`events;${q.type ?? ''}`, q, fetch, eventSequence);
   }
 }

@@ -37,6 +37,8 @@ export interface EventQuery {
   readonly limit: number;
   readonly afterId: number;
   readonly type?: EventType;
+  /** Only events of these types (the ones the reading key may read: events/event.access.ts); absent: every type. */
+  readonly types?: readonly EventType[];
 }
 
 /** The outbox, read side: events are written by workflows, inside their transactions (EventTx). */
@@ -55,5 +57,6 @@ export interface EventTx {
    * writers wait for each other (Dialect.settled, docs/events.md).
    */
   publish(events: readonly NewEvent[], at: Date): Promise<void>;
-  exists(sequence: number): Promise<boolean>;
+  /** The type of the event, or undefined when it is not kept (purged) or was never written. */
+  typeOf(sequence: number): Promise<EventType | undefined>;
 }

@@ -48,3 +48,13 @@ export function manages(manager: KeyManager, keyId: number, ancestors: readonly 
   if (manager.owner) return true;
   return manager.keyId !== null && (manager.keyId === keyId || ancestors.includes(manager.keyId));
 }
+
+/**
+ * The key whose subtree a key's budgets are counted in (webhook endpoints, live keys): its topmost
+ * ancestor below an owner key, or itself. `chain` is the key, its parent, …, up to its top-level
+ * key; owner keys are top-level only (the CLI makes them) and stand above the trees they make, so
+ * each key an owner key makes starts a tree of its own.
+ */
+export function treeRoot(chain: readonly number[], topIsOwner: boolean): number {
+  return topIsOwner && chain.length > 1 ? chain[chain.length - 2] : chain[chain.length - 1];
+}

@@ -9,10 +9,18 @@ import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { ApiKeyRepository } from './key.store.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { ApiKey, CallingKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
-import { childExpiry, keyIsActive, manages, type KeyManager } from './key.rules.ts';
+import { childExpiry, keyIsActive, manages, treeRoot, type KeyManager } from './key.rules.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Principal, type Scope } from './key.types.ts';
 
 export const KEY_PREFIX = 'pst_';
+const TREE_ROOTS_KEPT = 100_000;
+const GENERATED_KEY = /^pst_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether a token has the shape of a key this service generates (`generateKey`): 256 random bits,
+ * which no guessing finds — unlike a bootstrap key, which an operator may have chosen short.
+ */
+export const looksGenerated = (token: string): boolean => GENERATED_KEY.test(token);
 
 /** 32 random bytes, base64url, behind a prefix secret scanners can match (`pst_` + 43 chars). */
 export function generateKey(): string {
@@ -55,7 +63,16 @@ export interface NewKeyOptions {
   readonly parentId?: number | null;
   /** An owner key manages every key (default false). */
   readonly owner?: boolean;
+  /** The most live keys the new key's tree may hold with it (KEYS_MAX_PER_TREE; default: no limit). */
+  readonly maxPerTree?: number;
   readonly idempotency?: IdempotentResponse<CreatedApiKey>;
+}
+
+export function keyLimitReached(root: number, max: number): AppError {
+  return new AppError(
+    'key_limit_reached',
+    `the tree of this key (key ${root} and the keys below it) holds ${max} live keys, the most one tree may hold (KEYS_MAX_PER_TREE); revoke one first`,
+  );
 }
 
 // The maker was revoked (or expired) after it was authenticated, before its key was written.
@@ -74,16 +91,25 @@ export async function createApiKey(
   scopes: readonly Scope[],
   options: NewKeyOptions = {},
 ): Promise<{ key: string; info: ApiKey }> {
-  const { now = new Date(), parentId = null, owner = false, idempotency } = options;
+  const { now = new Date(), parentId = null, owner = false, idempotency, maxPerTree = Number.POSITIVE_INFINITY } = options;
   const key = generateKey();
   // The stored response (Idempotency-Key) is the created key with its secret (sealed by http/policies/idempotency.ts).
   const respond = idempotency && { id: idempotency.id, respond: (info: ApiKey) => idempotency.respond({ ...info, key }) };
   const info = await write(storage, { now, idempotency: respond }, async (tx) => {
     let expiresAt = options.expiresAt ?? null;
     if (parentId !== null) {
-      const parent = await tx.apiKeys.lock(parentId);
+      // The tree's keys are locked from the top down (as a revocation goes), so that concurrent
+      // makers in one tree count one after the other.
+      const chain = [parentId, ...(await tx.apiKeys.ancestors(parentId))];
+      const topId = chain[chain.length - 1];
+      const top = await tx.apiKeys.lock(topId);
+      const root = treeRoot(chain, top?.owner === true);
+      const rootKey = root === topId ? top : await tx.apiKeys.lock(root);
+      const parent = parentId === root ? rootKey : parentId === topId ? top : await tx.apiKeys.lock(parentId);
       if (parent === undefined || !keyIsActive(parent, now)) throw makerGone();
       expiresAt = childExpiry(parent.expiresAt, expiresAt);
+      // A key an owner key makes starts a tree of its own.
+      if (!parent.owner && (await tx.apiKeys.countLive(root, now)) >= maxPerTree) throw keyLimitReached(root, maxPerTree);
     }
     const input = { name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt, parentId, owner };
     return withoutEvents(await tx.apiKeys.insert(input, now));
@@ -124,7 +150,7 @@ export async function issueApiKey(
   input: NewApiKey,
   issuer: Issuer,
   now: Date,
-  options: { readonly idempotency?: IdempotentResponse<CreatedApiKey>; readonly owner?: boolean } = {},
+  options: { readonly idempotency?: IdempotentResponse<CreatedApiKey>; readonly owner?: boolean; readonly maxPerTree?: number } = {},
 ): Promise<CreatedApiKey> {
   const scopes = input.scopes ?? DEFAULT_SCOPES;
   const missing = scopes.filter((s) => !issuer.scopes.includes(s));
@@ -148,15 +174,17 @@ export class KeyService {
   readonly #storage: Storage;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
+  readonly #maxPerTree: number;
 
-  constructor(storage: Storage, cursors: CursorCodec, clock: Clock) {
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock, maxPerTree: number) {
     this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
+    this.#maxPerTree = maxPerTree;
   }
 
   create(input: NewApiKey, caller: Principal, idempotency?: IdempotentResponse<CreatedApiKey>): Promise<CreatedApiKey> {
-    return issueApiKey(this.#storage, input, caller, this.#clock.now(), { idempotency });
+    return issueApiKey(this.#storage, input, caller, this.#clock.now(), { idempotency, maxPerTree: this.#maxPerTree });
   }
 
   /** The key; an unknown one, or one the caller does not manage → 404 not_found. */
@@ -220,6 +248,7 @@ export class KeyVerifier {
   readonly #bootstrap: Map<string, Caller>;
   readonly #repo: ApiKeyRepository;
   readonly #clock: Clock;
+  readonly #roots = new Map<number, number>();
 
   constructor(repo: ApiKeyRepository, bootstrapKeys: readonly string[], clock: Clock) {
     this.#repo = repo;
@@ -227,7 +256,8 @@ export class KeyVerifier {
     this.#bootstrap = new Map(
       bootstrapKeys.map((k) => {
         const hash = hashKey(k);
-        return [hash, { keyId: null, scopes: SCOPES, owner: true, subject: `bootstrap:${hash.slice(0, 16)}` }];
+        const subject = `bootstrap:${hash.slice(0, 16)}`;
+        return [hash, { keyId: null, scopes: SCOPES, owner: true, subject, budget: subject }];
       }),
     );
   }
@@ -239,6 +269,22 @@ export class KeyVerifier {
     if (bootstrap) return bootstrap;
     const stored = await this.#repo.findByHash(hash);
     if (stored === undefined || !keyIsActive(stored, this.#clock.now())) return undefined;
-    return { keyId: stored.keyId, scopes: stored.scopes, owner: stored.owner, subject: `key:${stored.keyId}` };
+    const root = stored.keyId === null ? null : await this.#treeRoot(stored.keyId);
+    return { keyId: stored.keyId, scopes: stored.scopes, owner: stored.owner, subject: `key:${stored.keyId}`, budget: `tree:${root}` };
+  }
+
+  /**
+   * The root of the key's tree (treeRoot), read once per key and kept: parent links and owner
+   * flags never change once written. At most TREE_ROOTS_KEPT are kept; then they are read afresh.
+   */
+  async #treeRoot(keyId: number): Promise<number> {
+    const known = this.#roots.get(keyId);
+    if (known !== undefined) return known;
+    const chain = [keyId, ...(await this.#repo.ancestors(keyId))];
+    const top = chain.length === 1 ? undefined : await this.#repo.get(chain[chain.length - 1]);
+    const root = treeRoot(chain, top?.owner === true);
+    if (this.#roots.size >= TREE_ROOTS_KEPT) this.#roots.clear();
+    this.#roots.set(keyId, root);
+    return root;
   }
 }

@@ -56,4 +56,8 @@ export interface ApiKeyTx {
   lock(id: number): Promise<ApiKey | undefined>;
   /** Revokes the key and every descendant not revoked yet, at `at`; how many it revoked. */
   revokeTree(id: number, at: Date): Promise<number>;
+  /** As ApiKeyRepository.ancestors, inside the transaction. */
+  ancestors(id: number): Promise<number[]>;
+  /** How many keys of the subtree of `id` (the key and the keys below it) are neither revoked nor expired at `at`. */
+  countLive(id: number, at: Date): Promise<number>;
 }

@@ -55,4 +55,10 @@ export interface StoredPrincipal extends Principal {
  */
 export interface Caller extends Principal {
   readonly subject: string;
+  /**
+   * The name its requests are counted under (RATE_LIMIT_PER_MINUTE): its key tree's,
+   * `tree:<id of the tree's root>` (key.rules.ts, treeRoot), so that keys minted to spread
+   * requests share one budget; a bootstrap key's subject.
+   */
+  readonly budget: string;
 }

@@ -5,31 +5,24 @@
 import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import { eventId, eventSequence } from '../events/event.schemas.ts';
-import { keyIsActive } from '../keys/key.rules.ts';
+import type { KeyManager } from '../keys/key.rules.ts';
+import { SCOPES } from '../keys/key.types.ts';
 import type { WriteContext } from '../events/event.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import type { LeasedAttempt, WebhookState } from './webhook.store.ts';
+import { assertManages, refusal } from './webhook.access.ts';
 import { destination } from './webhook.address.ts';
 import type { Delivery } from './webhook.schemas.ts';
 
 /** The error of attempts that were still pending when their endpoint was disabled. */
 export const ENDPOINT_DISABLED = 'not attempted: the endpoint was disabled';
+/** The error of attempts that were still pending when their endpoint's URL changed: what was owed to one URL is not sent to another. */
+export const URL_CHANGED = "not attempted: the endpoint's URL changed";
 /** The error of an attempt whose event was purged before it could be made. */
 export const EVENT_PURGED = 'not attempted: the event is no longer kept (EVENT_RETENTION_DAYS)';
 
 /** The error of an attempt not made because the endpoint's owner key no longer stands. */
 export const OWNER_GONE = 'not sent: the API key that owns the endpoint (keyId) is revoked or expired';
-
-/**
- * Whether the key that owns an endpoint still stands at `now`, by the rule authentication applies
- * (keyIsActive): an endpoint no longer sends once its key is revoked or expired. An endpoint
- * without an owner (a bootstrap key's, or one older than owners) is not tied to a key.
- */
-export async function ownerStands(storage: Storage, keyId: number | null, now: Date): Promise<boolean> {
-  if (keyId === null) return true;
-  const key = await storage.apiKeys.get(keyId);
-  return key !== undefined && keyIsActive(key, now);
-}
 
 /**
  * What a dispatcher asks for: due attempts, at most `max`, at most `perEndpoint` in flight per
@@ -117,8 +110,13 @@ export interface AttemptResult {
   readonly retryAt: Date | null;
   /** A failure disables the endpoint when its failures began at or before this instant. */
   readonly disableIfFailingSince: Date;
-  /** The attempt was not made because the endpoint's owner key no longer stands (ownerStands): that disables it. */
+  /** The attempt was not made because the endpoint's owner key no longer stands (webhook.access.ts, endpointReader): that disables it. */
   readonly ownerGone?: boolean;
+  /**
+   * The attempt was not made because the endpoint may not be sent this event now (webhook.access.ts
+   * `refusal`): recorded failed with its reason, no retry, and not counted as the endpoint failing.
+   */
+  readonly skipped?: boolean;
 }
 
 const NOT_RECORDED: AttemptFinished = { recorded: false, disabled: false };
@@ -134,7 +132,7 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
     // The endpoint first, then its deliveries (the lock order of every delivery workflow).
     const endpoint = await tx.webhooks.lock(a.webhookId);
     if (endpoint === undefined) return withoutEvents(NOT_RECORDED);
-    const failingSince = r.succeeded ? null : (endpoint.failingSince ?? r.attemptedAt.toISOString());
+    const failingSince = r.succeeded ? null : r.skipped ? endpoint.failingSince : (endpoint.failingSince ?? r.attemptedAt.toISOString());
     const failedTooLong = failingSince !== null && Date.parse(failingSince) <= r.disableIfFailingSince.getTime();
     // Unless a change made another key the owner since the attempt was claimed: then it is a failure like any other.
     const ownerGone = r.ownerGone === true && endpoint.webhook.keyId === a.keyId;
@@ -147,7 +145,7 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
       durationMs: r.durationMs,
       error: r.error,
       attemptedAt: r.attemptedAt,
-      nextAttemptAt: disable ? null : r.retryAt,
+      nextAttemptAt: disable || r.skipped ? null : r.retryAt,
     });
     if (!recorded) return withoutEvents(NOT_RECORDED);
     if (disable) {
@@ -157,7 +155,7 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
       await disableEndpoint(tx, endpoint, failingSince, r.attemptedAt, why);
     } else {
       if (failingSince !== endpoint.failingSince) await tx.webhooks.setFailingSince(a.webhookId, failingSince);
-      if (!r.succeeded && r.retryAt) await tx.deliveries.insertAttempt(a.webhookId, a.eventId, a.attempt + 1, r.retryAt, r.attemptedAt);
+      if (!r.succeeded && !r.skipped && r.retryAt) await tx.deliveries.insertAttempt(a.webhookId, a.eventId, a.attempt + 1, r.retryAt, r.attemptedAt);
     }
     return withoutEvents<AttemptFinished>({ recorded: true, disabled: disable });
   });
@@ -190,22 +188,30 @@ export function webhookDisabled(webhookId: number): AppError {
 }
 
 /**
- * Makes the event of delivery `deliveryId` due now: its pending attempt if it has one (as it is,
- * when it is in flight), else a new attempt continuing the event's attempt numbers. Refused for an
- * unknown entry, a `webhook.disabled` entry, a disabled endpoint and an event no longer kept.
+ * Makes the event of delivery `deliveryId` due now, on behalf of `actor`, which must manage the
+ * endpoint (assertManages): its pending attempt if it has one (as it is, when it is in flight),
+ * else a new attempt continuing the event's attempt numbers. Refused for an unknown entry, a
+ * `webhook.disabled` entry, a disabled endpoint, an event no longer kept, and an event the
+ * endpoint may not be sent now (its owner key cannot read it, or it no longer subscribes to it).
  */
-export function retryDelivery(storage: Storage, webhookId: number, deliveryId: number, ctx: WriteContext<Delivery>): Promise<Delivery> {
+export function retryDelivery(storage: Storage, webhookId: number, deliveryId: number, actor: KeyManager, ctx: WriteContext<Delivery>): Promise<Delivery> {
   return write(storage, ctx, async (tx) => {
     const endpoint = await tx.webhooks.lock(webhookId);
     assertFound(`webhook ${webhookId}`, endpoint);
+    await assertManages(tx, actor, endpoint.webhook);
     const entry = await tx.deliveries.get(webhookId, deliveryId);
     assertFound(`delivery ${deliveryId} of webhook ${webhookId}`, entry);
     if (entry.eventId === null)
       throw new AppError('not_found', `delivery ${deliveryId} of webhook ${webhookId} records the endpoint being disabled; it has no event to send`);
     if (!endpoint.webhook.enabled) throw webhookDisabled(webhookId);
     const sequence = eventSequence({ id: entry.eventId });
-    if (!(await tx.events.exists(sequence)))
+    const type = await tx.events.typeOf(sequence);
+    if (type === undefined)
       throw new AppError('not_found', `event ${eventId(sequence)} is no longer kept (events are kept EVENT_RETENTION_DAYS); it cannot be sent again`);
+    const { keyId } = endpoint.webhook;
+    const ownerKey = keyId === null ? undefined : await tx.apiKeys.lock(keyId);
+    const why = refusal(endpoint.webhook, keyId === null ? SCOPES : (ownerKey?.scopes ?? []), type);
+    if (why !== null) throw new AppError('forbidden', `event ${eventId(sequence)} is not sent to webhook ${webhookId} again: ${why}`);
     const pending = await tx.deliveries.pending(webhookId, sequence);
     if (pending !== undefined) {
       // In flight already: that attempt is the retry.

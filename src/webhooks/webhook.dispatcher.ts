@@ -3,7 +3,9 @@ import type { Clock } from '../clock.ts';
 import type { WebhookSettings } from '../config.ts';
 import { eventId, serializeEvent } from '../events/event.schemas.ts';
 import type { Storage } from '../storage/storage.ts';
-import { claimAttempts, EVENT_PURGED, finishAttempt, OWNER_GONE, ownerStands, type ClaimedAttempt } from './webhook.deliveries.ts';
+import type { Webhook } from './webhook.schemas.ts';
+import { endpointReader, refusal, type EndpointReader } from './webhook.access.ts';
+import { claimAttempts, EVENT_PURGED, finishAttempt, OWNER_GONE, type ClaimedAttempt } from './webhook.deliveries.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { USER_AGENT, type Sender, type SendResult } from './webhook.sender.ts';
 import { signatureHeader } from './webhook.signature.ts';
@@ -47,6 +49,44 @@ export function nextAttemptAt(schedule: readonly number[], attempt: number, from
   if (attempt >= schedule.length) return null;
   const delay = schedule[attempt] * (1 - JITTER + 2 * JITTER * random());
   return new Date(from.getTime() + Math.round(delay));
+}
+
+/** A function of one argument whose answers are kept: the reads of one claim, each made once. */
+function memo<K, V>(read: (key: K) => Promise<V>): (key: K) => Promise<V> {
+  const seen = new Map<K, Promise<V>>();
+  return (key) => {
+    let value = seen.get(key);
+    if (value === undefined) {
+      value = read(key);
+      seen.set(key, value);
+    }
+    return value;
+  };
+}
+
+/** What is decided before an attempt is made: its owner key is gone, or why it may not be sent (null: it may). */
+interface SendCheck {
+  readonly ownerGone: boolean;
+  readonly refused: string | null;
+}
+
+/**
+ * Whether the attempt may be made, asked when it is about to be (webhook.access.ts): the key that
+ * owned the endpoint when it was claimed must stand, and the endpoint as it is now — its owner key,
+ * its subscription — must be allowed the event.
+ */
+async function sendCheck(
+  a: ClaimedAttempt,
+  readers: (keyId: number | null) => Promise<EndpointReader>,
+  endpoints: (id: number) => Promise<Webhook | undefined>,
+): Promise<SendCheck> {
+  const claimedOwner = await readers(a.keyId);
+  if (!claimedOwner.stands) return { ownerGone: true, refused: null };
+  const webhook = await endpoints(a.webhookId);
+  // A purged event fails as it did; a deleted endpoint's result is not recorded.
+  if (a.event === undefined || webhook === undefined) return { ownerGone: false, refused: null };
+  const owner = webhook.keyId === a.keyId ? claimedOwner : await readers(webhook.keyId);
+  return { ownerGone: false, refused: refusal(webhook, owner.scopes, a.event.type) };
 }
 
 /**
@@ -132,18 +172,11 @@ export class WebhookDispatcher {
       log.warn({ err }, 'claiming webhook deliveries failed; retrying shortly');
       return;
     }
-    // Whether each owner key still stands, asked once per claim.
-    const owners = new Map<number | null, Promise<boolean>>();
-    const ownerStandsNow = (keyId: number | null) => {
-      let stands = owners.get(keyId);
-      if (stands === undefined) {
-        stands = ownerStands(storage, keyId, now);
-        owners.set(keyId, stands);
-      }
-      return stands;
-    };
+    // Each owner key and each endpoint as they stand now, read once per claim.
+    const readers = memo((keyId: number | null) => endpointReader(storage, keyId, now));
+    const endpoints = memo((id: number) => storage.webhooks.get(id));
     for (const attempt of claimed) {
-      const run = this.#attempt(attempt, token, ownerStandsNow(attempt.keyId)).finally(() => {
+      const run = this.#attempt(attempt, token, sendCheck(attempt, readers, endpoints)).finally(() => {
         this.#inFlight.delete(run);
         this.#o.metrics.inFlight(this.#inFlight.size);
         this.#schedule(0);
@@ -155,17 +188,23 @@ export class WebhookDispatcher {
     if (claimed.length === room) this.#again = true;
   }
 
-  async #attempt(a: ClaimedAttempt, token: string, ownerStanding: Promise<boolean>): Promise<void> {
+  async #attempt(a: ClaimedAttempt, token: string, checked: Promise<SendCheck>): Promise<void> {
     const { storage, clock, settings, log, metrics } = this.#o;
     // The key's revocation is not this attempt's failure to report, but the end of the endpoint.
-    const ownerGone = !(await ownerStanding.catch(() => true));
+    // A check that could not be made sends nothing: the attempt fails and is retried.
+    const { ownerGone, refused } = await checked.catch(() => ({ ownerGone: false, refused: undefined }));
     const attemptedAt = clock.now();
     const started = performance.now();
-    const result: SendResult = ownerGone ? { status: null, error: OWNER_GONE } : await this.#send(a, attemptedAt);
+    let result: SendResult;
+    if (ownerGone) result = { status: null, error: OWNER_GONE };
+    else if (refused === undefined) result = { status: null, error: 'not sent: reading the endpoint and its owner key failed' };
+    else if (refused !== null) result = { status: null, error: `not sent: ${refused}` };
+    else result = await this.#send(a, attemptedAt);
+    const skipped = typeof refused === 'string';
     const durationMs = Math.round(performance.now() - started);
     const succeeded = result.error === null;
     // The schedule's delays run from the failure, so a slow failure does not eat into them.
-    const retryAt = succeeded || a.event === undefined ? null : nextAttemptAt(settings.retryScheduleMs, a.attempt, clock.now(), this.#random);
+    const retryAt = succeeded || skipped || a.event === undefined ? null : nextAttemptAt(settings.retryScheduleMs, a.attempt, clock.now(), this.#random);
     let outcome: { recorded: boolean; disabled: boolean };
     try {
       outcome = await finishAttempt(storage, {
@@ -179,6 +218,7 @@ export class WebhookDispatcher {
         retryAt,
         disableIfFailingSince: new Date(attemptedAt.getTime() - settings.disableAfterHours * 3_600_000),
         ownerGone,
+        skipped,
       });
     } catch (err) {
       // The lease runs out and another attempt follows: at least once, possibly twice.
@@ -186,6 +226,14 @@ export class WebhookDispatcher {
       return;
     }
     if (!outcome.recorded) return;
+    if (skipped) {
+      log.warn(
+        { webhookId: a.webhookId, deliveryId: a.deliveryId, eventId: eventId(a.eventId), reason: refused },
+        'webhook delivery not sent: the endpoint may not read this event',
+      );
+      metrics.attempted('failed');
+      return;
+    }
     metrics.attempted(succeeded ? 'succeeded' : retryAt && !outcome.disabled ? 'retrying' : 'failed');
     if (!succeeded) {
       log.warn(

@@ -18,6 +18,10 @@ const badIdOrBody = errorResponse`${invalidIds(['webhookId'])} (${'validation_fa
 const pageErrors = (what: string) =>
   errorResponse`Invalid ${prose(what)}, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for this listing (${'invalid_cursor'}); ${MALFORMED}`;
 const SUBSCRIBE_SCOPE = errorResponse`The key lacks \`webhooks:admin\`, or the scope that reads the events subscribed: \`pets:read\` for \`pet.*\` and \`category.*\`, \`orders:read\` for \`order.*\`, both for every type (${'insufficient_scope'})`;
+const CHANGE_SCOPE = errorResponse`The key lacks \`webhooks:admin\`, or the scope that reads the events subscribed: \`pets:read\` for \`pet.*\` and \`category.*\`, \`orders:read\` for \`order.*\`, both for every type (${'insufficient_scope'}); the key does not manage the endpoint: only the key that owns it (\`keyId\`), the keys above that key and owner keys change it (${'forbidden'})`;
+const NOT_MANAGED = errorText`the key does not manage the endpoint: only the key that owns it (\`keyId\`), the keys above that key and owner keys change it, rotate its secret, delete it or retry its deliveries (${'forbidden'})`;
+const MANAGE_SCOPE = errorResponse`The key lacks \`webhooks:admin\` (${'insufficient_scope'}); ${NOT_MANAGED}`;
+const RETRY_SCOPE = errorResponse`The key lacks \`webhooks:admin\` (${'insufficient_scope'}); ${NOT_MANAGED}; the endpoint may not be sent this event now: the key that owns it lacks the scope that reads it, or it no longer subscribes to its type (${'forbidden'})`;
 // Every operation here: experimental, tag Webhooks, scope webhooks:admin (granted only explicitly).
 const common = { tags: ['Webhooks'], 'x-stability': 'experimental' };
 const config = { scope: 'webhooks:admin' } as const;
@@ -96,7 +100,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'updateWebhook',
         summary: 'Change a webhook endpoint',
         description:
-          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).',
+          'Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must manage the endpoint (its owner key, a key above it, or an owner key), must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`). A new `url` is sent nothing owed to the old one: the pending deliveries are dropped.',
         params: WebhookIdParams,
         body: WebhookUpdate,
         response: {
@@ -105,7 +109,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
-          403: SUBSCRIBE_SCOPE,
+          403: CHANGE_SCOPE,
         },
       },
     },
@@ -122,11 +126,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         summary: 'Delete a webhook endpoint',
         description: 'Nothing more is sent to it; its delivery log is deleted with it.',
         params: WebhookIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), 400: badIdOrBody, 404: notFound, ...bodyErrors, ...commonErrors },
+        response: { 204: Type.Null({ description: 'Deleted' }), 400: badIdOrBody, 404: notFound, ...bodyErrors, ...commonErrors, 403: MANAGE_SCOPE },
       },
     },
     async (request, reply) => {
-      await webhooks.delete(request.params.webhookId);
+      await webhooks.delete(request.params.webhookId, request.principal!);
       return reply.code(204).send(null);
     },
   );
@@ -148,10 +152,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
           404: notFound,
           ...bodyErrors,
           ...commonErrors,
+          403: MANAGE_SCOPE,
         },
       },
     },
-    async (request) => webhooks.rotateSecret(request.params.webhookId),
+    async (request) => webhooks.rotateSecret(request.params.webhookId, request.principal!),
   );
 
   app.get(
@@ -191,7 +196,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'retryWebhookDelivery',
         summary: 'Send the event of a delivery again, now',
         description:
-          "Makes the event of this log entry due at once: its pending attempt if it has one (unchanged when it is in flight), otherwise a new attempt with the same `webhook-id`. A new attempt that fails continues the endpoint's retry schedule where the event's last attempt left it. No request body.",
+          "Makes the event of this log entry due at once: its pending attempt if it has one (unchanged when it is in flight), otherwise a new attempt with the same `webhook-id`. A new attempt that fails continues the endpoint's retry schedule where the event's last attempt left it. Only an event the endpoint may be sent now: its owner key reads it and it subscribes to its type. No request body.",
         params: DeliveryIdParams,
         response: {
           202: { ...Delivery, description: 'The attempt that will send it' },
@@ -200,9 +205,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
           409: errorResponse`The endpoint is disabled (${'webhook_disabled'})`,
           ...bodyErrors,
           ...commonErrors,
+          403: RETRY_SCOPE,
         },
       },
     },
-    async (request, reply) => reply.code(202).send(await webhooks.retry(request.params.webhookId, request.params.deliveryId)),
+    async (request, reply) => reply.code(202).send(await webhooks.retry(request.params.webhookId, request.params.deliveryId, request.principal!)),
   );
 };

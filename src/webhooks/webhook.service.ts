@@ -4,12 +4,13 @@ import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { EventType } from '../events/event.schemas.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
+import { treeRoot, type KeyManager } from '../keys/key.rules.ts';
 import type { WriteContext } from '../events/event.store.ts';
-import type { Storage } from '../storage/storage.ts';
-import type { WebhookCreate } from './webhook.store.ts';
-import type { Scope } from '../keys/key.types.ts';
+import type { Storage, Transaction } from '../storage/storage.ts';
+import type { WebhookCreate, WebhookState } from './webhook.store.ts';
+import { assertManages, maxOwnedBelow, type WebhookActor } from './webhook.access.ts';
 import { destination, type AddressPolicy } from './webhook.address.ts';
-import { retryDelivery, switchEndpoint } from './webhook.deliveries.ts';
+import { retryDelivery, switchEndpoint, URL_CHANGED } from './webhook.deliveries.ts';
 import type { Delivery, NewWebhook, Webhook, WebhookUpdate, WebhookWithSecret } from './webhook.schemas.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
 import { generateSecret } from './webhook.signature.ts';
@@ -27,12 +28,6 @@ export interface WebhookChange {
   readonly enabled?: boolean;
 }
 
-/** The key that registers or changes an endpoint: its id (null: a bootstrap key) and its scopes. */
-export interface WebhookOwner {
-  readonly keyId: number | null;
-  readonly scopes: readonly Scope[];
-}
-
 export function webhookLimitReached(max: number): AppError {
   return new AppError(
     'webhook_limit_reached',
@@ -40,39 +35,58 @@ export function webhookLimitReached(max: number): AppError {
   );
 }
 
+function treeLimitReached(root: number, max: number): AppError {
+  return new AppError(
+    'webhook_limit_reached',
+    `the keys of this key's tree (key ${root} and the keys below it) own ${max} webhook endpoints, the most one tree may own (half of WEBHOOK_MAX_ENDPOINTS); delete one, or subscribe an existing endpoint to more event types`,
+  );
+}
+
 /**
  * Registers an endpoint owned by `owner`, which must be able to read every event type it
- * subscribes to; at most `maxEndpoints` per store (counted under a lock, so concurrent
- * registrations cannot pass it together).
+ * subscribes to; at most `maxEndpoints` per store, and at most half of them per key tree for a key
+ * that is not an owner key (maxOwnedBelow, treeRoot) — counted under a lock, so concurrent
+ * registrations cannot pass either together.
  */
 export function createWebhook(
   storage: Storage,
   input: Omit<WebhookCreate, 'host' | 'keyId'>,
-  owner: WebhookOwner,
+  owner: WebhookActor,
   maxEndpoints: number,
   ctx: WriteContext<Webhook>,
 ): Promise<Webhook> {
   assertMaySubscribe(owner.scopes, input.events);
   return write(storage, ctx, async (tx) => {
     if ((await tx.webhooks.countForInsert()) >= maxEndpoints) throw webhookLimitReached(maxEndpoints);
+    if (!owner.owner && owner.keyId !== null) {
+      const chain = [owner.keyId, ...(await tx.apiKeys.ancestors(owner.keyId))];
+      const top = await tx.apiKeys.lock(chain[chain.length - 1]);
+      const root = treeRoot(chain, top?.owner === true);
+      const max = maxOwnedBelow(maxEndpoints);
+      if ((await tx.webhooks.countOwnedBelow(root)) >= max) throw treeLimitReached(root, max);
+    }
     return withoutEvents(await tx.webhooks.insert({ ...input, host: destination(input.url), keyId: owner.keyId }, ctx.now));
   });
 }
 
 /**
- * Applies `change` on behalf of `owner`, who becomes the endpoint's owner: the endpoint is what
- * that key chose, so it must be able to read every event type the endpoint then subscribes to,
- * and the endpoint stops with it. Enabling or disabling moves the deliveries along (switchEndpoint).
+ * Applies `change` on behalf of `owner`, which must manage the endpoint (assertManages) and
+ * becomes its owner: the endpoint is what that key chose, so it must be able to read every event
+ * type the endpoint then subscribes to, and the endpoint stops with it. A new URL is sent nothing
+ * owed to the old one: the pending attempts are dropped (URL_CHANGED). Enabling or disabling moves
+ * the deliveries along (switchEndpoint).
  */
-export function updateWebhook(storage: Storage, id: number, change: WebhookChange, owner: WebhookOwner, ctx: WriteContext<Webhook>): Promise<Webhook> {
+export function updateWebhook(storage: Storage, id: number, change: WebhookChange, owner: WebhookActor, ctx: WriteContext<Webhook>): Promise<Webhook> {
   return write(storage, ctx, async (tx) => {
     const current = await tx.webhooks.lock(id);
     assertFound(`webhook ${id}`, current);
     const { webhook } = current;
+    await assertManages(tx, owner, webhook);
     const events = change.events === undefined ? webhook.events : change.events;
     assertMaySubscribe(owner.scopes, events);
     const enabled = change.enabled ?? webhook.enabled;
     const url = change.url ?? webhook.url;
+    if (url !== webhook.url) await tx.deliveries.failPending(id, URL_CHANGED);
     const fields = {
       url,
       host: destination(url),
@@ -86,17 +100,34 @@ export function updateWebhook(storage: Storage, id: number, change: WebhookChang
   });
 }
 
-/** Deletes the endpoint; its delivery log goes with it. */
-export function deleteWebhook(storage: Storage, id: number, ctx: WriteContext<void>): Promise<void> {
+/** The endpoint, locked, when `actor` manages it (assertManages); else 404 or 403. */
+async function lockManaged(tx: Transaction, id: number, actor: KeyManager): Promise<WebhookState> {
+  const current = await tx.webhooks.lock(id);
+  assertFound(`webhook ${id}`, current);
+  await assertManages(tx, actor, current.webhook);
+  return current;
+}
+
+/** Deletes the endpoint, when `actor` manages it; its delivery log goes with it. */
+export function deleteWebhook(storage: Storage, id: number, actor: KeyManager, ctx: WriteContext<void>): Promise<void> {
   return write(storage, ctx, async (tx) => {
+    await lockManaged(tx, id, actor);
     if (!(await tx.webhooks.delete(id))) throw notFound(`webhook ${id}`);
     return withoutEvents(undefined);
   });
 }
 
-/** Replaces the secret (sealed); the current one keeps signing until `previousUntil`. */
-export function rotateWebhookSecret(storage: Storage, id: number, secret: string, previousUntil: Date, ctx: WriteContext<Webhook>): Promise<Webhook> {
+/** Replaces the secret (sealed), when `actor` manages the endpoint; the current one keeps signing until `previousUntil`. */
+export function rotateWebhookSecret(
+  storage: Storage,
+  id: number,
+  secret: string,
+  previousUntil: Date,
+  actor: KeyManager,
+  ctx: WriteContext<Webhook>,
+): Promise<Webhook> {
   return write(storage, ctx, async (tx) => {
+    await lockManaged(tx, id, actor);
     const webhook = await tx.webhooks.rotateSecret(id, secret, previousUntil, ctx.now);
     assertFound(`webhook ${id}`, webhook);
     return withoutEvents(webhook);
@@ -122,7 +153,7 @@ export class WebhookService {
   }
 
   /** The secret is returned here and by rotate() only; the database keeps it sealed. */
-  async create(input: NewWebhook, owner: WebhookOwner): Promise<WebhookWithSecret> {
+  async create(input: NewWebhook, owner: WebhookActor): Promise<WebhookWithSecret> {
     const events = input.events ?? null;
     assertMaySubscribe(owner.scopes, events);
     const url = await this.#policy.check(input.url);
@@ -142,19 +173,19 @@ export class WebhookService {
     return this.#cursors.fetchPage('webhooks', q, (limit, afterId = 0) => this.#storage.webhooks.list({ limit, afterId }));
   }
 
-  async update(id: number, change: WebhookUpdate, owner: WebhookOwner): Promise<Webhook> {
+  async update(id: number, change: WebhookUpdate, owner: WebhookActor): Promise<Webhook> {
     const url = change.url === undefined ? undefined : await this.#policy.check(change.url);
     return updateWebhook(this.#storage, id, { ...change, url }, owner, { now: this.#clock.now() });
   }
 
-  delete(id: number): Promise<void> {
-    return deleteWebhook(this.#storage, id, { now: this.#clock.now() });
+  delete(id: number, actor: KeyManager): Promise<void> {
+    return deleteWebhook(this.#storage, id, actor, { now: this.#clock.now() });
   }
 
-  async rotateSecret(id: number): Promise<WebhookWithSecret> {
+  async rotateSecret(id: number, actor: KeyManager): Promise<WebhookWithSecret> {
     const now = this.#clock.now();
     const secret = generateSecret();
-    const webhook = await rotateWebhookSecret(this.#storage, id, this.#box.seal(secret), new Date(now.getTime() + ROTATION_OVERLAP_MS), { now });
+    const webhook = await rotateWebhookSecret(this.#storage, id, this.#box.seal(secret), new Date(now.getTime() + ROTATION_OVERLAP_MS), actor, { now });
     return { ...webhook, secret };
   }
 
@@ -166,7 +197,7 @@ export class WebhookService {
     );
   }
 
-  retry(id: number, deliveryId: number): Promise<Delivery> {
-    return retryDelivery(this.#storage, id, deliveryId, { now: this.#clock.now() });
+  retry(id: number, deliveryId: number, actor: KeyManager): Promise<Delivery> {
+    return retryDelivery(this.#storage, id, deliveryId, actor, { now: this.#clock.now() });
   }
 }

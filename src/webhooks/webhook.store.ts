@@ -68,6 +68,8 @@ export interface WebhookTx {
   claimable(now: Date, limits: { readonly perEndpoint: number; readonly perHost: number }, max: number): Promise<ClaimableEndpoint[]>;
   /** How many endpoints there are (WEBHOOK_MAX_ENDPOINTS), counted after every registration committed before. */
   countForInsert(): Promise<number>;
+  /** How many endpoints the key `keyId` and the keys below it own; call after countForInsert (its turn-taking covers this count). */
+  countOwnedBelow(keyId: number): Promise<number>;
   /** Records that a claim served the endpoint now: the least recently served go first. */
   touch(id: number, at: Date): Promise<void>;
 }

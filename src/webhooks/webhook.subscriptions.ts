@@ -2,20 +2,11 @@
 // every write here, in the write's own transaction. And who may subscribe to what: an endpoint
 // receives full resources, so subscribing takes the scopes that read them.
 import { AppError } from '../errors.ts';
+import { readScopeOf } from '../events/event.access.ts';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
 import type { Scope } from '../keys/key.types.ts';
 import type { NewEvent } from '../events/event.store.ts';
 import type { Transaction } from '../storage/storage.ts';
-
-/**
- * The scope that reads what an event of `type` carries: a health record (`GET /pets/{petId}/health`)
- * for `pet.health.*`, a pet or a category (`GET /pets`, `GET /categories`) for the other `pet.*` and
- * `category.*`, an order (`GET /store/orders`) for `order.*`.
- */
-export function readScopeOf(type: EventType): Scope {
-  if (type.startsWith('pet.health.')) return 'health:read';
-  return type.startsWith('order.') ? 'orders:read' : 'pets:read';
-}
 
 /**
  * Refuses (403 insufficient_scope) an endpoint subscribed to `events` (null: every type, future

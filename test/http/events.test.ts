@@ -70,6 +70,49 @@ for (const engine of ENGINES) {
       assert.deepEqual((await page(app, auth, `/v1/events?after=${all.items[4].id}`)).items, []);
     });
 
+    test('a key reads the events of the resources it may read: a type it cannot read is refused (403), the rest left out of full pages', async (t) => {
+      const { app, auth, storage } = await testApp(t);
+      const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } })).json();
+      const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
+      await app.inject({ method: 'PATCH', url: `/v1/store/orders/${order.id}`, headers: auth, payload: { status: 'cancelled' } });
+      await app.inject({ method: 'POST', url: '/v1/categories', headers: auth, payload: { name: 'Ponies' } });
+      await feedSettled(storage);
+      const all = (await page(app, auth, '/v1/events')).items;
+      const types = (items: { type: string }[]) => items.map((e) => e.type);
+      assert.deepEqual(types(all), ['pet.created', 'order.placed', 'pet.updated', 'order.cancelled', 'pet.updated', 'category.created']);
+
+      const eventsOnly = await keyWithScopes(storage, ['events:read']);
+      const refused = await app.inject({ method: 'GET', url: '/v1/events?type=order.placed', headers: eventsOnly });
+      assert.equal(refused.statusCode, 403, 'the issue: order data through the feed without orders:read');
+      assert.equal(refused.json().code, 'insufficient_scope');
+      assert.equal(refused.headers['www-authenticate'], 'Bearer realm="petstore", error="insufficient_scope", scope="orders:read"');
+      assert.equal((await app.inject({ method: 'GET', url: '/v1/events?type=pet.created', headers: eventsOnly })).statusCode, 403);
+      assert.deepEqual((await page(app, eventsOnly, '/v1/events')).items, [], 'no read scope: nothing to read');
+
+      const petReader = await keyWithScopes(storage, ['events:read', 'pets:read']);
+      assert.equal((await app.inject({ method: 'GET', url: '/v1/events?type=order.placed', headers: petReader })).statusCode, 403);
+      const readable = all.filter((e) => !e.type.startsWith('order.'));
+      assert.deepEqual((await page(app, petReader, '/v1/events')).items, readable);
+      assert.deepEqual((await page(app, petReader, '/v1/events?type=category.created')).items, readable.slice(-1));
+      // Paged two at a time: full pages of readable events, the cursor moving past the others.
+      const seen: unknown[] = [];
+      let url: string | undefined = '/v1/events?limit=2';
+      const sizes: number[] = [];
+      while (url) {
+        const p = await page(app, petReader, url);
+        seen.push(...p.items);
+        sizes.push(p.items.length);
+        url = p.next;
+      }
+      assert.deepEqual(seen, readable);
+      assert.deepEqual(sizes, [2, 2]);
+      assert.deepEqual((await page(app, petReader, `/v1/events?after=${all[0].id}`)).items, readable.slice(1), 'after an event, readable or not');
+      assert.deepEqual((await page(app, petReader, `/v1/events?after=${all[1].id}`)).items, readable.slice(1));
+
+      const orderReader = await keyWithScopes(storage, ['events:read', 'orders:read']);
+      assert.deepEqual(types((await page(app, orderReader, '/v1/events')).items), ['order.placed', 'order.cancelled']);
+    });
+
     test('refuses bad parameters with 400', async (t) => {
       const { app, auth, storage } = await testApp(t);
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });

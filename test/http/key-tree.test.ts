@@ -96,6 +96,23 @@ for (const engine of ENGINES) {
       assert.equal(writer.parentId, deputy.id);
     });
 
+    test('a tree holds at most KEYS_MAX_PER_TREE live keys (409 key_limit_reached); revoked keys free their place; an owner key starts new trees', async (t) => {
+      const { app, auth } = await buildTestApp(t, { engine, env: { KEYS_MAX_PER_TREE: '3', RATE_LIMIT_PER_MINUTE: '0' } });
+      const root = await makeKey(app, auth, { name: 'root', scopes: ['keys:admin', 'pets:read'] });
+      const child = await makeKey(app, root.auth, { name: 'child', scopes: ['keys:admin', 'pets:read'] });
+      const grandchild = await makeKey(app, child.auth, { name: 'grandchild', scopes: ['pets:read'] });
+      for (const by of [root.auth, child.auth]) {
+        const refused = await app.inject({ method: 'POST', url: '/v1/keys', headers: by, payload: { name: 'one more', scopes: ['pets:read'] } });
+        assert.equal(refused.statusCode, 409, refused.body);
+        assert.equal(refused.json().code, 'key_limit_reached');
+        assert.match(refused.json().message, new RegExp(`key ${root.id} and the keys below it\\) holds 3 live keys`));
+      }
+      assert.equal(await status(app, 'DELETE', `/v1/keys/${grandchild.id}`, child.auth), 204);
+      await makeKey(app, child.auth, { name: 'in its place', scopes: ['pets:read'] });
+      // The owner key is above the trees: each key it makes starts one.
+      for (let i = 0; i < 4; i++) await makeKey(app, auth, { name: `tree ${i}`, scopes: ['pets:read'] });
+    });
+
     test('a key never expires later than its maker: no expiry → the maker’s; a later one → 400; it is refused once the maker expires', async (t) => {
       const clock = fixedClock(new Date('2026-12-01T00:00:00.000Z'));
       const { app, auth } = await buildTestApp(t, { engine, clock });

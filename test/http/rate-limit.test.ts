@@ -30,7 +30,11 @@ describe('rate limit per API key', () => {
     }
     const limited = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
     assert.equal(limited.statusCode, 429);
-    assert.deepEqual(limited.json(), { code: 'rate_limited', message: 'this API key made more than 3 requests in 60 s; retry in 45 s', status: 429 });
+    assert.deepEqual(limited.json(), {
+      code: 'rate_limited',
+      message: 'this API key and the keys of its tree made more than 3 requests in 60 s; retry in 45 s',
+      status: 429,
+    });
     assert.equal(limited.headers['retry-after'], '45');
     assert.equal(limited.headers['ratelimit-policy'], '"default";q=3;w=60');
     assert.equal(limited.headers.ratelimit, '"default";r=0;t=45');
@@ -50,6 +54,34 @@ describe('rate limit per API key', () => {
     const next = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
     assert.equal(next.statusCode, 200);
     assert.equal(next.headers.ratelimit, '"default";r=2;t=60');
+  });
+
+  test("a key tree shares one budget: keys minted to spread requests count against their tree's root", async (t) => {
+    const { app, auth, storage } = await buildTestApp(t, { clock: at(), env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    const { createApiKey } = await import('../../src/keys/key.service.ts');
+    // A key the operator made (top-level) starts a tree; so does one an owner key makes.
+    const root = await createApiKey(storage, 'integration', ['pets:read', 'keys:admin']);
+    const rootAuth = { authorization: `Bearer ${root.key}` };
+    const minted = await app.inject({ method: 'POST', url: '/v1/keys', headers: rootAuth, payload: { name: 'spread', scopes: ['pets:read'] } });
+    assert.equal(minted.statusCode, 201);
+    assert.equal(minted.headers.ratelimit, '"default";r=2;t=45');
+    const child = { authorization: `Bearer ${minted.json().key}` };
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v1/pets', headers: child })).headers.ratelimit,
+      '"default";r=1;t=45',
+      "the child uses its root's budget",
+    );
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: child })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: child })).statusCode, 429);
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: rootAuth })).statusCode, 429, 'the root too');
+    const byOwner = await app.inject({ method: 'POST', url: '/v1/keys', headers: auth, payload: { name: 'own tree', scopes: ['pets:read'] } });
+    const other = { authorization: `Bearer ${byOwner.json().key}` };
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v1/pets', headers: other })).headers.ratelimit,
+      '"default";r=2;t=45',
+      'a key an owner key makes starts its own tree',
+    );
+    assert.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).headers.ratelimit, '"default";r=1;t=45', "the owner key's own count");
   });
 
   test('bootstrap keys are limited per key too', async (t) => {
@@ -81,9 +113,10 @@ describe('rate limit per API key', () => {
 });
 
 describe('failed-authentication limit per client address', () => {
-  test('after the limit an address gets 429 with Retry-After, even with a valid key; other addresses are unaffected', async (t) => {
+  test('after the limit an address gets 429 with Retry-After, except for valid generated keys; other addresses are unaffected', async (t) => {
     const clock = at();
-    const { app, auth } = await buildTestApp(t, { clock, env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '5' } });
+    const bootstrap = 'a-short-bootstrap-key';
+    const { app, auth } = await buildTestApp(t, { clock, env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '5', PETSTORE_API_KEYS: bootstrap } });
     const from = (remoteAddress: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url: '/v1/pets', headers, remoteAddress });
     for (let i = 0; i < 5; i++) {
       const res = await from('203.0.113.7', i % 2 ? { authorization: `Bearer pst_guess${i}` } : { authorization: 'Bearer' });
@@ -93,11 +126,17 @@ describe('failed-authentication limit per client address', () => {
     assert.equal(limited.statusCode, 429);
     assert.equal(limited.json().code, 'rate_limited');
     assert.equal(limited.headers['retry-after'], '45');
+    // A shop's NAT: the valid keys behind the address keep working (issue 34, item 5). A generated
+    // key is 256 random bits, so letting it pass teaches a guesser nothing.
     const valid = await from('203.0.113.7', auth);
-    assert.equal(valid.statusCode, 429, 'a correct key is not even checked, so guessing learns nothing');
+    assert.equal(valid.statusCode, 200, valid.body);
+    const shaped = await from('203.0.113.7', { authorization: `Bearer pst_${'A'.repeat(43)}` });
+    assert.equal(shaped.statusCode, 429, 'a wrong key of the same shape is still refused as over the limit');
+    assert.equal((await from('203.0.113.7', { authorization: `Bearer ${bootstrap}` })).statusCode, 429, 'a bootstrap key may be short: not looked at');
+    assert.equal((await from('203.0.113.7')).statusCode, 429);
     assert.equal((await from('203.0.113.8', auth)).statusCode, 200);
     assert.equal((await from('203.0.113.8')).statusCode, 401);
-    assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^petstore_http_rate_limited_total\{limiter="auth_failure"\} 2$/m);
+    assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /^petstore_http_rate_limited_total\{limiter="auth_failure"\} 4$/m);
 
     clock.set(new Date('2026-03-01T10:01:00Z'));
     assert.equal((await from('203.0.113.7', auth)).statusCode, 200);

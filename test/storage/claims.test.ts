@@ -26,9 +26,15 @@ const lease = (storage: Storage, token: string) =>
   claimAttempts(storage, { now: T0, leaseUntil: new Date(T0.getTime() + HOUR), token, max: 100, perEndpoint: 100, perHost: 100 });
 
 async function withWork(storage: Storage): Promise<void> {
-  await createWebhook(storage, { url: 'https://hooks.example.com/a', events: null, description: null, secret: 'sealed' }, { keyId: null, scopes: SCOPES }, 16, {
-    now: T0,
-  });
+  await createWebhook(
+    storage,
+    { url: 'https://hooks.example.com/a', events: null, description: null, secret: 'sealed' },
+    { keyId: null, scopes: SCOPES, owner: true },
+    16,
+    {
+      now: T0,
+    },
+  );
   for (let i = 0; i < 3; i++) await createPet(storage, petRecord({ name: `p${i}`, categoryId: 1, status: 'available' }), { now: T0 });
 }
 

@@ -12,7 +12,7 @@ import { SCOPES } from '../../src/keys/key.types.ts';
 import { petRecord } from '../helpers/pets.ts';
 
 /** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
-const OWNER = { keyId: null, scopes: SCOPES };
+const OWNER = { keyId: null, scopes: SCOPES, owner: true };
 
 const AT = '2026-01-01T00:00:00.000Z';
 const endpoint = (url: string, events: string | null, enabled: boolean) => [url, events, enabled, AT] as const;

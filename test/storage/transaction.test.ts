@@ -115,7 +115,8 @@ for (const engine of ENGINES) {
         assert.equal(await tx.webhooks.lock(999), undefined);
         assert.equal(await tx.deliveries.get(1, 999), undefined);
         assert.equal(await tx.categories.keepLive(999), false);
-        assert.equal(await tx.events.exists(1), false);
+        assert.equal(await tx.events.typeOf(1), undefined);
+        assert.deepEqual(await tx.apiKeys.ancestors(999), []);
         await tx.events.publish(
           [
             { type: 'order.placed', data: { id: 1 } },
@@ -134,6 +135,18 @@ for (const engine of ENGINES) {
         ],
       );
       assert.ok(Number(events[0].id.slice(4)) < Number(events[1].id.slice(4)));
+      await storage.transaction(async (tx) => assert.equal(await tx.events.typeOf(Number(events[0].id.slice(4))), 'order.placed'));
+      // A reader that may read pet.* only: the list of types is applied by the query.
+      const petsOnly = await storage.events.list({ limit: 10, afterId: 0, types: ['pet.updated', 'pet.created'] });
+      assert.deepEqual(
+        petsOnly.map((e) => e.type),
+        ['pet.updated'],
+      );
+      const after = await storage.events.list({ limit: 10, afterId: Number(events[0].id.slice(4)), types: ['order.placed'] });
+      assert.deepEqual(after, []);
+      const unknownAfter = await storage.events.list({ limit: 10, afterId: 999_999, types: ['order.placed'] });
+      assert.deepEqual(unknownAfter, []);
+      assert.deepEqual((await storage.events.list({ limit: 10, afterId: 0, types: [] })).length, 0);
     });
   });
 }

@@ -16,7 +16,7 @@ import { SCOPES } from '../../src/keys/key.types.ts';
 import { petRecord } from '../helpers/pets.ts';
 
 /** Endpoints made here belong to no key (as a bootstrap key's) and may subscribe to anything. */
-const OWNER = { keyId: null, scopes: SCOPES };
+const OWNER = { keyId: null, scopes: SCOPES, owner: true };
 
 const T0 = new Date('2026-07-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -76,10 +76,10 @@ for (const engine of ENGINES) {
         url: 'https://c.example.com/',
       });
       await assert.rejects(updateWebhook(storage, 9999, { enabled: false }, OWNER, { now: at(3) }), rejectsWith('not_found', /webhook 9999 does not exist/));
-      assert.deepEqual(await rotateWebhookSecret(storage, b.id, 'new-sealed', at(86_400_000), { now: at(4) }), await storage.webhooks.get(b.id));
-      await assert.rejects(rotateWebhookSecret(storage, 9999, 'x', at(1), { now: at(1) }), rejectsWith('not_found', /webhook 9999 does not exist/));
-      await deleteWebhook(storage, a.id, { now: at(5) });
-      await assert.rejects(deleteWebhook(storage, a.id, { now: at(5) }), rejectsWith('not_found'));
+      assert.deepEqual(await rotateWebhookSecret(storage, b.id, 'new-sealed', at(86_400_000), OWNER, { now: at(4) }), await storage.webhooks.get(b.id));
+      await assert.rejects(rotateWebhookSecret(storage, 9999, 'x', at(1), OWNER, { now: at(1) }), rejectsWith('not_found', /webhook 9999 does not exist/));
+      await deleteWebhook(storage, a.id, OWNER, { now: at(5) });
+      await assert.rejects(deleteWebhook(storage, a.id, OWNER, { now: at(5) }), rejectsWith('not_found'));
       assert.equal(await storage.webhooks.get(a.id), undefined);
     });
 
@@ -251,7 +251,7 @@ for (const engine of ENGINES) {
         log.every((d) => d.status !== 'pending'),
         'nothing left pending',
       );
-      await assert.rejects(retryDelivery(storage, w.id, log[0].id, { now: later }), rejectsWith('not_found', /records the endpoint being disabled/));
+      await assert.rejects(retryDelivery(storage, w.id, log[0].id, OWNER, { now: later }), rejectsWith('not_found', /records the endpoint being disabled/));
       assert.ok(
         log.slice(1).every((d) => d.nextAttemptAt === null || d.attempt === 1),
         'no retry scheduled after disabling',
@@ -283,25 +283,25 @@ for (const engine of ENGINES) {
       await finishAttempt(storage, result(c1.claimed[0], c1.token, false, T0, { retryAt: at(600_000) }));
       const [pending, failed] = await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER });
       const now = at(1_000);
-      const moved = await retryDelivery(storage, w.id, failed.id, { now });
+      const moved = await retryDelivery(storage, w.id, failed.id, OWNER, { now });
       assert.deepEqual(moved, { ...pending, nextAttemptAt: now.toISOString() });
       const c2 = await claim(storage, now);
       assert.equal(c2.claimed[0].attempt, 2);
-      assert.deepEqual(await retryDelivery(storage, w.id, failed.id, { now }), { ...moved }, 'in flight: that attempt is the retry');
+      assert.deepEqual(await retryDelivery(storage, w.id, failed.id, OWNER, { now }), { ...moved }, 'in flight: that attempt is the retry');
       await finishAttempt(storage, result(c2.claimed[0], c2.token, true, now));
-      const added = await retryDelivery(storage, w.id, failed.id, { now: at(2_000) });
+      const added = await retryDelivery(storage, w.id, failed.id, OWNER, { now: at(2_000) });
       assert.equal(added.attempt, 3);
       assert.equal(added.status, 'pending');
       assert.equal(added.eventId, failed.eventId);
-      await assert.rejects(retryDelivery(storage, w.id, 99999, { now }), rejectsWith('not_found', /delivery 99999/));
-      await assert.rejects(retryDelivery(storage, 99999, failed.id, { now }), rejectsWith('not_found', /webhook 99999/));
+      await assert.rejects(retryDelivery(storage, w.id, 99999, OWNER, { now }), rejectsWith('not_found', /delivery 99999/));
+      await assert.rejects(retryDelivery(storage, 99999, failed.id, OWNER, { now }), rejectsWith('not_found', /webhook 99999/));
       const other = await endpoint(storage);
-      await assert.rejects(retryDelivery(storage, other.id, failed.id, { now }), rejectsWith('not_found'), "another endpoint's entry");
+      await assert.rejects(retryDelivery(storage, other.id, failed.id, OWNER, { now }), rejectsWith('not_found'), "another endpoint's entry");
       await updateWebhook(storage, w.id, { enabled: false }, OWNER, { now });
-      await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('webhook_disabled'));
+      await assert.rejects(retryDelivery(storage, w.id, failed.id, OWNER, { now }), rejectsWith('webhook_disabled'));
       await updateWebhook(storage, w.id, { enabled: true }, OWNER, { now });
       await storage.events.purge(at(1));
-      await assert.rejects(retryDelivery(storage, w.id, failed.id, { now }), rejectsWith('not_found', /no longer kept/));
+      await assert.rejects(retryDelivery(storage, w.id, failed.id, OWNER, { now }), rejectsWith('not_found', /no longer kept/));
     });
 
     test('an attempt whose event was purged is claimed without its event; purge keeps pending entries', async (t) => {
@@ -320,7 +320,7 @@ for (const engine of ENGINES) {
     test('the previous secret signs until previous_secret_until', async (t) => {
       const storage = await openTestStorage(t, engine);
       const w = await endpoint(storage);
-      await rotateWebhookSecret(storage, w.id, 'newer', at(1_000), { now: T0 });
+      await rotateWebhookSecret(storage, w.id, 'newer', at(1_000), OWNER, { now: T0 });
       await newPet(storage);
       assert.deepEqual((await claim(storage, at(999))).claimed[0].secrets, ['newer', 'sealed-secret']);
       const late = await claim(storage, at(1_000 + 20_000));
@@ -332,7 +332,7 @@ for (const engine of ENGINES) {
       const w = await endpoint(storage);
       await newPet(storage);
       const c = await claim(storage, T0);
-      await deleteWebhook(storage, w.id, { now: T0 });
+      await deleteWebhook(storage, w.id, OWNER, { now: T0 });
       assert.deepEqual(await finishAttempt(storage, result(c.claimed[0], c.token, false, T0)), { recorded: false, disabled: false });
       assert.deepEqual(await storage.webhooks.deliveries(w.id, { limit: 10, beforeId: Number.MAX_SAFE_INTEGER }), []);
     });
@@ -340,7 +340,7 @@ for (const engine of ENGINES) {
     test('ownerGone disables the endpoint, unless a change gave it another owner since the attempt was claimed', async (t) => {
       const storage = await openTestStorage(t, engine);
       const { info: key } = await createApiKey(storage, 'owner', SCOPES);
-      const owned = { keyId: key.id, scopes: SCOPES };
+      const owned = { keyId: key.id, scopes: SCOPES, owner: false };
       const a = await createWebhook(storage, { url: 'https://a.example.com/', events: null, description: null, secret: 's' }, owned, 16, { now: T0 });
       const b = await createWebhook(storage, { url: 'https://b.example.com/', events: null, description: null, secret: 's' }, owned, 16, { now: T0 });
       await newPet(storage);

@@ -1,7 +1,7 @@
 // The pure rules of the key tree (src/keys/key.rules.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { childExpiry, keyIsActive, manages, OPERATOR } from '../../src/keys/key.rules.ts';
+import { childExpiry, keyIsActive, manages, OPERATOR, treeRoot } from '../../src/keys/key.rules.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 
 const now = new Date('2026-06-01T00:00:00.000Z');
@@ -34,4 +34,12 @@ test('manages: owners and the operator manage every key; a key manages itself an
   assert.equal(manages({ keyId: 5, owner: false }, 3, []), false, 'not its parent');
   assert.equal(manages({ keyId: 4, owner: false }, 7, [5, 3]), false, 'not another subtree');
   assert.equal(manages({ keyId: null, owner: false }, 7, []), false);
+});
+
+test('treeRoot: the topmost key below an owner key, or the top-level key when that is not an owner', () => {
+  assert.equal(treeRoot([7], false), 7, 'a top-level key roots its tree');
+  assert.equal(treeRoot([7], true), 7, 'an owner key counts alone');
+  assert.equal(treeRoot([9, 5, 3], false), 3);
+  assert.equal(treeRoot([9, 5, 1], true), 5, 'below an owner key, each key it made starts a tree');
+  assert.equal(treeRoot([5, 1], true), 5);
 });

@@ -375,7 +375,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders and categories, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)).
+         * @description Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).
          *
          *     Requires scope `events:read`.
          */
@@ -441,7 +441,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`).
+         * @description Changes any of `url`, `events` (`null` = every type), `description` (`null` removes it) and `enabled`. Disabling drops the deliveries still pending; enabling resumes with events recorded from then on (replay the rest from `GET /events?after=…`). The calling key must manage the endpoint (its owner key, a key above it, or an owner key), must be able to read every event type the endpoint subscribes to after the change, and becomes its owner (`keyId`). A new `url` is sent nothing owed to the old one: the pending deliveries are dropped.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -503,7 +503,7 @@ export interface paths {
         put?: never;
         /**
          * Send the event of a delivery again, now
-         * @description Makes the event of this log entry due at once: its pending attempt if it has one (unchanged when it is in flight), otherwise a new attempt with the same `webhook-id`. A new attempt that fails continues the endpoint's retry schedule where the event's last attempt left it. No request body.
+         * @description Makes the event of this log entry due at once: its pending attempt if it has one (unchanged when it is in flight), otherwise a new attempt with the same `webhook-id`. A new attempt that fails continues the endpoint's retry schedule where the event's last attempt left it. Only an event the endpoint may be sent now: its owner key reads it and it subscribes to its type. No request body.
          *
          *     Requires scope `webhooks:admin`.
          */
@@ -893,7 +893,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "webhook_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "webhook_limit_reached" | "key_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -6163,7 +6163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `events:read`, or the scope that reads the events of `type`: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*` (`insufficient_scope`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6686,13 +6686,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin` (`insufficient_scope`); the key does not manage the endpoint: only the key that owns it (`keyId`), the keys above that key and owner keys change it, rotate its secret, delete it or retry its deliveries (`forbidden`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description With `insufficient_scope`: bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -6856,13 +6857,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin`, or the scope that reads the events subscribed: `pets:read` for `pet.*` and `category.*`, `orders:read` for `order.*`, both for every type (`insufficient_scope`); the key does not manage the endpoint: only the key that owns it (`keyId`), the keys above that key and owner keys change it (`forbidden`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description With `insufficient_scope`: bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -7023,13 +7025,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin` (`insufficient_scope`); the key does not manage the endpoint: only the key that owns it (`keyId`), the keys above that key and owner keys change it, rotate its secret, delete it or retry its deliveries (`forbidden`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description With `insufficient_scope`: bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -7321,13 +7324,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            /** @description The key lacks `webhooks:admin` (`insufficient_scope`); the key does not manage the endpoint: only the key that owns it (`keyId`), the keys above that key and owner keys change it, rotate its secret, delete it or retry its deliveries (`forbidden`); the endpoint may not be sent this event now: the key that owns it lacks the scope that reads it, or it no longer subscribes to its type (`forbidden`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    /** @description With `insufficient_scope`: bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -9096,7 +9100,7 @@ export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArr
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "webhook_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
 export const newHealthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewHealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];

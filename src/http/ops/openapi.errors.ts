@@ -1,3 +1,5 @@
+import { keyLimitReached } from '../../keys/key.service.ts';
+import { notManaged } from '../../webhooks/webhook.access.ts';
 import { errorCodes } from 'fastify';
 import type { ValidateFunction } from 'ajv';
 import { notFound, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
@@ -90,6 +92,8 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     invalid_image: facts(counted, () => unreadable('VipsJpeg: premature end of input file')),
     unauthorized: facts(['auth'], () => MISSING_AUTHORIZATION),
     insufficient_scope: facts(counted, () => insufficientScope('pets:write')),
+    key_limit_reached: facts(counted, () => keyLimitReached(4, 100)),
+    forbidden: facts(counted, () => notManaged({ id: 3, keyId: 4 })),
     not_found: facts(counted, () => notFound('pet 42')),
     method_not_allowed: facts(counted, () => methodNotAllowedHere('PUT', 'GET, HEAD, PATCH, DELETE')),
     pet_not_available: facts(counted, () => thrownBy(() => assertPetOrderable(42, 'pending'))),

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../../errors.ts';
-import type { KeyVerifier } from '../../keys/key.service.ts';
+import { looksGenerated, type KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
 import { addressKey } from '../edge/client-address.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
@@ -54,9 +54,9 @@ function rateLimited(what: string, v: Verdict): AppError {
   return new AppError('rate_limited', `${what}; retry in ${v.reset} s`, { 'retry-after': String(v.reset) });
 }
 
-/** The key used up its requests of the window (RATE_LIMIT_PER_MINUTE). */
+/** The key's tree used up its requests of the window (RATE_LIMIT_PER_MINUTE, counted per key tree: Caller.budget). */
 export function keyOverLimit(limiter: { readonly limit: number; readonly windowMs: number }, v: Verdict): AppError {
-  return rateLimited(`this API key made more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s`, v);
+  return rateLimited(`this API key and the keys of its tree made more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s`, v);
 }
 
 export function insufficientScope(scope: Scope): AppError {
@@ -78,8 +78,9 @@ export interface AuthOptions {
  * Authentication, scope and rate limits: one async onRequest hook per route (its scope bound
  * in), before the body is read or validated, for everything under /v1 except public routes —
  * unknown /v1 paths included, so the API cannot be probed without a key. An address over its
- * failure budget is refused before its token is looked at (so a correct guess would not tell);
- * a key over its budget gets 429.
+ * failure budget is refused before its token is looked at (so a correct guess would not tell),
+ * except a token shaped like a generated key, which no guess finds: a valid one goes on; a key
+ * tree over its budget (RATE_LIMIT_PER_MINUTE, counted per tree: Caller.budget) gets 429.
  *
  * Two plugins. `auth` gives every route registered after it its hook, after deprecation's (so a
  * deprecated operation's refusals carry its headers). Unknown /v1 paths have no route, so no
@@ -109,24 +110,28 @@ export function authentication({ verifier, perKey, authFailures, metrics }: Auth
     // The client's address (request.ip follows TRUST_PROXY), counted per IPv4 address or IPv6 /64.
     const address = addressKey(request.ip);
     const blocked = authFailures?.isBlocked(address);
-    if (blocked) throw tooManyFailures(blocked);
-
     const header = request.headers.authorization;
+    // An address over its failure budget (a shop's NAT, a partner's egress) still serves the valid
+    // generated keys behind it: those 256-bit keys are not found by guessing, so letting them pass
+    // tells a guesser nothing. Anything else from that address — a bootstrap key, which an
+    // operator may have chosen short, included — is refused before it is looked at.
+    const token = parseBearer(header);
+    if (blocked && (token === undefined || !looksGenerated(token))) throw tooManyFailures(blocked);
+
     const repeated = repeatedField(request.raw, 'Authorization');
     if (repeated !== undefined) throw repeated;
     if (header === undefined) throw MISSING_AUTHORIZATION;
-    const token = parseBearer(header);
     if (token === undefined) {
       if (!/^bearer\b/i.test(header)) throw MALFORMED;
       throw await guessFailed(address, MALFORMED_BEARER);
     }
     const caller = await verifier.verify(token);
-    if (caller === undefined) throw await guessFailed(address, UNKNOWN);
+    if (caller === undefined) throw blocked ? tooManyFailures(blocked) : await guessFailed(address, UNKNOWN);
     // Known from here on, so the request log line names the key even when it is refused below.
     request.principal = caller;
 
     if (perKey) {
-      const v = await perKey.hit(caller.subject);
+      const v = await perKey.hit(caller.budget);
       reply.header('ratelimit-policy', perKey.policy);
       reply.header('ratelimit', FixedWindowLimiter.field(v));
       if (!v.allowed) throw tooMany('key', keyOverLimit(perKey, v));

@@ -1,4 +1,4 @@
-import type { Event } from '../../events/event.schemas.ts';
+import type { Event, EventType } from '../../events/event.schemas.ts';
 import { EVENT_COLUMNS, toEvent, type EventRow } from '../rows.ts';
 import type { EventQuery, EventRepository, EventTx, NewEvent } from '../../events/event.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
@@ -6,12 +6,14 @@ import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 // The feed's order is (xid, id): the writing transactions' order, then the order within each
 // (docs/events.md). Only settled transactions are read, so an event never appears behind one a
 // reader has already passed. A NULL type switches the filter off; (type, xid, id) and (xid, id)
-// serve both forms. The position of `after` is its event's (xid, id), looked up first.
-const PAGE = (d: Dialect, from: string) =>
-  `SELECT ${EVENT_COLUMNS} FROM events WHERE ${from} AND (CAST($2 AS TEXT) IS NULL OR type = $2) AND ${d.settled('xid')} ORDER BY xid, id LIMIT $3`;
-const AFTER = perDialect((d) => PAGE(d, '(xid, id) > (CAST($4 AS xid8), $1)'));
+// serve both forms. The position of `after` is its event's (xid, id), looked up first. A list of
+// types (the ones the reader may read, the statement's last parameter) is a second form of each,
+// so the usual read, of every type, keeps its plain plan.
+const PAGE = (d: Dialect, from: string, types: string | undefined) =>
+  `SELECT ${EVENT_COLUMNS} FROM events WHERE ${from} AND (CAST($2 AS TEXT) IS NULL OR type = $2)${types ? ` AND type IN (SELECT t.item FROM ${d.items(types, 't')})` : ''} AND ${d.settled('xid')} ORDER BY xid, id LIMIT $3`;
+const AFTER = [undefined, '$5'].map((types) => perDialect((d) => PAGE(d, '(xid, id) > (CAST($4 AS xid8), $1)', types)));
 // An event no longer kept (purged) or never written: the events with greater ids follow it.
-const AFTER_UNKNOWN = perDialect((d) => PAGE(d, 'id > $1'));
+const AFTER_UNKNOWN = [undefined, '$4'].map((types) => perDialect((d) => PAGE(d, 'id > $1', types)));
 
 export class SqlEvents implements EventRepository {
   readonly #db: SqlDb;
@@ -25,8 +27,12 @@ export class SqlEvents implements EventRepository {
   async list(q: EventQuery): Promise<Event[]> {
     const at = q.afterId === 0 ? { xid: 0 } : await first<{ xid: string | number }>(this.#db, 'SELECT xid FROM events WHERE id = $1', [q.afterId]);
     const params = [q.afterId, q.type ?? null, q.limit];
+    const form = q.types === undefined ? 0 : 1;
+    const types = q.types === undefined ? [] : [q.types];
     const rows =
-      at === undefined ? this.#db.all<EventRow>(AFTER_UNKNOWN(this.#d), params) : this.#db.all<EventRow>(AFTER(this.#d), [...params, String(at.xid)]);
+      at === undefined
+        ? this.#db.all<EventRow>(AFTER_UNKNOWN[form](this.#d), [...params, ...types])
+        : this.#db.all<EventRow>(AFTER[form](this.#d), [...params, String(at.xid), ...types]);
     return (await rows).map(toEvent);
   }
 
@@ -48,7 +54,7 @@ export class SqlEventTx implements EventTx {
     return this.#d.publish(this.#db, events, at);
   }
 
-  async exists(sequence: number): Promise<boolean> {
-    return (await first(this.#db, 'SELECT 1 FROM events WHERE id = $1', [sequence])) !== undefined;
+  async typeOf(sequence: number): Promise<EventType | undefined> {
+    return (await first<{ type: EventType }>(this.#db, 'SELECT type FROM events WHERE id = $1', [sequence]))?.type;
   }
 }

@@ -9,8 +9,17 @@ import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 const GET_KEY = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`;
 // The key $n and its descendants (a key's parent is always an older key: no cycles).
-const SUBTREE = (n: number) =>
+export const SUBTREE = (n: number) =>
   `WITH RECURSIVE tree (id) AS (SELECT id FROM api_keys WHERE id = $${n} UNION SELECT k.id FROM api_keys k JOIN tree ON k.parent_id = tree.id)`;
+async function ancestors(db: SqlDb, id: number): Promise<number[]> {
+  const rows = await db.all<{ id: number }>(
+    `WITH RECURSIVE up (id, parent_id) AS (
+       SELECT id, parent_id FROM api_keys WHERE id = $1 UNION SELECT k.id, k.parent_id FROM api_keys k JOIN up ON k.id = up.parent_id
+     ) SELECT id FROM up WHERE id <> $1`,
+    [id],
+  );
+  return rows.map((r) => r.id);
+}
 // Two concurrent revocations of one key: the second waits for the lock, then reads it revoked.
 const LOCK_KEY = perDialect((d) => `${GET_KEY} ${d.lock('FOR NO KEY UPDATE')}`);
 
@@ -49,14 +58,8 @@ export class SqlApiKeys implements ApiKeyRepository {
     return key(await first(this.#db, GET_KEY, [id]));
   }
 
-  async ancestors(id: number): Promise<number[]> {
-    const rows = await this.#db.all<{ id: number }>(
-      `WITH RECURSIVE up (id, parent_id) AS (
-         SELECT id, parent_id FROM api_keys WHERE id = $1 UNION SELECT k.id, k.parent_id FROM api_keys k JOIN up ON k.id = up.parent_id
-       ) SELECT id FROM up WHERE id <> $1`,
-      [id],
-    );
-    return rows.map((r) => r.id);
+  ancestors(id: number): Promise<number[]> {
+    return ancestors(this.#db, id);
   }
 
   async count(): Promise<number> {
@@ -106,6 +109,15 @@ export class SqlApiKeyTx implements ApiKeyTx {
       if (n === 0) return total;
       total += n;
     }
+  }
+
+  ancestors(id: number): Promise<number[]> {
+    return ancestors(this.#db, id);
+  }
+
+  async countLive(id: number, at: Date): Promise<number> {
+    const sql = `${SUBTREE(1)} SELECT count(*) AS n FROM api_keys WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`;
+    return (await first<{ n: number }>(this.#db, sql, [id, at.toISOString()]))!.n;
   }
 }
 

@@ -35,6 +35,7 @@ import type {
   WebhookTx,
 } from '../../webhooks/webhook.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
+import { SUBTREE } from './sql.keys.ts';
 
 // An endpoint, its subscribed types (migration 7) in the order they were given: NULL for every type.
 const WEBHOOK = `SELECT w.id, w.url, w.description, w.enabled, w.created_at, w.failing_since, w.owner_key_id,
@@ -184,6 +185,10 @@ export class SqlWebhookTx implements WebhookTx {
     // (READ COMMITTED: the next statement sees them). SQLite's one writer needs nothing.
     await this.#d.serialize(this.#db, REGISTRATIONS_LOCK);
     return (await first<{ n: number }>(this.#db, 'SELECT count(*) AS n FROM webhooks'))!.n;
+  }
+
+  async countOwnedBelow(keyId: number): Promise<number> {
+    return (await first<{ n: number }>(this.#db, `${SUBTREE(1)} SELECT count(*) AS n FROM webhooks WHERE owner_key_id IN (SELECT id FROM tree)`, [keyId]))!.n;
   }
 
   async touch(id: number, at: Date): Promise<void> {
