@@ -2,7 +2,8 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { periodic, type Job } from '../jobs.ts';
 import type { CursorCodec, Page } from '../paging.ts';
-import type { EventRepository, WebhookRepository } from '../storage/storage.ts';
+import type { EventRepository } from './event.store.ts';
+import type { WebhookRepository } from '../webhooks/webhook.store.ts';
 import { eventSequence, type Event, type ListEventsQuery } from './event.schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -2,7 +2,7 @@
 // serves (the others are refused with 400, never run as a scan), the scope a cursor is bound to,
 // and a row's position in the order asked for. docs/api.md ("Listing animals") tells the same.
 import { AppError } from '../errors.ts';
-import type { PetOrderKey, PetPosition, PetQuery } from '../storage/storage.ts';
+import type { PetOrderKey, PetPosition, PetQuery } from './pet.store.ts';
 import { UNPRICED_SORT_KEY, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
 import { nameKey, words } from './pet.search.ts';
 

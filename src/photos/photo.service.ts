@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
-import type { Storage, WriteContext } from '../storage/storage.ts';
+import type { WriteContext } from '../events/event.store.ts';
+import type { Storage } from '../storage/storage.ts';
 import { processPhoto, type PhotoLimits } from './photo.image.ts';
 import { PHOTOS_PER_PET, type Photo, type PhotoBlob, type PhotoVariant, type ProcessedPhoto } from './photo.schemas.ts';
 
@@ -64,7 +65,7 @@ export class PhotoService {
   }
 
   /** Decodes and re-encodes the upload (outside any transaction: it takes CPU, not the database), then stores it. */
-  async add(petId: number, body: Buffer): Promise<AddedPhoto> {
+  async add(petId: number, body: Buffer | undefined): Promise<AddedPhoto> {
     // No image work for an animal that is not there (the workflow checks again, under its lock).
     if ((await this.#storage.pets.get(petId)) === undefined) throw notFound(`pet ${petId}`);
     const image = await processPhoto(body, this.#limits);

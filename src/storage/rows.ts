@@ -4,11 +4,12 @@ import { eventId, type Event, type EventType } from '../events/event.schemas.ts'
 import type { Category } from '../categories/category.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
-import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import type { Pet, PetStatus, Price } from '../pets/pet.schemas.ts';
 import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
-import type { IdempotencyRecord, LeasedAttempt, WebhookState } from './storage.ts';
+import type { IdempotencyRecord } from '../events/idempotency.store.ts';
+import type { LeasedAttempt, WebhookState } from '../webhooks/webhook.store.ts';
 
 export interface PetRow {
   id: number;
@@ -52,6 +53,9 @@ function pet(...[id, name, categoryId, status, description, tags, amount, curren
     updatedAt,
   };
 }
+
+/** A price as its two columns (amount, currency); both NULL without one. */
+export const priceColumns = (price: Price | undefined): [number | null, string | null] => (price === undefined ? [null, null] : [price.amount, price.currency]);
 
 export interface PhotoRow {
   id: number;

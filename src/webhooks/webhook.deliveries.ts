@@ -6,7 +6,9 @@ import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import { eventId, eventSequence } from '../events/event.schemas.ts';
 import { keyIsActive } from '../keys/key.rules.ts';
-import type { LeasedAttempt, Storage, Transaction, WebhookState, WriteContext } from '../storage/storage.ts';
+import type { WriteContext } from '../events/event.store.ts';
+import type { Storage, Transaction } from '../storage/storage.ts';
+import type { LeasedAttempt, WebhookState } from './webhook.store.ts';
 import { destination } from './webhook.address.ts';
 import type { Delivery } from './webhook.schemas.ts';
 

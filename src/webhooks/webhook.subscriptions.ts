@@ -4,7 +4,8 @@
 import { AppError } from '../errors.ts';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
 import type { Scope } from '../keys/key.types.ts';
-import type { NewEvent, Transaction } from '../storage/storage.ts';
+import type { NewEvent } from '../events/event.store.ts';
+import type { Transaction } from '../storage/storage.ts';
 
 /**
  * The scope that reads what an event of `type` carries: a pet or a category (`GET /pets`,

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hashKey } from '../../src/keys/key.service.ts';
-import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
+import type { StoredResponse } from '../../src/events/idempotency.store.ts';
+import type { Storage } from '../../src/storage/storage.ts';
 import { ENGINES, feedSettled, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { insertKey, warmUp } from '../helpers/storage.ts';

@@ -14,7 +14,7 @@ import { petListStatement, SEARCH_DENSE, SEARCH_SAMPLE, searchSampleStatement } 
 import { sqliteDialect } from '../../src/storage/sqlite/sqlite.db.ts';
 import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
-import type { PetQuery } from '../../src/storage/storage.ts';
+import type { PetQuery } from '../../src/pets/pet.store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.ts';
 
 const FILTERS: Partial<ListPetsQuery>[] = [

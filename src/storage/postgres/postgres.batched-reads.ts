@@ -5,7 +5,7 @@ import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
 import { petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
-import type { PetQuery, PetRepository } from '../storage.ts';
+import type { PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 import { BatchedLookup } from './postgres.batch.ts';
 import type { PgDb } from './postgres.db.ts';

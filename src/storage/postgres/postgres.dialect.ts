@@ -1,6 +1,6 @@
 import type { Dialect, SqlDb, SqlParam } from '../sql/sql.db.ts';
 import { SUBSCRIBED } from '../sql/sql.webhooks.ts';
-import type { NewEvent } from '../storage.ts';
+import type { NewEvent } from '../../events/event.store.ts';
 import { sqlState } from './postgres.db.ts';
 import { ALIVE } from './postgres.instance.ts';
 

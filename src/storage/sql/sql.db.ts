@@ -1,4 +1,4 @@
-import type { NewEvent } from '../storage.ts';
+import type { NewEvent } from '../../events/event.store.ts';
 
 /** A statement's parameter: dates go in as ISO strings; an array is a list parameter (Dialect.items); bytes are a BLOB / bytea. */
 export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[] | Uint8Array;
@@ -14,6 +14,9 @@ export interface SqlDb {
   /** Runs one statement; returns how many rows it changed. */
   run(sql: string, params?: readonly SqlParam[]): Promise<number>;
 }
+
+/** Only live rows are read: a withdrawn pet or a deleted category (deleted_at set) is absent everywhere. */
+export const LIVE = 'deleted_at IS NULL';
 
 /** The first row of one statement, if any. */
 export async function first<R>(db: SqlDb, sql: string, params?: readonly SqlParam[]): Promise<R | undefined> {

@@ -1,6 +1,6 @@
 import type { Event } from '../../events/event.schemas.ts';
 import { EVENT_COLUMNS, toEvent, type EventRow } from '../rows.ts';
-import type { EventQuery, EventRepository, EventTx, NewEvent } from '../storage.ts';
+import type { EventQuery, EventRepository, EventTx, NewEvent } from '../../events/event.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // The feed's order is (xid, id): the writing transactions' order, then the order within each

@@ -3,7 +3,7 @@
 // and test/storage/pet-plans.test.ts shows the plans use them.
 import { UNPRICED_SORT_KEY } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS } from '../rows.ts';
-import type { PetOrderKey, PetQuery } from '../storage.ts';
+import type { PetOrderKey, PetQuery } from '../../pets/pet.store.ts';
 import type { Dialect, SqlParam } from './sql.db.ts';
 
 /** The sort expressions, as the migration 9 indexes are written (an expression index is used only for the same expression). */

@@ -1,5 +1,7 @@
 import type { Transaction } from '../storage.ts';
-import { SqlCategoryTx, SqlOrderTx, SqlPetTx } from './sql.catalogue.ts';
+import { SqlCategoryTx } from './sql.categories.ts';
+import { SqlOrderTx } from './sql.orders.ts';
+import { SqlPetTx } from './sql.pets.ts';
 import type { Dialect, SqlDb } from './sql.db.ts';
 import { SqlEventTx } from './sql.events.ts';
 import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';

@@ -33,7 +33,7 @@ import type {
   WebhookRepository,
   WebhookState,
   WebhookTx,
-} from '../storage.ts';
+} from '../../webhooks/webhook.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 // An endpoint, its subscribed types (migration 7) in the order they were given: NULL for every type.

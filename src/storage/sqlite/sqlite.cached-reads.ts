@@ -6,7 +6,7 @@ import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
 import { petListStatement } from '../sql/sql.pet-list.ts';
-import type { PetQuery, PetRepository } from '../storage.ts';
+import type { PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 import { sqliteDialect } from './sqlite.db.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';

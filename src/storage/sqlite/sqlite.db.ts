@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Dialect, SqlDb, SqlParam } from '../sql/sql.db.ts';
 import { SUBSCRIBED } from '../sql/sql.webhooks.ts';
-import type { NewEvent } from '../storage.ts';
+import type { NewEvent } from '../../events/event.store.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 
 /**
