@@ -63,7 +63,7 @@ const busy = new Int32Array(new SharedArrayBuffer(4));
  * line is lost when the process dies after it — what pino's default destination (sonic-boom in
  * its synchronous mode) does, without its work per line that a synchronous writer does not need:
  * a second UTF-8 copy of the line to account for what was written, and a drain event scheduled
- * (docs/performance.md, "Request cost (issue 24)").
+ * (docs/performance.md, "What each speed-up buys").
  */
 export function linesTo(fd: number): { write(line: string): void } {
   return {
