@@ -70,6 +70,8 @@ export interface Dialect {
    * collected from the index first and then ordered.
    */
   searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
+  /** A SELECT of the ids (`pet_id`) of the live pets matching the search query `param`, read from the search index alone. */
+  searchIds(param: string): string;
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */
