@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { sqliteAt, upgraded } from '../helpers/upgrade.ts';
@@ -62,7 +62,7 @@ describe('sqlite: migration 5 rebuilds categories', () => {
     assert.deepEqual(
       migrateSqlite(
         db,
-        SQLITE_MIGRATIONS.filter((m) => m.version <= 5),
+        readMigrations('sqlite').filter((m) => m.version <= 5),
       ),
       [5],
     );

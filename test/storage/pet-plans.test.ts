@@ -12,12 +12,11 @@ import { petListing } from '../../src/pets/pet.listing.ts';
 import { PET_SORTS, SORTED_FEW, UNPRICED_SORT_KEY, type ListPetsQuery } from '../../src/pets/pet.schemas.ts';
 import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
 import { postgresDialect } from '../../src/storage/postgres/postgres.dialect.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import type { Dialect, SqlParam } from '../../src/storage/sql/sql.db.ts';
 import { petListPlan, petListStatement, SEARCH_DENSE, SEARCH_SAMPLE, searchSampleStatement } from '../../src/storage/sql/sql.pet-list.ts';
 import { sqliteDialect } from '../../src/storage/sqlite/sqlite.db.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { PetPosition, PetQuery, Storage } from '../../src/storage/storage.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.ts';
@@ -109,7 +108,7 @@ function listings(d: Dialect): { label: string; query: PetQuery; statements: { k
 if (ENGINES.includes('sqlite')) {
   describe('sqlite: pet listing plans', () => {
     const db = new DatabaseSync(':memory:');
-    migrateSqlite(db, SQLITE_MIGRATIONS);
+    migrateSqlite(db, readMigrations('sqlite'));
     for (const { label, query, statements } of listings(sqliteDialect)) {
       test(label, () => {
         for (const { kind, sql, params } of statements) {
@@ -137,7 +136,7 @@ if (ENGINES.includes('sqlite')) {
     before(() => {
       const path = join(dir, 'pets.db');
       const db = new DatabaseSync(path, { enableForeignKeyConstraints: false });
-      migrateSqlite(db, SQLITE_MIGRATIONS);
+      migrateSqlite(db, readMigrations('sqlite'));
       db.exec(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 20000)
         INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
         SELECT 'pet ' || i, 1 + i % 6, CASE i % 3 WHEN 0 THEN 'available' WHEN 1 THEN 'pending' ELSE 'sold' END, '["t' || (i % 50) || '"]',
@@ -164,7 +163,7 @@ if (ENGINES.includes('postgres')) {
       target = await createTestDatabase();
       // Seeding 20,000 rows on a loaded machine may take longer than the service's statement timeout.
       db = new PgDb({ url: target.url, poolSize: 1, timeouts: { statementMs: 120_000, queryMs: 130_000 } });
-      await migratePostgres(db, POSTGRES_MIGRATIONS);
+      await migratePostgres(db, readMigrations('postgres'));
       // Realistic statistics: each word w<i> names one pet, "pet" every one; 50 tags of 100 pets.
       await db.query(`INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
         SELECT 'pet ' || i, 1 + i % 6, (ARRAY['available', 'pending', 'sold'])[1 + i % 3], '["t' || (i % 50) || '"]',

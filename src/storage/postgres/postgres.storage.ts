@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Migration } from '../migration.ts';
+import { type Migration, readMigrations } from '../migration.ts';
 import type { Storage } from '../storage.ts';
 import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
-import { POSTGRES_MIGRATIONS } from './migrations.ts';
 import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
@@ -39,7 +38,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Storage> {
   for (let attempt = 1, delay = 250; ; attempt++, delay = Math.min(delay * 2, 2000)) {
     try {
       if (options.migrate === false) await db.query('SELECT 1');
-      else await migratePostgres(db, POSTGRES_MIGRATIONS);
+      else await migratePostgres(db, readMigrations('postgres'));
       break;
     } catch (err) {
       // Retried until the window ends, the last wait cut short by it, however slow each attempt was.

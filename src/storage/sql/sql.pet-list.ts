@@ -1,6 +1,6 @@
 // The statement of a page of pets (PetRepository.list), written once for both engines: which index
-// serves which listing is written beside each migration 9 index (../sqlite/migrations.ts,
-// ../postgres/migrations.ts), and test/storage/pet-plans.test.ts shows the plans use them.
+// serves which listing is written beside each index (../migrations/0009-*/*.sql, 0013-*), and
+// test/storage/pet-plans.test.ts shows the plans use them.
 import { SEARCH_WALK, SORTED_FEW, UNPRICED_SORT_KEY } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS } from '../rows.ts';
 import type { PetOrderKey, PetPosition, PetQuery } from '../storage.ts';

@@ -3,8 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
-import type { Migration } from '../migration.ts';
-import { SQLITE_MIGRATIONS } from './migrations.ts';
+import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
@@ -42,7 +41,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.migrate !== false) {
     if (options.path === ':memory:') migrateMemory(db);
-    else migrateSqlite(db, SQLITE_MIGRATIONS);
+    else migrateSqlite(db, readMigrations('sqlite'));
   }
   if (options.serve === true) releaseAbandoned(db);
 
@@ -99,7 +98,7 @@ let migratedMemory: Uint8Array | undefined;
  */
 export function migrateMemory(db: DatabaseSync): void {
   if (migratedMemory === undefined) {
-    migrateSqlite(db, SQLITE_MIGRATIONS);
+    migrateSqlite(db, readMigrations('sqlite'));
     migratedMemory = db.serialize();
   } else {
     db.deserialize(migratedMemory);
