@@ -48,28 +48,57 @@ export interface PlannedPage {
  * How a page of pets is read, as steps the engine runs in order: each yielded statement returns
  * one row of values (or none), sent back as the step's answer; the plan then returns the page's
  * statement. The one place that decides between the plans; the engines only run them (SQLite in
- * one synchronous read, PostgreSQL one query after the other). A search or tag filter in another
- * order than id: the matches of the filter's own index are counted up to SORTED_FEW + 1; at most
- * SORTED_FEW are read and sorted, more are walked in the sort's index (docs/api.md, "Search, tags
- * and sort orders").
+ * one synchronous read, PostgreSQL one query after the other). Any filter (search, tags, status,
+ * category) in another order than id: the matches of the filter's own index are counted up to
+ * SORTED_FEW + 1; at most SORTED_FEW are read and sorted, more are walked in the sort key's index,
+ * the only index per sort key (migration 13; docs/api.md, "Search, tags and sort orders").
  */
 export function* petListPlan(q: PetQuery, d: Dialect): Generator<Statement, PlannedPage, SqlParam[] | undefined> {
-  const filtered = q.words !== undefined || (q.tags?.length ?? 0) > 0;
+  const filtered = q.words !== undefined || (q.tags?.length ?? 0) > 0 || q.status !== undefined || q.categoryId !== undefined;
   if (q.order === undefined || q.order === 'id' || !filtered) return { page: petListStatement(q, d) };
   const [matches] = (yield matchCountStatement(q, d)) ?? [0];
-  if (Number(matches) <= SORTED_FEW) return { page: petListStatement(q, d, 'sparse') };
+  if (Number(matches) <= SORTED_FEW) return { page: sortedFewStatement(q, d) };
   return { page: sortedWalkStatement(q), bound: walkBoundStatement(q) };
 }
 
 /** The position a walk's bound row (sort value, id) stands for. */
 export const boundPosition = ([value, id]: SqlParam[]): PetPosition => ({ value: value as string | number, id: Number(id) });
 
-/** How many pets the filter's own index holds (search: the words; else the first tag), counted up to SORTED_FEW + 1. */
+/**
+ * The pets the filter's own index holds — the search's matches, else the first tag's pets, else
+ * the pets of the status and category (their id-order index, migration 5) — counted up to
+ * SORTED_FEW + 1.
+ */
 function matchCountStatement(q: PetQuery, d: Dialect): Statement {
   const params: SqlParam[] = [];
   const param = (value: SqlParam) => `$${params.push(value)}`;
-  const matches = q.words !== undefined ? d.searchIds(param(d.searchTerms(q.words))) : `SELECT pet_id FROM pet_tags WHERE tag = ${param(q.tags![0])}`;
-  return { sql: `SELECT count(*) AS n FROM (${matches} LIMIT ${SORTED_FEW + 1}) AS m`, params };
+  return { sql: `SELECT count(*) AS n FROM (${filterMatches(q, d, param)} LIMIT ${SORTED_FEW + 1}) AS m`, params };
+}
+
+function filterMatches(q: PetQuery, d: Dialect, param: (value: SqlParam) => string, columns = 'id'): string {
+  if (q.words !== undefined) return d.searchIds(param(d.searchTerms(q.words)));
+  if (q.tags !== undefined && q.tags.length > 0) return `SELECT pet_id FROM pet_tags WHERE tag = ${param(q.tags[0])}`;
+  return `SELECT ${columns} FROM pets WHERE ${[LIVE, ...rowFilters(q, param, '')].join(' AND ')}`;
+}
+
+/**
+ * A page of a filter whose index holds at most SORTED_FEW matches: all of them read by that index
+ * and sorted. A search or a tag filter drives its statement (petListStatement); the status and
+ * category are read in a subquery of their own, so that no planner walks the sort's index instead
+ * looking for them.
+ */
+function sortedFewStatement(q: PetQuery, d: Dialect): Statement {
+  if (q.words !== undefined || (q.tags?.length ?? 0) > 0) return petListStatement(q, d, 'sparse');
+  const params: SqlParam[] = [];
+  const param = (value: SqlParam) => `$${params.push(value)}`;
+  const key = PET_SORT_EXPRESSIONS[q.order as Exclude<PetOrderKey, 'id'>];
+  const dir = q.descending ? 'DESC' : 'ASC';
+  const matched = filterMatches(q, d, param, `${PET_COLUMNS}, ${key} AS sort_key`);
+  const after = q.after === undefined ? '' : ` WHERE (sort_key, id) ${q.descending ? '<' : '>'} (${param(q.after.value ?? null)}, ${param(q.after.id)})`;
+  return {
+    sql: `SELECT ${PET_COLUMNS} FROM (${matched} LIMIT ${SORTED_FEW + 1}) AS matched${after} ORDER BY sort_key ${dir}, id ${dir} LIMIT ${param(q.limit)}`,
+    params,
+  };
 }
 
 /**
