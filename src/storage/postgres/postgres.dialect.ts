@@ -56,6 +56,7 @@ export const postgresDialect: Dialect = {
         }
       : { from: 'pets p', where: `p.search @@ CAST(${param} AS tsquery)`, id: 'p.id' },
   searchIds,
+  countReadsEveryMatch: true,
   // A failed statement aborts the whole transaction on PostgreSQL: a savepoint keeps it usable.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     await db.run('SAVEPOINT name');

@@ -56,6 +56,12 @@ export interface PlannedPage {
 export function* petListPlan(q: PetQuery, d: Dialect): Generator<Statement, PlannedPage, SqlParam[] | undefined> {
   const filtered = q.words !== undefined || (q.tags?.length ?? 0) > 0 || q.status !== undefined || q.categoryId !== undefined;
   if (q.order === undefined || q.order === 'id' || !filtered) return { page: petListStatement(q, d) };
+  if (q.words !== undefined && d.countReadsEveryMatch) {
+    // The first SEARCH_SAMPLE pets by id: at least SEARCH_DENSE matches there (1 %) say the words
+    // are common, and they are walked without counting (a count would read every match).
+    const [sampled] = (yield searchSampleStatement({ ...q, after: undefined }, d)) ?? [0];
+    if (Number(sampled) >= SEARCH_DENSE) return { page: sortedWalkStatement(q), bound: walkBoundStatement(q) };
+  }
   const [matches] = (yield matchCountStatement(q, d)) ?? [0];
   if (Number(matches) <= SORTED_FEW) return { page: sortedFewStatement(q, d) };
   return { page: sortedWalkStatement(q), bound: walkBoundStatement(q) };
