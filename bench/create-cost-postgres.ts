@@ -16,7 +16,10 @@ const pg = await openBenchPostgres(process.env);
 const db = new PgDb({ url: pg.url, poolSize: 1, timeouts: { statementMs: 600_000, queryMs: 610_000 } });
 try {
   const all = readMigrations('postgres');
-  await migratePostgres(db, all.filter((m) => m.version <= 12));
+  await migratePostgres(
+    db,
+    all.filter((m) => m.version <= 12),
+  );
   // Migration 13's drops, and their undoing (the same indexes as migration 9 made them).
   const drops = all.find((m) => m.version === 13)!.sql;
   const nine = readFileSync(new URL('../src/storage/migrations/0009-catalogue-search-prices/postgres.sql', import.meta.url), 'utf8');
@@ -56,7 +59,9 @@ try {
   }
   for (const [schema, values] of Object.entries(results)) {
     values.sort((a, b) => a - b);
-    console.log(`${schema.padEnd(16)} backend CPU per create's inserts: median ${values[ROUNDS >> 1].toFixed(0)} µs, range ${values[0].toFixed(0)}–${values[ROUNDS - 1].toFixed(0)} µs`);
+    console.log(
+      `${schema.padEnd(16)} backend CPU per create's inserts: median ${values[ROUNDS >> 1].toFixed(0)} µs, range ${values[0].toFixed(0)}–${values[ROUNDS - 1].toFixed(0)} µs`,
+    );
   }
 } finally {
   await db.close();

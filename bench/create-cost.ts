@@ -14,12 +14,17 @@ const ALL = readMigrations('sqlite');
 const variants: Record<string, string> = {
   'migrations 1-12': '',
   'migration 13 too': ALL.find((m: { version: number }) => m.version === 13)?.sql ?? '',
-  'no 9 filter-specific sort indexes': ['status', 'category', 'category_status'].flatMap((f) => ['name', 'price', 'created'].map((k) => `DROP INDEX pets_live_${f}_${k};`)).join(''),
-  'no sort indexes at all': ['', 'status_', 'category_', 'category_status_'].flatMap((f) => ['name', 'price', 'created'].map((k) => `DROP INDEX pets_live_${f}${k};`)).join(''),
+  'no 9 filter-specific sort indexes': ['status', 'category', 'category_status']
+    .flatMap((f) => ['name', 'price', 'created'].map((k) => `DROP INDEX pets_live_${f}_${k};`))
+    .join(''),
+  'no sort indexes at all': ['', 'status_', 'category_', 'category_status_']
+    .flatMap((f) => ['name', 'price', 'created'].map((k) => `DROP INDEX pets_live_${f}${k};`))
+    .join(''),
   'no FTS trigger': 'DROP TRIGGER pets_fts_insert;',
   'no inventory/stock triggers': 'DROP TRIGGER pets_inventory_insert; DROP TRIGGER pets_stock_value_insert;',
   'migrations 1-12, again (the first variant also warms the JIT)': '',
-  'no pets_live_* id filter indexes': 'DROP INDEX pets_live_id; DROP INDEX pets_live_status_id; DROP INDEX pets_live_category_id; DROP INDEX pets_live_category_status_id;',
+  'no pets_live_* id filter indexes':
+    'DROP INDEX pets_live_id; DROP INDEX pets_live_status_id; DROP INDEX pets_live_category_id; DROP INDEX pets_live_category_status_id;',
 };
 const dir = mkdtempSync(join(tmpdir(), 'create-cost-'));
 for (const [name, drop] of Object.entries(variants)) {
@@ -30,12 +35,22 @@ for (const [name, drop] of Object.entries(variants)) {
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF');
     migrateSqlite(db, SQLITE_MIGRATIONS);
     db.exec(drop);
-    const insert = db.prepare(`INSERT INTO pets (name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
+    const insert =
+      db.prepare(`INSERT INTO pets (name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
       VALUES (?, 1 + ? % 5, 'available', ?, '["friendly","house-trained"]', ?, 'EUR', ?, ?, ?, ?) RETURNING id`);
     const tags = db.prepare(`INSERT INTO pet_tags (tag, pet_id) SELECT value, ? FROM json_each(?)`);
     const run = (i: number) => {
       const stamp = new Date(1_700_000_000_000 + i * 1000).toISOString();
-      const { id } = insert.get(`Rex ${i}`, i, 'A friendly Labrador, house-trained', 1999 + i, stamp, stamp, `rex ${i} a friendly labrador house trained`, `rex ${i}`) as { id: number };
+      const { id } = insert.get(
+        `Rex ${i}`,
+        i,
+        'A friendly Labrador, house-trained',
+        1999 + i,
+        stamp,
+        stamp,
+        `rex ${i} a friendly labrador house trained`,
+        `rex ${i}`,
+      ) as { id: number };
       tags.run(id, '["friendly","house-trained"]');
     };
     db.exec('BEGIN');
@@ -54,6 +69,8 @@ for (const [name, drop] of Object.entries(variants)) {
     results.push((used.user + used.system) / N);
   }
   results.sort((a, b) => a - b);
-  console.log(`${name.padEnd(36)} µs CPU per create's inserts (pets row + 2 tags): median ${results[ROUNDS >> 1].toFixed(1)}, range ${results[0].toFixed(1)}–${results[ROUNDS - 1].toFixed(1)}`);
+  console.log(
+    `${name.padEnd(36)} µs CPU per create's inserts (pets row + 2 tags): median ${results[ROUNDS >> 1].toFixed(1)}, range ${results[0].toFixed(1)}–${results[ROUNDS - 1].toFixed(1)}`,
+  );
 }
 rmSync(dir, { recursive: true, force: true });
