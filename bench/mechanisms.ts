@@ -35,8 +35,8 @@ for (let i = 0; i < 100; i++) {
   const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: { authorization: `Bearer ${key}` }, payload });
   if (res.statusCode !== 201) throw new Error(`seeding: ${res.statusCode} ${res.body}`);
 }
-const list20 = await storage.pets.list({ limit: 20 });
-const list100 = await storage.pets.list({ limit: 100, status: 'available' });
+const list20 = (await storage.pets.list({ limit: 20 })).pets;
+const list100 = (await storage.pets.list({ limit: 100, status: 'available' })).pets;
 const one = await storage.pets.get(50);
 if (!Object.isFrozen(list20[0]) || !Object.isFrozen(list100[0]) || !Object.isFrozen(one)) throw new Error('the read cache handed out pets that are not frozen');
 

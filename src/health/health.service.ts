@@ -93,7 +93,7 @@ export class HealthService {
     return this.#cursors.fetchPageAt(
       `health;${petId}`,
       q,
-      (limit, from) => this.#storage.health.list({ petId, limit, after: from === undefined ? undefined : position(from) }),
+      async (limit, from) => ({ rows: await this.#storage.health.list({ petId, limit, after: from === undefined ? undefined : position(from) }) }),
       (r) => `${r.date} ${r.id}`,
     );
   }
@@ -103,9 +103,9 @@ export class HealthService {
     return this.#cursors.fetchPageAt(
       `health-due;${q.before}`,
       q,
-      (limit, from) => {
+      async (limit, from) => {
         const at = from === undefined ? undefined : position(from);
-        return this.#storage.health.due({ before: q.before, limit, after: at && { nextDue: at.date, id: at.id } });
+        return { rows: await this.#storage.health.due({ before: q.before, limit, after: at && { nextDue: at.date, id: at.id } }) };
       },
       (r) => `${r.nextDue} ${r.id}`,
     );

@@ -1,7 +1,7 @@
-// How GET /pets turns its query into a keyset listing: which filter and sort combinations an index
-// serves (the others are refused with 400, never run as a scan), the scope a cursor is bound to,
-// and a row's position in the order asked for. docs/api.md ("Listing animals") tells the same.
-import { AppError } from '../errors.ts';
+// How GET /pets turns its query into a keyset listing: the storage's query, the scope a cursor is
+// bound to, and a row's position in the order asked for. Every combination of filters and sort is
+// served (how, within what cost: storage/sql/sql.pet-list.ts); docs/api.md ("Search, tags and sort
+// orders") tells the same.
 import type { PetOrderKey, PetPosition, PetQuery } from './pet.store.ts';
 import { UNPRICED_SORT_KEY, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
 import { nameKey, words } from './pet.search.ts';
@@ -13,6 +13,8 @@ export interface PetListing {
   readonly scope: string;
   /** A row's position, as its cursor carries it. */
   position(pet: Pet): string;
+  /** A position the storage names (where a bounded walk stopped), as a cursor carries it. */
+  at(position: PetPosition): string;
   /** The position a cursor of this listing carries. */
   parse(position: string): PetPosition;
 }
@@ -21,18 +23,9 @@ export function petListing(q: ListPetsQuery): PetListing {
   const sort: PetSort = q.sort ?? 'id';
   const descending = sort.startsWith('-');
   const order = (descending ? sort.slice(1) : sort) as PetOrderKey;
-  const searched = q.q === undefined ? undefined : words(q.q);
-  if (searched !== undefined && searched.length === 0) {
-    throw new AppError('validation_failed', 'query parameter "q" must contain a word: a letter or a digit');
-  }
-  // A search or a tag filter is walked in id order by its index (FTS5 rowids, the tsvector GIN
-  // index, pet_tags' primary key); ordering its matches by anything else would sort them all first.
-  if (order !== 'id' && (searched !== undefined || q.tag !== undefined)) {
-    throw new AppError(
-      'validation_failed',
-      `query parameter "sort" ${sort} cannot be combined with ${searched !== undefined ? '"q"' : '"tag"'}: searches and tag filters are ordered by id (sort=id or sort=-id); see docs/api.md, "Listing animals"`,
-    );
-  }
+  // Every animal has every word of a `q` without any (punctuation only): such a `q` filters nothing.
+  const found = q.q === undefined ? [] : words(q.q);
+  const searched = found.length === 0 ? undefined : found;
   // Without categoryId, sort, tags or q the scope is the one cursors had before those existed, so
   // cursors issued then keep working.
   let scope = `pets;${q.status ?? ''}${q.categoryId === undefined ? '' : `;${q.categoryId}`}`;
@@ -43,6 +36,7 @@ export function petListing(q: ListPetsQuery): PetListing {
     query: { order, descending, status: q.status, categoryId: q.categoryId, tags: q.tag, words: searched },
     scope,
     position: order === 'id' ? (pet) => String(pet.id) : (pet) => JSON.stringify([sortValue(order, pet), pet.id]),
+    at: (position) => (order === 'id' ? String(position.id) : JSON.stringify([position.value, position.id])),
     parse:
       order === 'id'
         ? (position) => ({ id: Number(position) })

@@ -159,6 +159,14 @@ export const Pets = Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), {
   description: 'A page of animals, in the order `sort` names (ascending by id by default)',
 });
 
+/**
+ * What a page of a search or tag filter in another order than id may cost: when the filter's index
+ * holds at most SORTED_FEW matches they are read and sorted; beyond that the sort's index is walked,
+ * at most SEARCH_WALK animals a page (storage/sql/sql.pet-list.ts; figures in docs/performance.md).
+ */
+export const SORTED_FEW = 10_000;
+export const SEARCH_WALK = 20_000;
+
 export const PET_SORTS = ['id', '-id', 'name', '-name', 'price', '-price', 'createdAt', '-createdAt'] as const;
 export type PetSort = (typeof PET_SORTS)[number];
 export const Q_MAX = 200;
@@ -174,7 +182,7 @@ export const ListPetsQuery = Type.Object(
         maxLength: Q_MAX,
         pattern: TEXT_PATTERN,
         description:
-          'Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)',
+          'Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`',
         examples: ['lab fri'],
       }),
     ),
@@ -182,15 +190,14 @@ export const ListPetsQuery = Type.Object(
       Type.Array(Tag, {
         minItems: 1,
         maxItems: PET_TAGS_MAX,
-        description: 'Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`)',
+        description: 'Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort`',
       }),
     ),
     sort: Type.Optional(
       Type.Unsafe<PetSort>({
         type: 'string',
         enum: [...PET_SORTS],
-        description:
-          'Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400)',
+        description: `Order of the listing: by \`id\` (the default), \`name\` (ignoring case and accents), \`price\` (animals without a price last) or \`createdAt\`; a leading \`-\` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about ${SEARCH_WALK.toLocaleString('en')} animals: when \`q\` or \`tag\` matches more than ${SORTED_FEW.toLocaleString('en')} and few of them lie near the page's place in this order, a page may hold fewer animals than \`limit\`, even none, and still have a \`next\` link (docs/api.md, "Search, tags and sort orders")`,
       }),
     ),
     cursor: Type.Optional(Cursor),

@@ -180,7 +180,10 @@ export class PetService {
     return this.#cursors.fetchPageAt(
       listing.scope,
       q,
-      (limit, from) => this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) }),
+      async (limit, from) => {
+        const { pets, walkedTo } = await this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) });
+        return { rows: pets, resumeAt: walkedTo && listing.at(walkedTo) };
+      },
       listing.position,
     );
   }

@@ -51,13 +51,24 @@ export interface PetQuery {
   readonly words?: readonly string[];
 }
 
+/** A page of pets as the storage read it. */
+export interface PetPage {
+  /** At most `limit` pets, in the order asked for. */
+  readonly pets: Pet[];
+  /**
+   * Set when a bounded walk (a broad search or tag filter in an order other than id) ended before
+   * it found `limit` pets and more pets follow: the position the next page goes on from.
+   */
+  readonly walkedTo?: PetPosition;
+}
+
 /**
  * Pets. A withdrawn pet keeps its row (orders name it; its id is never reused) but no read returns
  * it, and no lock finds it.
  */
 export interface PetRepository {
   get(id: number): Promise<Pet | undefined>;
-  list(query: PetQuery): Promise<Pet[]>;
+  list(query: PetQuery): Promise<PetPage>;
   /** Live pets per status, and the value of the available ones per currency, as of one committed state; read from maintained sums, never summed. */
   inventory(): Promise<Inventory>;
   /** Pets whose index was never written (rows of the release before migration 9), lowest ids first. */

@@ -355,8 +355,12 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await a.getByLabel('Search', { exact: true }).fill('curious tunn');
         await others.waitFor({ state: 'detached' });
         await row.waitFor();
-        // A search is in id order: the other sorts are offered disabled.
-        assert.equal(await a.getByLabel('Sort', { exact: true }).locator('option[value="price"]').isDisabled(), true);
+        // Search results take every sort.
+        assert.equal(await a.getByLabel('Sort', { exact: true }).locator('option[value="price"]').isDisabled(), false);
+        await a.getByLabel('Sort', { exact: true }).selectOption({ label: 'Price, highest first' });
+        await row.waitFor();
+        await others.waitFor({ state: 'detached' });
+        assert.equal(await a.getByRole('alert').count(), 0);
         await a.getByLabel('Search', { exact: true }).fill('tunnels hamster');
         await a.getByRole('cell', { name: 'No pets match these filters.' }).waitFor();
         await a.getByLabel('Search', { exact: true }).fill('');

@@ -40,7 +40,7 @@ for (const engine of ENGINES) {
         });
         assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 1, sold: 2, availableValue: {} });
         assert.deepEqual(
-          (await storage.pets.list({ limit: 10, categoryId: 7 })).map((p) => p.name),
+          (await storage.pets.list({ limit: 10, categoryId: 7 }).then((page) => page.pets)).map((p) => p.name),
           ['b', 'd'],
         );
         assert.deepEqual((await storage.categories.list()).at(-1), { id: 7, name: 'Horses' });

@@ -117,7 +117,7 @@ describe('postgres engine', () => {
       results.map((r) => (r.status === 'fulfilled' ? r.value.name : (r.reason as { code?: string }).code)),
       ['Rex', '22021', 'Tom'],
     );
-    assert.equal((await storage.pets.list({ limit: 10 })).length, 2);
+    assert.equal((await storage.pets.list({ limit: 10 }).then((page) => page.pets)).length, 2);
   });
 
   test('two transactions each creating a priced available pet do not wait for each other (stock value slots)', async (t) => {

@@ -30,9 +30,6 @@ const SORTS: readonly { value: PetSort; label: string }[] = [
   { value: 'createdAt', label: 'Added, oldest first' },
   { value: '-createdAt', label: 'Added, newest first' },
 ];
-/** The API walks a search or a tag filter by its index in id order, and refuses other sorts with it (docs/api.md). */
-const ID_ORDER = (sort: PetSort) => sort === 'id' || sort === '-id';
-
 const tagsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 
 export function PetsPage() {
@@ -43,15 +40,11 @@ export function PetsPage() {
   const [typed, setTyped] = useState({ q: '', tags: '' });
   useEffect(() => {
     if (typed.q === query.q && typed.tags === query.tags) return;
-    const timer = setTimeout(() => {
-      const filtered = typed.q.trim() !== '' || tagsOf(typed.tags).length > 0;
-      setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags, sort: filtered && !ID_ORDER(old.sort) ? 'id' : old.sort }));
-    }, 300);
+    const timer = setTimeout(() => setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags })), 300);
     return () => clearTimeout(timer);
   }, [typed.q, typed.tags]);
   const q = query.q.trim();
   const tags = tagsOf(query.tags);
-  const filtered = q !== '' || tags.length > 0;
   const pager = usePager([query.status, query.categoryId, q, query.tags, query.sort]);
   const pets = useLoad(() => {
     const filters = {
@@ -145,13 +138,12 @@ export function PetsPage() {
           <label for="pets-sort">Sort</label>
           <select id="pets-sort" value={query.sort} onChange={(e) => setQuery({ ...query, sort: e.currentTarget.value as PetSort })}>
             {SORTS.map((s) => (
-              <option key={s.value} value={s.value} disabled={filtered && !ID_ORDER(s.value)}>
+              <option key={s.value} value={s.value}>
                 {s.label}
               </option>
             ))}
           </select>
         </span>
-        {filtered && <small class="hint">Search and tag results are in ID order.</small>}
       </form>
       {pets.error && <Alert>{pets.error}</Alert>}
       <table>
@@ -192,7 +184,7 @@ export function PetsPage() {
           ))}
           {pets.data?.data.length === 0 && (
             <tr>
-              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || filtered ? ' match these filters' : ' yet'}.</td>
+              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || q || tags.length > 0 ? ' match these filters' : ' yet'}.</td>
             </tr>
           )}
         </tbody>

@@ -17,6 +17,8 @@ const PUBLISH = `WITH e AS (
   ORDER BY e.id, w.id`;
 const UNIQUE_VIOLATION = '23505';
 
+const searchIds = (param: string) => `SELECT id AS pet_id FROM pets WHERE deleted_at IS NULL AND search @@ CAST(${param} AS tsquery)`;
+
 export const postgresDialect: Dialect = {
   lock: (clause) => clause,
   items: (param, alias) => `unnest(CAST(${param} AS TEXT[])) WITH ORDINALITY AS ${alias}(item, n)`,
@@ -49,10 +51,12 @@ export const postgresDialect: Dialect = {
     sparse
       ? {
           from: 'pets p',
-          where: `p.id = ANY (ARRAY(SELECT id FROM pets WHERE deleted_at IS NULL AND search @@ CAST(${param} AS tsquery)))`,
+          where: `p.id = ANY (ARRAY(${searchIds(param)}))`,
           id: 'p.id',
         }
       : { from: 'pets p', where: `p.search @@ CAST(${param} AS tsquery)`, id: 'p.id' },
+  searchIds,
+  countReadsEveryMatch: true,
   // A failed statement aborts the whole transaction on PostgreSQL: a savepoint keeps it usable.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     await db.run('SAVEPOINT name');

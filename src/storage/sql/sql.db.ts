@@ -73,6 +73,14 @@ export interface Dialect {
    * collected from the index first and then ordered.
    */
   searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
+  /** A SELECT of the ids (`pet_id`) of the live pets matching the search query `param`, read from the search index alone. */
+  searchIds(param: string): string;
+  /**
+   * Whether counting a search's matches reads all of them (PostgreSQL: a GIN index is read as a
+   * bitmap of every match before a LIMIT can stop it), so that a search is sampled first
+   * (searchSampleStatement) and a common one walked without counting. FTS5 streams its matches.
+   */
+  readonly countReadsEveryMatch: boolean;
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

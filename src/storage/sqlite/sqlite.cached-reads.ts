@@ -5,8 +5,9 @@ import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
-import { petListStatement } from '../sql/sql.pet-list.ts';
-import type { PetQuery, PetRepository } from '../../pets/pet.store.ts';
+import { boundPosition, petListPlan } from '../sql/sql.pet-list.ts';
+import type { SqlParam } from '../sql/sql.db.ts';
+import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 import { sqliteDialect } from './sqlite.db.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
@@ -23,7 +24,7 @@ export class SqlitePets implements PetRepository {
   readonly #inventory: StatementSync;
   readonly #stockValue: StatementSync;
   readonly #unindexed: StatementSync;
-  readonly #pages: ReadCache<readonly Pet[]>;
+  readonly #pages: ReadCache<PetPage>;
   readonly #byId: ReadCache<Pet>;
 
   constructor(db: DatabaseSync, changes: DatabaseChanges, writes: GroupCommit) {
@@ -50,15 +51,26 @@ export class SqlitePets implements PetRepository {
     );
   }
 
-  list(q: PetQuery): Promise<Pet[]> {
+  list(q: PetQuery): Promise<PetPage> {
     // A hot listing is read once until the database changes; callers get a copy.
-    return this.#writes.outside(() => [
-      ...this.#pages.get(JSON.stringify(q), () => {
-        const { sql, params } = petListStatement(q, sqliteDialect);
-        const rows = this.#list(sql).all(...(params as (string | number | null)[])) as unknown as PetTuple[];
-        return Object.freeze(rows.map((r) => frozenPet(tupleToPet(r))));
-      })!,
-    ]);
+    return this.#writes.outside(() => {
+      const { pets, walkedTo } = this.#pages.get(JSON.stringify(q), () => this.#page(q))!;
+      return { pets: [...pets], walkedTo };
+    });
+  }
+
+  /** The steps of petListPlan, run in one synchronous read (one committed state). */
+  #page(q: PetQuery): PetPage {
+    const first = (s: { sql: string; params: SqlParam[] }) =>
+      this.#list(s.sql).get(...(s.params as (string | number | null)[])) as unknown as SqlParam[] | undefined;
+    const plan = petListPlan(q, sqliteDialect);
+    let step = plan.next();
+    while (!step.done) step = plan.next(first(step.value));
+    const { page, bound } = step.value;
+    const rows = this.#list(page.sql).all(...(page.params as (string | number | null)[])) as unknown as PetTuple[];
+    const pets = Object.freeze(rows.map((r) => frozenPet(tupleToPet(r)))) as Pet[];
+    const end = bound !== undefined && rows.length < q.limit ? first(bound) : undefined;
+    return Object.freeze({ pets, walkedTo: end && boundPosition(end) });
   }
 
   #list(sql: string): StatementSync {

@@ -84,6 +84,9 @@ export const sqliteDialect: Dialect = {
   // with the rowid range of a keyset page applied inside the index.
   // FTS5 yields its matches in rowid order however many there are: `sparse` changes nothing.
   searchPets: (param) => ({ from: 'pets_fts f CROSS JOIN pets p', where: `pets_fts MATCH ${param} AND p.id = f.rowid`, id: 'f.rowid' }),
+  // The FTS5 table holds live pets only (its triggers, migration 9).
+  searchIds: (param) => `SELECT rowid AS pet_id FROM pets_fts WHERE pets_fts MATCH ${param}`,
+  countReadsEveryMatch: false,
   // A failed statement is undone by SQLite alone; the transaction goes on.
   async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
     try {
