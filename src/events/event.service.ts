@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { periodic, type Job } from '../jobs.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { EventRepository, WebhookRepository } from '../storage/storage.ts';
@@ -19,7 +19,12 @@ export class EventService {
 
   async list(q: ListEventsQuery): Promise<Page<Event>> {
     if (q.cursor !== undefined && q.after !== undefined)
-      throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
+      throw invalid('query parameters "cursor" and "after" cannot be used together', {
+        in: 'query',
+        field: 'after',
+        rule: 'exclusive',
+        message: 'cannot be used with a cursor: start from an event, or continue a page',
+      });
     const fetch = (limit: number, afterId = q.after === undefined ? 0 : eventSequence({ id: q.after })) => this.#events.list({ limit, afterId, type: q.type });
     return this.#cursors.fetchPage(`events;${q.type ?? ''}`, q, fetch, eventSequence);
   }

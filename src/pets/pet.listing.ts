@@ -1,7 +1,7 @@
 // How GET /pets turns its query into a keyset listing: which filter and sort combinations an index
 // serves (the others are refused with 400, never run as a scan), the scope a cursor is bound to,
 // and a row's position in the order asked for. docs/api.md ("Listing animals") tells the same.
-import { AppError } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import type { PetOrderKey, PetPosition, PetQuery } from '../storage/storage.ts';
 import { UNPRICED_SORT_KEY, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
 import { nameKey, words } from './pet.search.ts';
@@ -23,14 +23,19 @@ export function petListing(q: ListPetsQuery): PetListing {
   const order = (descending ? sort.slice(1) : sort) as PetOrderKey;
   const searched = q.q === undefined ? undefined : words(q.q);
   if (searched !== undefined && searched.length === 0) {
-    throw new AppError('validation_failed', 'query parameter "q" must contain a word: a letter or a digit');
+    throw invalid('query parameter "q" must contain a word: a letter or a digit', {
+      in: 'query',
+      field: 'q',
+      rule: 'pattern',
+      message: 'type a word: at least one letter or digit',
+    });
   }
   // A search or a tag filter is walked in id order by its index (FTS5 rowids, the tsvector GIN
   // index, pet_tags' primary key); ordering its matches by anything else would sort them all first.
   if (order !== 'id' && (searched !== undefined || q.tag !== undefined)) {
-    throw new AppError(
-      'validation_failed',
+    throw invalid(
       `query parameter "sort" ${sort} cannot be combined with ${searched !== undefined ? '"q"' : '"tag"'}: searches and tag filters are ordered by id (sort=id or sort=-id); see docs/api.md, "Listing animals"`,
+      { in: 'query', field: 'sort', rule: 'exclusive', message: `a ${searched !== undefined ? 'search' : 'tag filter'} is listed in ID order only` },
     );
   }
   // Without categoryId, sort, tags or q the scope is the one cursors had before those existed, so

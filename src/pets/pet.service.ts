@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { AppError, assertFound } from '../errors.ts';
+import { AppError, assertFound, invalid } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
@@ -56,7 +56,7 @@ export function newPetRecord(input: NewPet, currency: string): Omit<PetCreate, '
     status: input.status ?? 'available',
     tags,
     ...(input.description === undefined ? {} : { description: input.description }),
-    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency, 'body/price/currency') }),
+    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency) }),
     ...indexOf({ name: input.name, description: input.description, tags }),
   };
 }
@@ -105,7 +105,7 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
  */
 export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
   const description = patch.description === undefined ? current.description : (patch.description ?? undefined);
-  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency, 'body/price/currency');
+  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency);
   // The schema's key order, as the engines read a pet back (storage/rows.ts).
   const next: Pet = {
     id: current.id,
@@ -130,9 +130,14 @@ export function patchPet(current: Pet, patch: PetPatch, currency: string): { nex
 }
 
 /** A price as given, in the store's currency; a price in another currency is refused (nothing converts it). */
-export function priceOf(input: PriceInput, currency: string, field: string): Price {
+export function priceOf(input: PriceInput, currency: string): Price {
   if (input.currency !== undefined && input.currency !== currency) {
-    throw new AppError('validation_failed', `${field} must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`);
+    throw invalid(`body field "price.currency" must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`, {
+      in: 'body',
+      field: 'price.currency',
+      rule: 'const',
+      message: `prices are in ${currency}, the shop's currency`,
+    });
   }
   return { amount: input.amount, currency };
 }

@@ -751,8 +751,16 @@ export interface components {
          * @description The one error body of every error response
          * @example {
          *       "code": "validation_failed",
-         *       "message": "body field \"name\" must be at least 1 character long",
-         *       "status": 400
+         *       "message": "body field \"tags.0\" must match ^[a-z0-9-]{1,32}$",
+         *       "status": 400,
+         *       "errors": [
+         *         {
+         *           "in": "body",
+         *           "field": "tags[0]",
+         *           "rule": "pattern",
+         *           "message": "a tag is lowercase letters, digits and hyphens, up to 32"
+         *         }
+         *       ]
          *     }
          */
         Error: {
@@ -772,6 +780,26 @@ export interface components {
              * @example 400
              */
             status: number;
+            /** @description Only with `validation_failed`, which always has it: the rule the request broke (the first one found), for a client to show beside its input. `message` above stays the exact text for programmers. */
+            errors?: {
+                /** @description Where the field is: a body field, a query or path parameter, a header field */
+                in: "body" | "query" | "path" | "header";
+                /**
+                 * @description The field as a client names it: `name`, `tags[0]`, `price.amount` (body), `limit` (query), `If-Match` (header); empty for the body as a whole
+                 * @example tags[0]
+                 */
+                field: string;
+                /**
+                 * @description The rule broken: the JSON Schema keyword (`required`, `pattern`, `minLength`, `maximum`, `enum`, `type`, `format`, `additionalProperties`, …), `formatMinimum`/`formatMaximum` for an instant out of its range, `const` for a value that has only one allowed, `repeated` for a parameter given twice, `exclusive` for two parameters that cannot be used together
+                 * @example pattern
+                 */
+                rule: string;
+                /**
+                 * @description The rule in words for people, to show beside the field
+                 * @example a tag is lowercase letters, digits and hyphens, up to 32
+                 */
+                message: string;
+            }[];
         };
         /**
          * @description Availability status
@@ -7842,6 +7870,10 @@ export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: Readon
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "webhook_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
+export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
+export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
+export const errorErrorsInAnyOf3Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["header"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];

@@ -275,7 +275,10 @@ describe('against the service on sqlite: errors, headers, rate limits', () => {
       assert.equal(err.code, code);
       assert.ok(err.message.length > 0);
       assert.match(err.requestId ?? '', /\S/);
+      assert.equal(err.errors.length, code === 'validation_failed' ? 1 : 0, 'the rules broken come with validation_failed only');
     }
+    const tag = await failure(petstore.pets.create({ name: 'Rex', categoryId: 1, tags: ['Kids'] }));
+    assert.deepEqual(tag.errors, [{ in: 'body', field: 'tags[0]', rule: 'pattern', message: 'a tag is lowercase letters, digits and hyphens, up to 32' }]);
     const notFound = await failure(petstore.orders.get(9_007_199_254_740_991));
     assert.deepEqual([notFound.status, notFound.code], [404, 'not_found']);
     const unauthorized = await failure(new Petstore({ baseUrl: svc.baseUrl, apiKey: 'not-a-key' }).categories.list());

@@ -3,8 +3,22 @@
 // keys it made; a key lists and revokes only itself and its descendants (an owner key: every key).
 import { type components, SCOPES } from '@petstore/client';
 import { useState } from 'preact/hooks';
-import { describeError, type Scope } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, formatTime, problemOf, useLoad, usePager, useSession } from '../ui.tsx';
+import type { Scope } from '../session.ts';
+import {
+  Alert,
+  Field,
+  Missing,
+  NO_PROBLEM,
+  PageHeading,
+  Pager,
+  type Problem,
+  formatTime,
+  problemOf,
+  useLoad,
+  usePager,
+  useSession,
+  useOutcome,
+} from '../ui.tsx';
 
 type ApiKey = components['schemas']['ApiKey'];
 /** How many of the keys a revocation ends the confirmation names (one page of listKeyDescendants). */
@@ -34,8 +48,7 @@ function KeysAdmin() {
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [issued, setIssued] = useState<{ name: string; secret: string } | undefined>();
   const [copied, setCopied] = useState(false);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
 
   const issue = async (e: Event) => {
     e.preventDefault();
@@ -64,20 +77,20 @@ function KeysAdmin() {
       // The rule alone, as before.
     }
     if (!confirm(`Revoke the key ${key.name} (${key.prefix}…)? It is refused from its next request on.${tree}${self}`)) return;
-    setFailure(undefined);
+    outcome.start();
     try {
       await client.keys.revoke(key.id);
-      setMessage(`Revoked ${key.name}.`);
+      outcome.succeeded(`Revoked ${key.name}.`);
       keys.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
   const copy = async () => {
     if (!issued) return;
     await navigator.clipboard.writeText(issued.secret).then(
       () => setCopied(true),
-      () => setFailure('The browser refused the clipboard: select the secret and copy it by hand.'),
+      () => outcome.failed('The browser refused the clipboard: select the secret and copy it by hand.'),
     );
   };
 
@@ -133,8 +146,7 @@ function KeysAdmin() {
           </button>
         </section>
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {keys.error && <Alert>{keys.error}</Alert>}
       <table>
         <caption>Keys</caption>

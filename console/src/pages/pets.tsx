@@ -6,7 +6,7 @@ import { type Category, PET_STATUSES, type Pet, type PetStatus, PetstoreError, t
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
+import { Alert, Field, Missing, NO_PROBLEM, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
 
 /** What the table asks GET /v1/pets for. */
 interface PetQuery {
@@ -33,7 +33,12 @@ const SORTS: readonly { value: PetSort; label: string }[] = [
 /** The API walks a search or a tag filter by its index in id order, and refuses other sorts with it (docs/api.md). */
 const ID_ORDER = (sort: PetSort) => sort === 'id' || sort === '-id';
 
-const tagsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+/** Tags as typed, separated by spaces or commas; a tag is lower case, so capitals typed are lowered before sending. */
+const tagsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 export function PetsPage() {
   const { session } = useSession();
@@ -68,20 +73,25 @@ export function PetsPage() {
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
   const [editing, setEditing] = useState<{ id: number | null } | null>(null);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   const canWrite = session.can('pets:write');
   const categoryName = (id: number) => categories.data?.find((c) => c.id === id)?.name ?? `#${id}`;
+  const edit = (id: number | null) => {
+    outcome.start();
+    setEditing({ id });
+  };
+  // A filter the API refuses is said beside that filter, and the results of the filters before it are not shown as if they were its.
+  const listProblem = pets.cause === undefined ? NO_PROBLEM : problemOf(pets.cause);
 
   const withdraw = async (pet: Pet) => {
+    outcome.start();
     if (!confirm(`Withdraw ${pet.name} (pet ${pet.id}) from the store?`)) return;
-    setFailure(undefined);
     try {
       await client.pets.delete(pet.id);
-      setMessage(`Withdrew ${pet.name}.`);
+      outcome.succeeded(`Withdrew ${pet.name}.`);
       pets.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
@@ -89,7 +99,7 @@ export function PetsPage() {
     <section aria-labelledby="page-title">
       <PageHeading>Pets</PageHeading>
       {canWrite ? (
-        <button type="button" class="primary" onClick={() => setEditing({ id: null })} disabled={editing !== null}>
+        <button type="button" class="primary" onClick={() => edit(null)} disabled={editing !== null}>
           Add pet
         </button>
       ) : (
@@ -102,23 +112,20 @@ export function PetsPage() {
           onDone={(saved) => {
             setEditing(null);
             if (saved) {
-              setMessage(`Saved ${saved.name}.`);
+              outcome.succeeded(`Saved ${saved.name}.`);
               pets.reload();
             }
           }}
         />
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       <form class="filters" aria-label="Filter pets" onSubmit={(e) => e.preventDefault()}>
-        <span class="filter">
-          <label for="pets-search">Search</label>
-          <input id="pets-search" type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />
-        </span>
-        <span class="filter">
-          <label for="pets-tag">Tag</label>
-          <input id="pets-tag" value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />
-        </span>
+        <Field id="pets-search" label="Search" error={listProblem.fields.q}>
+          {(a11y) => <input {...a11y} type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />}
+        </Field>
+        <Field id="pets-tag" label="Tag" error={listProblem.fields.tag}>
+          {(a11y) => <input {...a11y} value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />}
+        </Field>
         <label>
           Status{' '}
           <select value={query.status} onChange={(e) => setQuery({ ...query, status: e.currentTarget.value as PetStatus | '' })}>
@@ -153,7 +160,7 @@ export function PetsPage() {
         </span>
         {filtered && <small class="hint">Search and tag results are in ID order.</small>}
       </form>
-      {pets.error && <Alert>{pets.error}</Alert>}
+      {listProblem.general && <Alert>{listProblem.general}</Alert>}
       <table>
         <caption>Pets{pets.loading ? ' (loading…)' : ''}</caption>
         <thead>
@@ -168,7 +175,7 @@ export function PetsPage() {
           </tr>
         </thead>
         <tbody>
-          {pets.data?.data.map((pet) => (
+          {(pets.error ? [] : (pets.data?.data ?? [])).map((pet) => (
             <tr key={pet.id}>
               <td>{pet.id}</td>
               <td>{pet.name}</td>
@@ -180,7 +187,7 @@ export function PetsPage() {
               <td>{pet.tags.join(', ')}</td>
               {canWrite && (
                 <td class="actions">
-                  <button type="button" onClick={() => setEditing({ id: pet.id })} disabled={editing !== null}>
+                  <button type="button" onClick={() => edit(pet.id)} disabled={editing !== null}>
                     Edit
                   </button>
                   <button type="button" class="danger" onClick={() => withdraw(pet)}>
@@ -190,7 +197,7 @@ export function PetsPage() {
               )}
             </tr>
           ))}
-          {pets.data?.data.length === 0 && (
+          {!pets.error && pets.data?.data.length === 0 && (
             <tr>
               <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || filtered ? ' match these filters' : ' yet'}.</td>
             </tr>

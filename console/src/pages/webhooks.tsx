@@ -1,13 +1,11 @@
 // Webhooks: endpoints, subscribing one, rotating its secret, its delivery log and "Retry". Needs webhooks:admin.
 import { type Delivery, EVENT_TYPES, type EventType, type Webhook } from '@petstore/client';
 import { useState } from 'preact/hooks';
-import { describeError } from '../session.ts';
 import {
   Alert,
   Field,
   Missing,
   NO_PROBLEM,
-  Notice,
   PageHeading,
   Pager,
   type Problem,
@@ -17,6 +15,7 @@ import {
   useLoad,
   usePager,
   useSession,
+  useOutcome,
 } from '../ui.tsx';
 
 export function WebhooksPage() {
@@ -42,8 +41,7 @@ function WebhooksAdmin() {
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [secret, setSecret] = useState<{ id: number; secret: string; rotated: boolean } | undefined>();
   const [selected, setSelected] = useState<number | null>(null);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
 
   const subscribe = async (e: Event) => {
     e.preventDefault();
@@ -61,22 +59,22 @@ function WebhooksAdmin() {
   };
   const rotate = async (endpoint: Webhook) => {
     if (!confirm(`Rotate the signing secret of endpoint ${endpoint.id}? Deliveries are signed with the new one from now on.`)) return;
-    setFailure(undefined);
+    outcome.start();
     try {
       const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id);
       setSecret({ id: rotated.id, secret: rotated.secret, rotated: true });
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
   const toggle = async (endpoint: Webhook) => {
-    setFailure(undefined);
+    outcome.start();
     try {
       await client.webhookEndpoints.update(endpoint.id, { enabled: !endpoint.enabled });
-      setMessage(`Endpoint ${endpoint.id} ${endpoint.enabled ? 'disabled' : 'enabled'}.`);
+      outcome.succeeded(`Endpoint ${endpoint.id} ${endpoint.enabled ? 'disabled' : 'enabled'}.`);
       endpoints.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
@@ -125,8 +123,7 @@ function WebhooksAdmin() {
           </button>
         </section>
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {endpoints.error && <Alert>{endpoints.error}</Alert>}
       <table>
         <caption>Endpoints</caption>
@@ -181,27 +178,25 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
   const { client } = session;
   const pager = usePager([webhookId]);
   const log = useLoad(() => client.webhookEndpoints.listDeliveries(webhookId, { limit: 20, cursor: pager.cursor }), [webhookId, pager.cursor]);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   // Attempts change without an event of the feed: the open log is read again on every poll.
   useLive('every poll', log.reload);
 
   const retry = async (d: Delivery) => {
-    setFailure(undefined);
+    outcome.start();
     try {
       await client.webhookEndpoints.retryDelivery(webhookId, d.id);
-      setMessage(`Retrying ${d.eventId ?? `delivery ${d.id}`}.`);
+      outcome.succeeded(`Retrying ${d.eventId ?? `delivery ${d.id}`}.`);
       log.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
   return (
     <section class="card" aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Deliveries of endpoint {webhookId}</h2>
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {log.error && <Alert>{log.error}</Alert>}
       <table>
         <caption>Delivery log of endpoint {webhookId}, newest first</caption>
