@@ -15,6 +15,8 @@ export interface PetListing {
   position(pet: Pet): string;
   /** The position a cursor of this listing carries. */
   parse(position: string): PetPosition;
+  /** `id=…`: the animals asked for, in the listing's order (read one by one, not through an index). */
+  readonly ids?: readonly number[];
 }
 
 export function petListing(q: ListPetsQuery): PetListing {
@@ -28,6 +30,22 @@ export function petListing(q: ListPetsQuery): PetListing {
       field: 'q',
       rule: 'pattern',
       message: 'type a word: at least one letter or digit',
+    });
+  }
+  if (q.id !== undefined && (searched !== undefined || q.tag !== undefined)) {
+    throw invalid(`query parameter "id" cannot be combined with ${searched !== undefined ? '"q"' : '"tag"'}: it names the animals itself`, {
+      in: 'query',
+      field: 'id',
+      rule: 'exclusive',
+      message: `names the animals itself: leave out the ${searched !== undefined ? 'search' : 'tag filter'}`,
+    });
+  }
+  if (q.id !== undefined && order !== 'id') {
+    throw invalid(`query parameter "sort" ${sort} cannot be combined with "id": animals named by id are ordered by id (sort=id or sort=-id)`, {
+      in: 'query',
+      field: 'sort',
+      rule: 'exclusive',
+      message: 'animals named by ID are listed in ID order only',
     });
   }
   // A search or a tag filter is walked in id order by its index (FTS5 rowids, the tsvector GIN
@@ -44,7 +62,10 @@ export function petListing(q: ListPetsQuery): PetListing {
   if (sort !== 'id') scope += `;sort=${sort}`;
   if (q.tag !== undefined) scope += `;tag=${q.tag.join(',')}`;
   if (searched !== undefined) scope += `;q=${searched.join(' ')}`;
+  const ids = q.id === undefined ? undefined : [...q.id].sort((a, b) => (descending ? b - a : a - b));
+  if (ids !== undefined) scope += `;id=${ids.join(',')}`;
   return {
+    ids,
     query: { order, descending, status: q.status, categoryId: q.categoryId, tags: q.tag, words: searched },
     scope,
     position: order === 'id' ? (pet) => String(pet.id) : (pet) => JSON.stringify([sortValue(order, pet), pet.id]),
@@ -56,6 +77,11 @@ export function petListing(q: ListPetsQuery): PetListing {
             return { id, value };
           },
   };
+}
+
+/** Whether a pet named by `id=` passes the listing's other filters (status, category). */
+export function passes(query: PetListing['query'], pet: Pet): boolean {
+  return (query.status === undefined || pet.status === query.status) && (query.categoryId === undefined || pet.categoryId === query.categoryId);
 }
 
 /** A pet's place in an order other than by id, as the engines' indexes hold it. */

@@ -5,7 +5,7 @@ import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, IdempotentResponse, PetCreate, PetIndex, Storage, Transaction, WriteContext } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
-import { petListing } from './pet.listing.ts';
+import { type PetListing, passes, petListing } from './pet.listing.ts';
 import type { ListPetsQuery, NewPet, Pet, PetPatch, Price, PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
 
@@ -179,12 +179,34 @@ export class PetService {
   list(q: ListPetsQuery): Promise<Page<Pet>> {
     // The filters and the sort are bound into the cursor (PetListing.scope).
     const listing = petListing(q);
+    const { ids } = listing;
     return this.#cursors.fetchPageAt(
       listing.scope,
       q,
-      (limit, from) => this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) }),
+      ids === undefined
+        ? (limit, from) => this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) })
+        : (limit, from) => this.#named(ids, listing, limit, from === undefined ? undefined : Number(from)),
       listing.position,
     );
+  }
+
+  /**
+   * `id=…` (at most 100): the live pets among `ids` after the cursor's id, passing the other filters,
+   * up to `limit`. Read by id a page's worth at a time, together (the PostgreSQL engine makes the
+   * lookups of one loop turn one query); withdrawn and unknown ids are skipped.
+   */
+  async #named(ids: readonly number[], listing: PetListing, limit: number, after: number | undefined): Promise<Pet[]> {
+    const { descending } = listing.query;
+    let rest = after === undefined ? ids : ids.filter((id) => (descending ? id < after : id > after));
+    const found: Pet[] = [];
+    while (found.length < limit && rest.length > 0) {
+      const batch = rest.slice(0, limit - found.length);
+      rest = rest.slice(batch.length);
+      for (const pet of await Promise.all(batch.map((id) => this.#storage.pets.get(id)))) {
+        if (pet !== undefined && passes(listing.query, pet)) found.push(pet);
+      }
+    }
+    return found;
   }
 
   update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {

@@ -2,7 +2,7 @@
 // with price, tags and description, field-level errors and the 412 flow.
 //
 // Photos (issue 23 item 5): PetPhotos, in the edit form.
-import { type Category, PET_STATUSES, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
+import { type Category, PET_STATUSES, type Pet, type PetStatus, type Petstore, PetstoreError, type Photo } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
@@ -177,16 +177,18 @@ export function PetsPage() {
         <tbody>
           {(pets.error ? [] : (pets.data?.data ?? [])).map((pet) => (
             <tr key={pet.id}>
-              <td>{pet.id}</td>
-              <td>{pet.name}</td>
-              <td>{categoryName(pet.categoryId)}</td>
-              <td>
+              <td data-label="ID">{pet.id}</td>
+              <td data-label="Name">{pet.name}</td>
+              <td data-label="Category">{categoryName(pet.categoryId)}</td>
+              <td data-label="Status">
                 <span class={`badge ${pet.status}`}>{pet.status}</span>
               </td>
-              <td class="number">{pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}</td>
-              <td>{pet.tags.join(', ')}</td>
+              <td data-label="Price" class="number">
+                {pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}
+              </td>
+              <td data-label="Tags">{pet.tags.join(', ')}</td>
               {canWrite && (
-                <td class="actions">
+                <td data-label="Actions" class="actions">
                   <button type="button" onClick={() => edit(pet.id)} disabled={editing !== null}>
                     Edit
                   </button>
@@ -218,6 +220,17 @@ interface Draft {
   /** Tags as typed, separated by spaces or commas. */
   tags: string;
   description: string;
+}
+
+/**
+ * One animal and its entity tag, read from the listing (`GET /v1/pets?id=`): the deprecated
+ * GET /v1/pets/{petId} is not used. The listed `etag` is the animal's own ETag, which If-Match takes.
+ */
+async function readPet(client: Petstore, id: number): Promise<{ data: Pet; etag: string }> {
+  const [listed] = (await client.pets.list({ id: [id] })).data;
+  if (listed === undefined) throw new Error(`Pet ${id} is no longer in the store (it may have been withdrawn).`);
+  const { etag, ...data } = listed;
+  return { data, etag };
 }
 
 const draftOf = (pet: Pet): Draft => ({
@@ -258,7 +271,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   const [saving, setSaving] = useState(false);
   const load = useLoad(async () => {
     if (id === null) return undefined;
-    const { data, etag } = await client.pets.get.withResponse(id);
+    const { data, etag } = await readPet(client, id);
     setLoaded({ pet: data, etag });
     setDraft(draftOf(data));
     return data;
@@ -269,7 +282,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   // A photo added or removed changes the pet's ETag: take the new one, keeping the person's draft.
   const photosChanged = async () => {
     if (id === null) return;
-    const { data, etag } = await client.pets.get.withResponse(id);
+    const { data, etag } = await readPet(client, id);
     setLoaded({ pet: data, etag });
   };
   const save = async (ifMatch?: string) => {
@@ -299,7 +312,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
         );
     } catch (err) {
       if (err instanceof PetstoreError && err.code === 'precondition_failed' && id !== null) {
-        const current = await client.pets.get.withResponse(id);
+        const current = await readPet(client, id);
         setConflict({ theirs: current.data, etag: current.etag });
       } else setProblem(problemOf(err));
     } finally {
