@@ -87,15 +87,20 @@ after(async () => {
 });
 
 /** A person at a browser: a fresh context (its own sessionStorage), everything it loads and every CSP refusal recorded. */
-async function person(origin: string): Promise<{ page: Page; context: BrowserContext; problems: string[]; foreign: string[]; dialogs: string[] }> {
+async function person(
+  origin: string,
+): Promise<{ page: Page; context: BrowserContext; problems: string[]; foreign: string[]; dialogs: string[]; deprecated: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const problems: string[] = [];
   const foreign: string[] = [];
   const dialogs: string[] = [];
+  const deprecated: string[] = [];
   page.on('request', (r) => {
     if (new URL(r.url()).origin !== origin) foreign.push(r.url());
+    // getPet (GET /v1/pets/{petId}) is deprecated: the console reads one animal through GET /v1/pets?id=.
+    if (r.method() === 'GET' && /\/v1\/pets\/\d+$/.test(new URL(r.url()).pathname)) deprecated.push(r.url());
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('dialog', (d) => {
@@ -108,7 +113,7 @@ async function person(origin: string): Promise<{ page: Page; context: BrowserCon
   page.on('console', (m) => {
     if (m.text().startsWith('CSP refused')) problems.push(m.text());
   });
-  return { page, context, problems, foreign, dialogs };
+  return { page, context, problems, foreign, dialogs, deprecated };
 }
 
 /** axe-core on the page as it is: no serious or critical violation. Injected through the DevTools protocol, which the page's CSP does not govern. */
@@ -183,7 +188,13 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         const nav = a.getByRole('navigation', { name: 'Console' });
         for (const name of ['Pets', 'Categories', 'Orders', 'Inventory', 'Keys', 'Webhooks', 'Events'])
           await nav.getByRole('link', { name, exact: true }).waitFor();
-        await a.getByText('Signed in with').getByText('first-run').waitFor();
+        // The header names the key and its preset; the scopes are one click away, not a 230 px list.
+        const header = a.getByRole('banner');
+        assert.match((await header.textContent()) ?? '', /Signed in with first-run \(Every scope\)/);
+        assert.equal(await header.getByText('Issue and revoke keys').isVisible(), false);
+        await header.getByText('What this key may do').click();
+        await header.getByText('Issue and revoke keys').waitFor();
+        await header.getByText('What this key may do').click();
         assert.equal(await a.evaluate(() => localStorage.length + document.cookie.length), 0, 'the key is in no cookie and not in localStorage');
         assert.doesNotMatch(a.url(), /pst_/);
       });
@@ -331,7 +342,10 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await a.getByText(/^Order \d+ is delivered\.$/).waitFor();
         await a.getByLabel('Pet ID').fill(String(petId));
         await a.getByRole('button', { name: 'Place order' }).click();
-        await a.getByRole('alert').filter({ hasText: /not available/ }).waitFor();
+        await a
+          .getByRole('alert')
+          .filter({ hasText: /not available/ })
+          .waitFor();
         assert.equal(await a.getByText(/^Order \d+ is delivered\.$/).count(), 0, 'the success message went when the next action started');
       });
 
@@ -395,7 +409,15 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await open(a, 'Keys');
         await a.getByLabel('Key name').fill('front desk');
         const scopes = a.getByRole('group', { name: 'Scopes' });
-        for (const scope of SCOPES) await scopes.getByLabel(scope, { exact: true }).setChecked(scope === 'pets:read');
+        const box = (scope: string) => scopes.getByRole('checkbox', { name: new RegExp(`${scope}$`) });
+        // Least privilege: nothing ticked; a preset ticks its scopes, shown in words beside it.
+        for (const scope of SCOPES) assert.equal(await box(scope).isChecked(), false, `${scope} starts unticked`);
+        assert.equal(await a.getByRole('button', { name: 'Issue key' }).isDisabled(), true);
+        await a.getByText('See animals, categories and the inventory · See orders · Place and move orders').waitFor();
+        await a.getByRole('group', { name: 'Presets' }).getByRole('button', { name: 'Shop floor' }).click();
+        for (const scope of SCOPES) assert.equal(await box(scope).isChecked(), ['pets:read', 'orders:read', 'orders:write'].includes(scope), scope);
+        await scopes.getByRole('checkbox', { name: 'Add, change and withdraw animals pets:write' }).waitFor();
+        for (const scope of SCOPES) await box(scope).setChecked(scope === 'pets:read');
         await a.getByRole('button', { name: 'Issue key' }).click();
         const secret = await a.getByLabel('Secret of front desk').inputValue();
         assert.match(secret, /^pst_/);
@@ -495,9 +517,30 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await shot(b, 'events', engine);
       });
 
-      await t.test('nothing was loaded from elsewhere, and the CSP refused nothing', () => {
+      await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
+        await a.setViewportSize({ width: 390, height: 844 });
+        const pages = ['Pets', 'Categories', 'Orders', 'Inventory', 'Keys', 'Webhooks', 'Events'];
+        for (const name of pages) {
+          await open(a, name);
+          await a.getByRole('heading', { level: 1, name }).waitFor();
+          if (name === 'Keys')
+            await a
+              .getByRole('cell', { name: /front desk/ })
+              .first()
+              .waitFor();
+          if (name === 'Webhooks') await a.getByRole('cell', { name: new RegExp(receiver.url.replace(/[.]/g, '\\.')) }).waitFor();
+          const width = await a.evaluate(() => ({ page: document.scrollingElement!.scrollWidth, viewport: window.innerWidth }));
+          assert.ok(width.page <= width.viewport, `${name} at 390 px: page ${width.page} px wide`);
+          await assertAccessible(a, `${name} at 390 px`, engine);
+          await shot(a, `${name.toLowerCase()}-390`, engine);
+        }
+        await a.setViewportSize({ width: 1280, height: 800 });
+      });
+
+      await t.test('nothing was loaded from elsewhere, the CSP refused nothing, and the deprecated getPet was never called', () => {
         assert.deepEqual([...alice.foreign, ...bob.foreign], []);
         assert.deepEqual([...alice.problems, ...bob.problems], []);
+        assert.deepEqual([...alice.deprecated, ...bob.deprecated], []);
       });
     });
   }

@@ -87,8 +87,8 @@ export function CategoriesPage() {
         <tbody>
           {categories.data?.map((c) => (
             <tr key={c.id}>
-              <td>{c.id}</td>
-              <td>
+              <td data-label="ID">{c.id}</td>
+              <td data-label="Name">
                 {renaming?.id === c.id ? (
                   <form class="inline" aria-label={`Rename ${c.name}`} onSubmit={rename}>
                     <Field id={`rename-${c.id}`} label="New name" error={renaming.problem.fields.name ?? renaming.problem.general}>
@@ -104,7 +104,7 @@ export function CategoriesPage() {
                 )}
               </td>
               {canWrite && (
-                <td class="actions">
+                <td data-label="Actions" class="actions">
                   <button
                     type="button"
                     onClick={() => {

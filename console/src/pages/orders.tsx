@@ -109,14 +109,14 @@ export function OrdersPage() {
         <tbody>
           {orders.data?.data.map((order) => (
             <tr key={order.id}>
-              <td>{order.id}</td>
-              <td>{order.petId}</td>
-              <td>
+              <td data-label="ID">{order.id}</td>
+              <td data-label="Pet">{order.petId}</td>
+              <td data-label="Status">
                 <span class={`badge ${order.status}`}>{order.status}</span>
               </td>
-              <td>{formatTime(order.updatedAt)}</td>
+              <td data-label="Updated">{formatTime(order.updatedAt)}</td>
               {canWrite && (
-                <td class="actions">
+                <td data-label="Actions" class="actions">
                   {NEXT[order.status].map((to) => (
                     <button key={to} type="button" class={to === 'cancelled' ? 'danger' : ''} onClick={() => move(order, to)}>
                       {MOVE[to]}

@@ -139,14 +139,14 @@ function WebhooksAdmin() {
         <tbody>
           {endpoints.data?.data.map((w) => (
             <tr key={w.id}>
-              <td>{w.id}</td>
-              <td>
+              <td data-label="ID">{w.id}</td>
+              <td data-label="URL">
                 <code>{w.url}</code>
                 {w.description && <div class="muted">{w.description}</div>}
               </td>
-              <td>{w.events === null ? 'every type' : w.events.join(', ')}</td>
-              <td>{w.enabled ? 'enabled' : 'disabled'}</td>
-              <td class="actions">
+              <td data-label="Events">{w.events === null ? 'every type' : w.events.join(', ')}</td>
+              <td data-label="State">{w.enabled ? 'enabled' : 'disabled'}</td>
+              <td data-label="Actions" class="actions">
                 <button type="button" aria-pressed={selected === w.id} onClick={() => setSelected(selected === w.id ? null : w.id)}>
                   Deliveries
                 </button>
@@ -214,13 +214,13 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
         <tbody>
           {log.data?.data.map((d) => (
             <tr key={d.id}>
-              <td>{d.id}</td>
-              <td>{d.type === 'attempt' ? <code>{d.eventId}</code> : d.type}</td>
-              <td>{d.attempt ?? '—'}</td>
-              <td>
+              <td data-label="ID">{d.id}</td>
+              <td data-label="Event">{d.type === 'attempt' ? <code>{d.eventId}</code> : d.type}</td>
+              <td data-label="Attempt">{d.attempt ?? '—'}</td>
+              <td data-label="Status">
                 <span class={`badge ${d.status}`}>{d.status}</span>
               </td>
-              <td>
+              <td data-label="Response">
                 {[
                   d.httpStatus !== null ? `HTTP ${d.httpStatus}` : '',
                   d.error !== `HTTP ${d.httpStatus}` ? (d.error ?? '') : '',
@@ -229,8 +229,10 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
                   .filter(Boolean)
                   .join(' ')}
               </td>
-              <td>{d.status === 'pending' && d.nextAttemptAt ? `due ${formatTime(d.nextAttemptAt)}` : formatTime(d.attemptedAt ?? d.createdAt)}</td>
-              <td class="actions">
+              <td data-label="When">
+                {d.status === 'pending' && d.nextAttemptAt ? `due ${formatTime(d.nextAttemptAt)}` : formatTime(d.attemptedAt ?? d.createdAt)}
+              </td>
+              <td data-label="Actions" class="actions">
                 {d.type === 'attempt' && d.status === 'failed' && (
                   <button type="button" onClick={() => retry(d)}>
                     Retry
