@@ -36,7 +36,7 @@ import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
-import { NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
+import { ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
 import { indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import { photoRoutes } from './photos/photo.routes.ts';
 import { Photo, Photos } from './photos/photo.schemas.ts';
@@ -83,6 +83,7 @@ export const SHARED_SCHEMAS = [
   NewPet,
   PetPatch,
   Pet,
+  ListedPet,
   Pets,
   Photo,
   Photos,

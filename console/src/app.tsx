@@ -2,6 +2,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { LiveFeed } from './live.ts';
+import { presetName, SCOPE_WORDS } from './scopes.ts';
 import { CategoriesPage } from './pages/categories.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { HealthPage } from './pages/health.tsx';
@@ -135,8 +136,17 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
       <header class="top">
         <span class="brand">Pet Store console</span>
         <span class="who">
-          Signed in with <strong>{who}</strong>
-          <span class="scopes"> · {session.me.scopes.join(', ')}</span>
+          Signed in with <strong>{who}</strong> ({presetName(session.me.scopes)})
+          <details class="scopes">
+            <summary>What this key may do</summary>
+            <ul>
+              {session.me.scopes.map((s) => (
+                <li key={s}>
+                  {SCOPE_WORDS[s]} <code>{s}</code>
+                </li>
+              ))}
+            </ul>
+          </details>
         </span>
         <button type="button" onClick={signOut}>
           Sign out

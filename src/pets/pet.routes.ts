@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { ifMatch, tagged } from '../http/policies/conditional.ts';
+import { ifMatch, tagged, withEntityTag } from '../http/policies/conditional.ts';
 import { idempotentResponse } from '../http/policies/idempotency.ts';
 import { registerMergePatchParser } from '../http/edge/json-body.ts';
 import {
@@ -45,20 +45,20 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         tags: ['Pets'],
         summary: 'List animals',
         description:
-          'Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given). When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.',
+          'Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given), or the animals named by `id`. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.',
         querystring: ListPetsQuery,
         response: {
           200: { ...Pets, description: 'A page of animals' },
-          400: errorResponse`Invalid \`limit\`, \`status\`, \`categoryId\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
+          400: errorResponse`Invalid \`limit\`, \`status\`, \`categoryId\`, \`id\` or \`cursor\`, \`id\` with \`q\` or \`tag\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      const { limit, status, categoryId, q, tag, sort } = request.query;
-      linkNext(reply, page, base, '/pets', { limit, status, categoryId, q, tag, sort });
-      return page.items;
+      const { limit, status, categoryId, id, q, tag, sort } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId, id: id?.map(String), q, tag, sort });
+      return page.items.map(withEntityTag);
     },
   );
 
@@ -99,7 +99,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         tags: ['Pets'],
         summary: 'Get an animal (deprecated)',
         description:
-          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
+          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets?id={petId}`, whose item carries the same entity tag as its `etag` member. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
         headers: IfNoneMatchHeaders,

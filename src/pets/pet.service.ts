@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { AppError, assertFound } from '../errors.ts';
+import { AppError, assertFound, invalid } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
@@ -8,7 +8,7 @@ import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { PetCreate, PetIndex } from './pet.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
-import { petListing } from './pet.listing.ts';
+import { type PetListing, passes, petListing } from './pet.listing.ts';
 import type { ListPetsQuery, NewPet, Pet, PetPatch, Price, PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
 
@@ -59,7 +59,7 @@ export function newPetRecord(input: NewPet, currency: string): Omit<PetCreate, '
     status: input.status ?? 'available',
     tags,
     ...(input.description === undefined ? {} : { description: input.description }),
-    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency, 'body/price/currency') }),
+    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency) }),
     ...indexOf({ name: input.name, description: input.description, tags }),
   };
 }
@@ -108,7 +108,7 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
  */
 export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
   const description = patch.description === undefined ? current.description : (patch.description ?? undefined);
-  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency, 'body/price/currency');
+  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency);
   // The schema's key order, as the engines read a pet back (storage/rows.ts).
   const next: Pet = {
     id: current.id,
@@ -133,9 +133,14 @@ export function patchPet(current: Pet, patch: PetPatch, currency: string): { nex
 }
 
 /** A price as given, in the store's currency; a price in another currency is refused (nothing converts it). */
-export function priceOf(input: PriceInput, currency: string, field: string): Price {
+export function priceOf(input: PriceInput, currency: string): Price {
   if (input.currency !== undefined && input.currency !== currency) {
-    throw new AppError('validation_failed', `${field} must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`);
+    throw invalid(`body field "price.currency" must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`, {
+      in: 'body',
+      field: 'price.currency',
+      rule: 'const',
+      message: `prices are in ${currency}, the shop's currency`,
+    });
   }
   return { amount: input.amount, currency };
 }
@@ -177,15 +182,37 @@ export class PetService {
   list(q: ListPetsQuery): Promise<Page<Pet>> {
     // The filters and the sort are bound into the cursor (PetListing.scope).
     const listing = petListing(q);
+    const { ids } = listing;
     return this.#cursors.fetchPageAt(
       listing.scope,
       q,
-      async (limit, from) => {
-        const { pets, walkedTo } = await this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) });
-        return { rows: pets, resumeAt: walkedTo && listing.at(walkedTo) };
-      },
+      ids === undefined
+        ? async (limit, from) => {
+            const { pets, walkedTo } = await this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) });
+            return { rows: pets, resumeAt: walkedTo && listing.at(walkedTo) };
+          }
+        : async (limit, from) => ({ rows: await this.#named(ids, listing, limit, from === undefined ? undefined : Number(from)) }),
       listing.position,
     );
+  }
+
+  /**
+   * `id=…` (at most 100): the live pets among `ids` after the cursor's id, passing the other filters,
+   * up to `limit`. Read by id a page's worth at a time, together (the PostgreSQL engine makes the
+   * lookups of one loop turn one query); withdrawn and unknown ids are skipped.
+   */
+  async #named(ids: readonly number[], listing: PetListing, limit: number, after: number | undefined): Promise<Pet[]> {
+    const { descending } = listing.query;
+    let rest = after === undefined ? ids : ids.filter((id) => (descending ? id < after : id > after));
+    const found: Pet[] = [];
+    while (found.length < limit && rest.length > 0) {
+      const batch = rest.slice(0, limit - found.length);
+      rest = rest.slice(batch.length);
+      for (const pet of await Promise.all(batch.map((id) => this.#storage.pets.get(id)))) {
+        if (pet !== undefined && passes(listing.query, pet)) found.push(pet);
+      }
+    }
+    return found;
   }
 
   update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {

@@ -88,7 +88,7 @@ for (const engine of ENGINES) {
         [{ price: { amount: 1.5 } }, /"price.amount" must be of type integer/],
         [{ price: { amount: '100' } }, /"price.amount" must be of type integer/],
         [{ price: 100 }, /"price" must be of type object/],
-        [{ price: { amount: 1, currency: 'USD' } }, /"?price\/currency"? must be EUR/],
+        [{ price: { amount: 1, currency: 'USD' } }, /body field "price.currency" must be EUR/],
         [{ createdAt: '2026-01-01T00:00:00.000Z' }, /"createdAt" is not allowed/],
       ];
       for (const [body, message] of cases) {

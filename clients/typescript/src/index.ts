@@ -7,6 +7,7 @@ export {
   PetstoreError,
   type ErrorCode,
   type ErrorStatus,
+  type FieldError,
   type HttpStatus,
   type PetstoreErrorCode,
   type PetstoreErrorInit,

@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given). When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
+         * @description Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given), or the animals named by `id`. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
          *
          *     Requires scope `pets:read`.
          */
@@ -43,7 +43,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets?id={petId}`, whose item carries the same entity tag as its `etag` member. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
          *
          *     Requires scope `pets:read`.
          */
@@ -883,8 +883,16 @@ export interface components {
          * @description The one error body of every error response
          * @example {
          *       "code": "validation_failed",
-         *       "message": "body field \"name\" must be at least 1 character long",
-         *       "status": 400
+         *       "message": "body field \"tags.0\" must match ^[a-z0-9-]{1,32}$",
+         *       "status": 400,
+         *       "errors": [
+         *         {
+         *           "in": "body",
+         *           "field": "tags[0]",
+         *           "rule": "pattern",
+         *           "message": "a tag is lowercase letters, digits and hyphens, up to 32"
+         *         }
+         *       ]
          *     }
          */
         Error: {
@@ -904,6 +912,26 @@ export interface components {
              * @example 400
              */
             status: number;
+            /** @description Only with `validation_failed`, which always has it: the rule the request broke (the first one found), for a client to show beside its input. `message` above stays the exact text for programmers. */
+            errors?: {
+                /** @description Where the field is: a body field, a query or path parameter, a header field */
+                in: "body" | "query" | "path" | "header";
+                /**
+                 * @description The field as a client names it: `name`, `tags[0]`, `price.amount` (body), `limit` (query), `If-Match` (header); empty for the body as a whole
+                 * @example tags[0]
+                 */
+                field: string;
+                /**
+                 * @description The rule broken: the JSON Schema keyword (`required`, `pattern`, `minLength`, `maximum`, `enum`, `type`, `format`, `additionalProperties`, …), `formatMinimum`/`formatMaximum` for an instant out of its range, `const` for a value that has only one allowed, `repeated` for a parameter given twice, `exclusive` for two parameters that cannot be used together
+                 * @example pattern
+                 */
+                rule: string;
+                /**
+                 * @description The rule in words for people, to show beside the field
+                 * @example a tag is lowercase letters, digits and hyphens, up to 32
+                 */
+                message: string;
+            }[];
         };
         /**
          * @description Availability status
@@ -1089,8 +1117,85 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description A page of animals, in the order `sort` names (ascending by id by default) */
-        Pets: components["schemas"]["Pet"][];
+        /**
+         * @description An animal with its entity tag
+         * @example {
+         *       "id": 1,
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z",
+         *       "etag": "\"A3ciOOg9sHgjg6QfwHTbfP\""
+         *     }
+         */
+        ListedPet: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service on creation
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @example Rex
+             */
+            name: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to (see GET /categories)
+             * @example 1
+             */
+            categoryId: number;
+            status: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags: string[];
+            price?: components["schemas"]["Price"];
+            /**
+             * @description The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`
+             * @example [
+             *       "/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+             *     ]
+             */
+            photoUrls?: string[];
+            /**
+             * Format: date-time
+             * @description When the animal was added (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the animal last changed: its fields, or its status through an order (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The animal's entity tag: the `ETag` its own representation (the Pet without this member) has. Send it in `If-Match` to change or withdraw the animal only while it is unchanged
+             * @example "A3ciOOg9sHgjg6QfwHTbfP"
+             */
+            etag: string;
+        };
+        /** @description A page of animals, each with its entity tag, in the order `sort` names (ascending by id by default) */
+        Pets: components["schemas"]["ListedPet"][];
         /**
          * @description A photo of an animal, as stored: decoded, stripped of metadata and re-encoded
          * @example {
@@ -2349,6 +2454,8 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /** @description Filters by category; combinable with `status` */
                 categoryId?: number;
+                /** @description The animals with these ids (repeat the parameter: `id=3&id=7`, at most 100, each once): how a client reads one animal and its `etag` without the deprecated getPet. Ids of withdrawn or unknown animals are left out, not refused. Combinable with `status` and `categoryId`; not with `q` or `tag`; ordered by id (`sort=id` or `-id`) */
+                id?: number[];
                 /**
                  * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`
                  * @example lab fri
@@ -2383,7 +2490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `categoryId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `categoryId`, `id` or `cursor`, `id` with `q` or `tag`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9101,6 +9208,10 @@ export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: Readon
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
+export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
+export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
+export const errorErrorsInAnyOf3Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["header"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
 export const newHealthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewHealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];

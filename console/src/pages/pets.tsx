@@ -2,11 +2,11 @@
 // with price, tags and description, field-level errors and the 412 flow.
 //
 // Photos (issue 23 item 5): PetPhotos, in the edit form.
-import { type Category, PET_STATUSES, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
+import { type Category, PET_STATUSES, type Pet, type PetStatus, type Petstore, PetstoreError, type Photo } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
+import { Alert, Field, Missing, NO_PROBLEM, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
 
 /** What the table asks GET /v1/pets for. */
 interface PetQuery {
@@ -30,7 +30,12 @@ const SORTS: readonly { value: PetSort; label: string }[] = [
   { value: 'createdAt', label: 'Added, oldest first' },
   { value: '-createdAt', label: 'Added, newest first' },
 ];
-const tagsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+/** Tags as typed, separated by spaces or commas; a tag is lower case, so capitals typed are lowered before sending. */
+const tagsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 export function PetsPage() {
   const { session } = useSession();
@@ -61,20 +66,25 @@ export function PetsPage() {
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
   const [editing, setEditing] = useState<{ id: number | null } | null>(null);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   const canWrite = session.can('pets:write');
   const categoryName = (id: number) => categories.data?.find((c) => c.id === id)?.name ?? `#${id}`;
+  const edit = (id: number | null) => {
+    outcome.start();
+    setEditing({ id });
+  };
+  // A filter the API refuses is said beside that filter, and the results of the filters before it are not shown as if they were its.
+  const listProblem = pets.cause === undefined ? NO_PROBLEM : problemOf(pets.cause);
 
   const withdraw = async (pet: Pet) => {
+    outcome.start();
     if (!confirm(`Withdraw ${pet.name} (pet ${pet.id}) from the store?`)) return;
-    setFailure(undefined);
     try {
       await client.pets.delete(pet.id);
-      setMessage(`Withdrew ${pet.name}.`);
+      outcome.succeeded(`Withdrew ${pet.name}.`);
       pets.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
@@ -82,7 +92,7 @@ export function PetsPage() {
     <section aria-labelledby="page-title">
       <PageHeading>Pets</PageHeading>
       {canWrite ? (
-        <button type="button" class="primary" onClick={() => setEditing({ id: null })} disabled={editing !== null}>
+        <button type="button" class="primary" onClick={() => edit(null)} disabled={editing !== null}>
           Add pet
         </button>
       ) : (
@@ -95,23 +105,20 @@ export function PetsPage() {
           onDone={(saved) => {
             setEditing(null);
             if (saved) {
-              setMessage(`Saved ${saved.name}.`);
+              outcome.succeeded(`Saved ${saved.name}.`);
               pets.reload();
             }
           }}
         />
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       <form class="filters" aria-label="Filter pets" onSubmit={(e) => e.preventDefault()}>
-        <span class="filter">
-          <label for="pets-search">Search</label>
-          <input id="pets-search" type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />
-        </span>
-        <span class="filter">
-          <label for="pets-tag">Tag</label>
-          <input id="pets-tag" value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />
-        </span>
+        <Field id="pets-search" label="Search" error={listProblem.fields.q}>
+          {(a11y) => <input {...a11y} type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />}
+        </Field>
+        <Field id="pets-tag" label="Tag" error={listProblem.fields.tag}>
+          {(a11y) => <input {...a11y} value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />}
+        </Field>
         <label>
           Status{' '}
           <select value={query.status} onChange={(e) => setQuery({ ...query, status: e.currentTarget.value as PetStatus | '' })}>
@@ -145,7 +152,7 @@ export function PetsPage() {
           </select>
         </span>
       </form>
-      {pets.error && <Alert>{pets.error}</Alert>}
+      {listProblem.general && <Alert>{listProblem.general}</Alert>}
       <table>
         <caption>Pets{pets.loading ? ' (loading…)' : ''}</caption>
         <thead>
@@ -160,19 +167,21 @@ export function PetsPage() {
           </tr>
         </thead>
         <tbody>
-          {pets.data?.data.map((pet) => (
+          {(pets.error ? [] : (pets.data?.data ?? [])).map((pet) => (
             <tr key={pet.id}>
-              <td>{pet.id}</td>
-              <td>{pet.name}</td>
-              <td>{categoryName(pet.categoryId)}</td>
-              <td>
+              <td data-label="ID">{pet.id}</td>
+              <td data-label="Name">{pet.name}</td>
+              <td data-label="Category">{categoryName(pet.categoryId)}</td>
+              <td data-label="Status">
                 <span class={`badge ${pet.status}`}>{pet.status}</span>
               </td>
-              <td class="number">{pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}</td>
-              <td>{pet.tags.join(', ')}</td>
+              <td data-label="Price" class="number">
+                {pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}
+              </td>
+              <td data-label="Tags">{pet.tags.join(', ')}</td>
               {canWrite && (
-                <td class="actions">
-                  <button type="button" onClick={() => setEditing({ id: pet.id })} disabled={editing !== null}>
+                <td data-label="Actions" class="actions">
+                  <button type="button" onClick={() => edit(pet.id)} disabled={editing !== null}>
                     Edit
                   </button>
                   <button type="button" class="danger" onClick={() => withdraw(pet)}>
@@ -182,7 +191,7 @@ export function PetsPage() {
               )}
             </tr>
           ))}
-          {pets.data?.data.length === 0 && (
+          {!pets.error && pets.data?.data.length === 0 && (
             <tr>
               <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || q || tags.length > 0 ? ' match these filters' : ' yet'}.</td>
             </tr>
@@ -203,6 +212,17 @@ interface Draft {
   /** Tags as typed, separated by spaces or commas. */
   tags: string;
   description: string;
+}
+
+/**
+ * One animal and its entity tag, read from the listing (`GET /v1/pets?id=`): the deprecated
+ * GET /v1/pets/{petId} is not used. The listed `etag` is the animal's own ETag, which If-Match takes.
+ */
+async function readPet(client: Petstore, id: number): Promise<{ data: Pet; etag: string }> {
+  const [listed] = (await client.pets.list({ id: [id] })).data;
+  if (listed === undefined) throw new Error(`Pet ${id} is no longer in the store (it may have been withdrawn).`);
+  const { etag, ...data } = listed;
+  return { data, etag };
 }
 
 const draftOf = (pet: Pet): Draft => ({
@@ -243,7 +263,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   const [saving, setSaving] = useState(false);
   const load = useLoad(async () => {
     if (id === null) return undefined;
-    const { data, etag } = await client.pets.get.withResponse(id);
+    const { data, etag } = await readPet(client, id);
     setLoaded({ pet: data, etag });
     setDraft(draftOf(data));
     return data;
@@ -254,7 +274,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   // A photo added or removed changes the pet's ETag: take the new one, keeping the person's draft.
   const photosChanged = async () => {
     if (id === null) return;
-    const { data, etag } = await client.pets.get.withResponse(id);
+    const { data, etag } = await readPet(client, id);
     setLoaded({ pet: data, etag });
   };
   const save = async (ifMatch?: string) => {
@@ -284,7 +304,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
         );
     } catch (err) {
       if (err instanceof PetstoreError && err.code === 'precondition_failed' && id !== null) {
-        const current = await client.pets.get.withResponse(id);
+        const current = await readPet(client, id);
         setConflict({ theirs: current.data, etag: current.etag });
       } else setProblem(problemOf(err));
     } finally {
