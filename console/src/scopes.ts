@@ -25,7 +25,7 @@ export interface Preset {
 /** The roles a shop hands keys to, least privilege first. */
 export const PRESETS: readonly Preset[] = [
   { name: 'Read only', scopes: ['pets:read', 'orders:read'] },
-  { name: 'Shop floor', scopes: ['pets:read', 'health:read', 'health:write', 'orders:read', 'orders:write'] },
+  { name: 'Shop floor', scopes: ['pets:read', 'orders:read', 'orders:write'] },
   { name: 'Catalogue', scopes: ['pets:read', 'pets:write', 'categories:write'] },
   { name: 'Integration', scopes: ['pets:read', 'orders:read', 'events:read', 'webhooks:admin'] },
 ];
