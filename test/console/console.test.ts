@@ -361,6 +361,10 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await form.getByLabel('Price').fill('19.99');
         await form.getByLabel('Tags').fill('shy, house_trained');
         await form.getByLabel('Description').fill('A curious young ferret who loves tunnels');
+        // A photo chosen in the Add form itself, uploaded once the pet is saved.
+        await form
+          .getByLabel(/^Photos/)
+          .setInputFiles({ name: 'pippin.png', mimeType: 'image/png', buffer: await solid('png', { width: 80, height: 60, colour: 90 }) });
         await form.getByRole('button', { name: 'Save' }).click();
         // The API's 400 names tags[1] ("_" is no tag's): its rule in words, beside Tags.
         await a.locator('#pet-tags-error').waitFor();
@@ -372,6 +376,10 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await a.getByText('Saved Pippin.').waitFor();
         const row = a.getByRole('row', { name: /Pippin/ });
         assert.match((await row.textContent()) ?? '', /€19\.99.*shy, house-trained/);
+        // Its row shows the photo's thumbnail.
+        const thumb = row.locator('img.row-thumb');
+        await thumb.waitFor();
+        await a.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0, await thumb.elementHandle());
         await value.filter({ hasText: /^€19\.99$/ }).waitFor({ timeout: LIVE_MS });
         await assertAccessible(b, 'Inventory', engine);
         await shot(b, 'inventory', engine);
@@ -516,7 +524,16 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await open(a, 'Categories');
         await a.getByLabel('Category name').fill('Hedgehogs');
         await a.getByRole('button', { name: 'Add category' }).click();
-        await log.getByText('Hedgehogs').waitFor({ timeout: LIVE_MS });
+        // Each event as a sentence; its JSON behind a disclosure.
+        const added = log.getByRole('listitem').filter({ hasText: 'Category Hedgehogs added' });
+        await added.waitFor({ timeout: LIVE_MS });
+        assert.equal(await added.locator('pre').isVisible(), false, 'the raw JSON is folded away');
+        await added.getByText('as JSON').click();
+        assert.match((await added.locator('pre').textContent()) ?? '', /"name": "Hedgehogs"/);
+        await log
+          .getByText(/^Frodo \(pet \d+\) changed: now \w+/)
+          .first()
+          .waitFor();
         await assertAccessible(b, 'Events', engine);
         await shot(b, 'events', engine);
       });

@@ -170,7 +170,10 @@ export function PetsPage() {
           {(pets.error ? [] : (pets.data?.data ?? [])).map((pet) => (
             <tr key={pet.id}>
               <td data-label="ID">{pet.id}</td>
-              <td data-label="Name">{pet.name}</td>
+              <td data-label="Name">
+                {pet.photoUrls?.[0] && <img class="row-thumb" src={`${pet.photoUrls[0]}/thumb`} alt="" loading="lazy" />}
+                {pet.name}
+              </td>
               <td data-label="Category">{categoryName(pet.categoryId)}</td>
               <td data-label="Status">
                 <span class={`badge ${pet.status}`}>{pet.status}</span>
@@ -261,6 +264,8 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [conflict, setConflict] = useState<{ theirs: Pet; etag: string } | undefined>();
   const [saving, setSaving] = useState(false);
+  /** Add pet: photos chosen with the form, uploaded once the pet exists (the API takes a photo of a saved pet). */
+  const [files, setFiles] = useState<readonly File[]>([]);
   const load = useLoad(async () => {
     if (id === null) return undefined;
     const { data, etag } = await readPet(client, id);
@@ -289,16 +294,22 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
     const description = draft.description === '' ? null : draft.description;
     setSaving(true);
     try {
-      if (id === null)
-        onDone(
-          await client.pets.create({
-            ...common,
-            ...(amount === null ? {} : { price: { amount } }),
-            ...(tags.length ? { tags } : {}),
-            ...(description === null ? {} : { description }),
-          }),
-        );
-      else
+      if (id === null) {
+        const created = await client.pets.create({
+          ...common,
+          ...(amount === null ? {} : { price: { amount } }),
+          ...(tags.length ? { tags } : {}),
+          ...(description === null ? {} : { description }),
+        });
+        try {
+          for (const file of files) await client.pets.addPhoto(created.id, file);
+        } catch (err) {
+          // The pet is saved; say which part did not happen rather than lose it.
+          setProblem({ fields: {}, general: `${created.name} was saved, but a photo was not: ${describeError(err)} Add it through Edit.` });
+          return;
+        }
+        onDone(created);
+      } else
         onDone(
           await client.pets.update(id, { ...common, price: amount === null ? null : { amount }, tags, description }, { ifMatch: ifMatch ?? loaded!.etag }),
         );
@@ -401,6 +412,12 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
         )}
       </Field>
       {id !== null && <PetPhotos petId={id} onChanged={photosChanged} />}
+      {id === null && (
+        <label class="field">
+          Photos (JPEG, PNG or WebP; uploaded with the new pet)
+          <input type="file" multiple accept="image/jpeg,image/png,image/webp" onChange={(e) => setFiles([...(e.currentTarget.files ?? [])].slice(0, 10))} />
+        </label>
+      )}
       {problem.general && <Alert>{problem.general}</Alert>}
       <div class="buttons">
         <button type="submit" class="primary" disabled={saving || conflict !== undefined}>
