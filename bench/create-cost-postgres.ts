@@ -26,7 +26,8 @@ try {
   const recreate = nine
     .split('\n')
     .filter((l) => /^CREATE INDEX pets_live_(status|category|category_status)_(name|price|created) /.test(l))
-    .join('\n');
+    .join('\n')
+    .replaceAll('CREATE INDEX ', 'CREATE INDEX IF NOT EXISTS ');
   const [{ pid }] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const cpu = () => {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

@@ -11,20 +11,16 @@ const N = Number(process.env.N ?? 3000);
 const BATCH = Number(process.env.BATCH ?? 10);
 const ROUNDS = 5;
 const ALL = readMigrations('sqlite');
+const fourteen = ALL.find((m: { version: number }) => m.version === 14)?.sql ?? '';
 const variants: Record<string, string> = {
   'migrations 1-13': '',
-  'migration 14 too': ALL.find((m: { version: number }) => m.version === 14)?.sql ?? '',
-  'no 9 filter-specific sort indexes': ['status', 'category', 'category_status']
-    .flatMap((f) => ['name', 'price', 'created'].map((k) => `DROP INDEX pets_live_${f}_${k};`))
-    .join(''),
-  'no sort indexes at all': ['', 'status_', 'category_', 'category_status_']
-    .flatMap((f) => ['name', 'price', 'created'].map((k) => `DROP INDEX pets_live_${f}${k};`))
-    .join(''),
-  'no FTS trigger': 'DROP TRIGGER pets_fts_insert;',
-  'no inventory/stock triggers': 'DROP TRIGGER pets_inventory_insert; DROP TRIGGER pets_stock_value_insert;',
+  'migration 14 too': fourteen,
   'migrations 1-13, again (the first variant also warms the JIT)': '',
-  'no pets_live_* id filter indexes':
-    'DROP INDEX pets_live_id; DROP INDEX pets_live_status_id; DROP INDEX pets_live_category_id; DROP INDEX pets_live_category_status_id;',
+  // What remains after migration 14, one part at a time (not a schema to ship: what each costs).
+  '14, without the FTS5 trigger': `${fourteen}; DROP TRIGGER pets_fts_insert;`,
+  '14, without the inventory and stock-value triggers': `${fourteen}; DROP TRIGGER pets_inventory_insert; DROP TRIGGER pets_stock_value_insert;`,
+  '14, without the three sort indexes': `${fourteen}; DROP INDEX pets_live_name; DROP INDEX pets_live_price; DROP INDEX pets_live_created;`,
+  '14, without the four id-order filter indexes': `${fourteen}; DROP INDEX pets_live_id; DROP INDEX pets_live_status_id; DROP INDEX pets_live_category_id; DROP INDEX pets_live_category_status_id;`,
 };
 const dir = mkdtempSync(join(tmpdir(), 'create-cost-'));
 for (const [name, drop] of Object.entries(variants)) {

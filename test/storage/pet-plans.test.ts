@@ -14,7 +14,7 @@ import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
 import { postgresDialect } from '../../src/storage/postgres/postgres.dialect.ts';
 import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import type { Dialect, SqlParam } from '../../src/storage/sql/sql.db.ts';
-import { petListPlan, petListStatement, SEARCH_DENSE, SEARCH_SAMPLE, searchSampleStatement } from '../../src/storage/sql/sql.pet-list.ts';
+import { type PlanStep, petListPlan, petListStatement, SEARCH_DENSE, SEARCH_SAMPLE, searchSampleStatement } from '../../src/storage/sql/sql.pet-list.ts';
 import { sqliteDialect } from '../../src/storage/sqlite/sqlite.db.ts';
 import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
@@ -73,7 +73,7 @@ const FILTERS: Partial<ListPetsQuery>[] = [
   { q: 'w42 pet', categoryId: 2, tag: ['t7'] },
 ];
 
-type Kind = 'page' | 'count' | 'few' | 'walk' | 'bound';
+type Kind = PlanStep['kind'];
 
 /**
  * Every listing GET /pets accepts, first page and a later one, as the storage is asked for it, and
@@ -91,18 +91,16 @@ function listings(d: Dialect): { label: string; query: PetQuery; statements: { k
         ['', { ...listing.query, limit: 21 }],
         [', after a cursor', { ...listing.query, limit: 21, after: { id: 100, value } }],
       ] as const) {
+        // Every step the plan can take: each answered as if its filter's index held few matches
+        // and as if it held many, every walk coming up short of the page (so the bound is read).
         const statements: { kind: Kind; sql: string; params: SqlParam[] }[] = [];
         for (const matches of [0, SORTED_FEW + 1]) {
           const plan = petListPlan(query, d);
-          let step = plan.next();
-          while (!step.done) {
-            if (matches === 0) statements.push({ kind: 'count', ...step.value });
-            step = plan.next([matches]);
+          for (let step = plan.next(); !step.done; ) {
+            const { kind, statement, pets } = step.value;
+            if (!statements.some((s) => s.sql === statement.sql)) statements.push({ kind, ...statement });
+            step = plan.next(pets ? [0] : [matches]);
           }
-          const { page, bound } = step.value;
-          statements.push({ kind: bound === undefined ? (query.order === 'id' || statements.length === 0 ? 'page' : 'few') : 'walk', ...page });
-          if (bound !== undefined) statements.push({ kind: 'bound', ...bound });
-          if (statements.length === 1) break; // no count: the same plan whatever the matches
         }
         out.push({ label: `${label}${where}`, query, statements });
       }

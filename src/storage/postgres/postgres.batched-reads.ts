@@ -4,7 +4,7 @@ import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
-import { boundPosition, petListPlan, petListStatement, SEARCH_DENSE, searchSampleStatement, type Statement } from '../sql/sql.pet-list.ts';
+import { petListPlan, petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
 import type { SqlParam } from '../sql/sql.db.ts';
 import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import { postgresDialect } from './postgres.dialect.ts';
@@ -59,17 +59,16 @@ export class PostgresPets implements PetRepository {
 
   /** The steps of petListPlan (sql.pet-list.ts), one statement after the other. */
   async #planned(q: PetQuery): Promise<PetPage> {
-    const first = async ({ sql, params }: Statement) => {
-      const [row] = await this.#db.query<Record<string, SqlParam>>(sql, params);
-      return row && Object.values(row);
-    };
+    let rows: PetRow[] = [];
     const plan = petListPlan(q, postgresDialect);
     let step = plan.next();
-    while (!step.done) step = plan.next(await first(step.value));
-    const { page, bound } = step.value;
-    const pets = freeze(await this.#db.query<PetRow>(page.sql, page.params));
-    const end = bound !== undefined && pets.length < q.limit ? await first(bound) : undefined;
-    return { pets, walkedTo: end && boundPosition(end) };
+    while (!step.done) {
+      const { statement, pets } = step.value;
+      if (pets) rows = await this.#db.query<PetRow>(statement.sql, statement.params);
+      const [first] = pets ? [] : await this.#db.query<Record<string, SqlParam>>(statement.sql, statement.params);
+      step = plan.next(pets ? [rows.length] : first && Object.values(first));
+    }
+    return { pets: freeze(rows), walkedTo: step.value };
   }
 
   async inventory(): Promise<Inventory> {

@@ -37,38 +37,59 @@ export interface Statement {
 export const SEARCH_SAMPLE = 500;
 export const SEARCH_DENSE = 5;
 
-/** What a page of pets needs after its scalar steps (petListPlan): its statement and, for a bounded walk, where the walk ends. */
-export interface PlannedPage {
-  readonly page: Statement;
-  /** The SEARCH_WALK-th pet of the order from the position (no row: the walk reaches the end); run when the page came up short. */
-  readonly bound?: Statement;
+/**
+ * One step of petListPlan. `pets`: the statement reads pets — the page, the last such step's rows
+ * — and the engine answers with how many it read; else it reads one row of values, the answer.
+ */
+export interface PlanStep {
+  readonly kind: 'page' | 'sample' | 'count' | 'few' | 'walk' | 'bound';
+  readonly statement: Statement;
+  readonly pets: boolean;
 }
 
 /**
- * How a page of pets is read, as steps the engine runs in order: each yielded statement returns
- * one row of values (or none), sent back as the step's answer; the plan then returns the page's
- * statement. The one place that decides between the plans; the engines only run them (SQLite in
- * one synchronous read, PostgreSQL one query after the other). Any filter (search, tags, status,
- * category) in another order than id: the matches of the filter's own index are counted up to
- * SORTED_FEW + 1; at most SORTED_FEW are read and sorted, more are walked in the sort key's index,
- * the only index per sort key (migration 14; docs/api.md, "Search, tags and sort orders").
+ * How a page of pets is read, as steps the engine runs in order (SQLite in one synchronous read,
+ * PostgreSQL one query after the other), sending each step's answer back; the plan returns where a
+ * bounded walk stopped short of a page, if it did (PetPage.walkedTo). The one place that decides;
+ * the engines only run statements. Any filter in another order than id (docs/api.md, "Search,
+ * tags and sort orders"; migration 14 left one index per sort key):
+ * - a status or a category, common in practice, is walked first in the sort key's index; a walk
+ *   that comes up short counts the filter's pets on its id-order index, and sorts them if few;
+ * - a search or a tag filter counts its matches on its own index first (up to SORTED_FEW + 1):
+ *   the few are read and sorted, the many walked. On PostgreSQL a search is sampled instead of
+ *   counted (a GIN index is read as a bitmap of every match before a count can stop), and one
+ *   common in the first SEARCH_SAMPLE pets is walked at once;
+ * - a walk reads at most SEARCH_WALK pets; short of a page with more pets beyond, it stops there.
  */
-export function* petListPlan(q: PetQuery, d: Dialect): Generator<Statement, PlannedPage, SqlParam[] | undefined> {
+export function* petListPlan(q: PetQuery, d: Dialect): Generator<PlanStep, PetPosition | undefined, SqlParam[] | undefined> {
   const filtered = q.words !== undefined || (q.tags?.length ?? 0) > 0 || q.status !== undefined || q.categoryId !== undefined;
-  if (q.order === undefined || q.order === 'id' || !filtered) return { page: petListStatement(q, d) };
-  if (q.words !== undefined && d.countReadsEveryMatch) {
-    // The first SEARCH_SAMPLE pets by id: at least SEARCH_DENSE matches there (1 %) say the words
-    // are common, and they are walked without counting (a count would read every match).
-    const [sampled] = (yield searchSampleStatement({ ...q, after: undefined }, d)) ?? [0];
-    if (Number(sampled) >= SEARCH_DENSE) return { page: sortedWalkStatement(q), bound: walkBoundStatement(q) };
+  if (q.order === undefined || q.order === 'id' || !filtered) {
+    yield { kind: 'page', statement: petListStatement(q, d), pets: true };
+    return undefined;
   }
-  const [matches] = (yield matchCountStatement(q, d)) ?? [0];
-  if (Number(matches) <= SORTED_FEW) return { page: sortedFewStatement(q, d) };
-  return { page: sortedWalkStatement(q), bound: walkBoundStatement(q) };
+  const countIsCheap = !(q.words !== undefined && d.countReadsEveryMatch);
+  const few = (matches: SqlParam[] | undefined) => Number(matches?.[0] ?? 0) <= SORTED_FEW;
+  let walkFirst = q.words === undefined && (q.tags?.length ?? 0) === 0;
+  if (!countIsCheap)
+    walkFirst = Number((yield { kind: 'sample', statement: searchSampleStatement({ ...q, after: undefined }, d), pets: false })?.[0] ?? 0) >= SEARCH_DENSE;
+  if (!walkFirst && few(yield { kind: 'count', statement: matchCountStatement(q, d), pets: false })) {
+    yield { kind: 'few', statement: sortedFewStatement(q, d), pets: true };
+    return undefined;
+  }
+  const found = yield { kind: 'walk', statement: sortedWalkStatement(q), pets: true };
+  if (Number(found?.[0] ?? 0) >= q.limit) return undefined;
+  const end = yield { kind: 'bound', statement: walkBoundStatement(q), pets: false };
+  // No SEARCH_WALK-th pet: the walk reached the end of the order, and the page is complete.
+  if (end === undefined) return undefined;
+  if (walkFirst && countIsCheap && few(yield { kind: 'count', statement: matchCountStatement(q, d), pets: false })) {
+    yield { kind: 'few', statement: sortedFewStatement(q, d), pets: true };
+    return undefined;
+  }
+  return boundPosition(end);
 }
 
 /** The position a walk's bound row (sort value, id) stands for. */
-export const boundPosition = ([value, id]: SqlParam[]): PetPosition => ({ value: value as string | number, id: Number(id) });
+const boundPosition = ([value, id]: SqlParam[]): PetPosition => ({ value: value as string | number, id: Number(id) });
 
 /**
  * The pets the filter's own index holds — the search's matches, else the first tag's pets, else

@@ -5,7 +5,7 @@ import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
-import { boundPosition, petListPlan } from '../sql/sql.pet-list.ts';
+import { petListPlan } from '../sql/sql.pet-list.ts';
 import type { SqlParam } from '../sql/sql.db.ts';
 import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
@@ -61,16 +61,18 @@ export class SqlitePets implements PetRepository {
 
   /** The steps of petListPlan, run in one synchronous read (one committed state). */
   #page(q: PetQuery): PetPage {
-    const first = (s: { sql: string; params: SqlParam[] }) =>
-      this.#list(s.sql).get(...(s.params as (string | number | null)[])) as unknown as SqlParam[] | undefined;
+    let rows: PetTuple[] = [];
     const plan = petListPlan(q, sqliteDialect);
     let step = plan.next();
-    while (!step.done) step = plan.next(first(step.value));
-    const { page, bound } = step.value;
-    const rows = this.#list(page.sql).all(...(page.params as (string | number | null)[])) as unknown as PetTuple[];
+    while (!step.done) {
+      const { statement, pets } = step.value;
+      const prepared = this.#list(statement.sql);
+      const params = statement.params as (string | number | null)[];
+      if (pets) rows = prepared.all(...params) as unknown as PetTuple[];
+      step = plan.next(pets ? [rows.length] : (prepared.get(...params) as unknown as SqlParam[] | undefined));
+    }
     const pets = Object.freeze(rows.map((r) => frozenPet(tupleToPet(r)))) as Pet[];
-    const end = bound !== undefined && rows.length < q.limit ? first(bound) : undefined;
-    return Object.freeze({ pets, walkedTo: end && boundPosition(end) });
+    return Object.freeze({ pets, walkedTo: step.value });
   }
 
   #list(sql: string): StatementSync {
