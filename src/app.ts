@@ -204,7 +204,7 @@ export async function buildApp({
   const api = async (v1: FastifyInstance) => {
     await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(photoRoutes, {
-      photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }),
+      photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
       maxBytes: config.photoMaxBytes,
       maxPixels: config.photoMaxPixels,
     });

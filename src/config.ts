@@ -327,6 +327,8 @@ const SETTINGS = {
   photoMaxBytes: integer('PHOTO_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   /** The most pixels a photo upload may decode to, every frame counted: the decompression-bomb limit. */
   photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
+  /** Uploads decoded at once per instance; one more is refused (503) rather than queued. */
+  photoConcurrency: integer('PHOTO_CONCURRENCY', 2, 1, 1_000),
   /** Separate port for /metrics, /healthz, /readyz; undefined → served on the main port. */
   metricsPort: optionalInteger('METRICS_PORT', 0, 65535),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -4,7 +4,18 @@
 import { createHash } from 'node:crypto';
 import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { AppError } from '../errors.ts';
-import { DISPLAY_SIZE, PHOTO_MAX_FRAMES, THUMBNAIL_SIZE, type PhotoMediaType, type ProcessedPhoto } from './photo.schemas.ts';
+import {
+  ANIMATION_DISPLAY_SIZE,
+  ANIMATION_MAX_PIXELS,
+  DISPLAY_SIZE,
+  PHOTO_MAX_ASPECT,
+  PHOTO_MAX_FRAMES,
+  PHOTO_MAX_SIDE,
+  PNG_MAX_DECODED_BYTES,
+  THUMBNAIL_SIZE,
+  type PhotoMediaType,
+  type ProcessedPhoto,
+} from './photo.schemas.ts';
 
 type SharpFactory = (input: Buffer, options?: SharpOptions) => Sharp;
 let loaded: Promise<SharpFactory> | undefined;
@@ -23,7 +34,7 @@ function sharpLib(): Promise<SharpFactory> {
 }
 
 export interface PhotoLimits {
-  /** Pixels of the whole image (every frame of an animation counted): the decompression-bomb limit. */
+  /** Pixels of the image, every frame of an animation counted (PHOTO_MAX_PIXELS): the decompression-bomb limit. */
   readonly maxPixels: number;
 }
 
@@ -72,17 +83,15 @@ export async function processPhoto(bytes: Buffer | undefined, limits: PhotoLimit
   const frames = meta.pages ?? 1;
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;
-  if (frames > PHOTO_MAX_FRAMES) throw new AppError('image_too_large', `the image has ${frames} frames; at most ${PHOTO_MAX_FRAMES} are accepted`);
-  if (width * height * frames > limits.maxPixels) {
-    const what = frames > 1 ? `${frames} frames of ${width} × ${height} pixels` : `${width} × ${height} pixels`;
-    throw tooManyPixels(what, limits.maxPixels);
-  }
+  assertWithinBudget(width, height, frames, limits);
+  if (mediaType === 'image/png') assertPngWithinBudget(width * height * (meta.channels ?? 4) * (BYTES_PER_SAMPLE[meta.depth ?? ''] ?? 4));
 
   const animated = frames > 1;
   try {
     // failOn 'warning': a truncated or damaged image is refused, not stored half-grey.
     const input = sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'warning', animated, sequentialRead: true });
-    const resized = (animated ? input : input.autoOrient()).resize({ width: DISPLAY_SIZE, height: DISPLAY_SIZE, fit: 'inside', withoutEnlargement: true });
+    const size = animated ? ANIMATION_DISPLAY_SIZE : DISPLAY_SIZE;
+    const resized = (animated ? input : input.autoOrient()).resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true });
     const encoded = mediaType === 'image/jpeg' ? resized.jpeg({ quality: 85 }) : mediaType === 'image/png' ? resized.png() : resized.webp({ quality: 85 });
     const { data: image, info } = await encoded.toBuffer({ resolveWithObject: true });
     // From the display image (already small): its first frame, at most THUMBNAIL_SIZE px.
@@ -101,6 +110,37 @@ export async function processPhoto(bytes: Buffer | undefined, limits: PhotoLimit
   } catch (err) {
     throw unreadable(reason(err));
   }
+}
+
+const tooLarge = (message: string) => new AppError('image_too_large', message);
+
+/**
+ * Refuses (413 image_too_large), from the header's figures alone, an image whose decoding would
+ * cost more than one upload may: more than PHOTO_MAX_FRAMES frames, a side longer than
+ * PHOTO_MAX_SIDE, a longest side more than PHOTO_MAX_ASPECT times the shortest, a frame of more
+ * than `maxPixels` pixels, an animation of more than `maxPixels` or ANIMATION_MAX_PIXELS (the
+ * smaller) over all its frames.
+ */
+export function assertWithinBudget(width: number, height: number, frames: number, limits: PhotoLimits): void {
+  const size = `${width.toLocaleString('en')} × ${height.toLocaleString('en')} pixels`;
+  if (frames > PHOTO_MAX_FRAMES) throw tooLarge(`the image has ${frames} frames; at most ${PHOTO_MAX_FRAMES} are accepted`);
+  const longest = Math.max(width, height);
+  if (longest > PHOTO_MAX_SIDE) throw tooLarge(`the image is ${size}; its longest side may be at most ${PHOTO_MAX_SIDE.toLocaleString('en')} pixels`);
+  if (longest > PHOTO_MAX_ASPECT * Math.max(1, Math.min(width, height)))
+    throw tooLarge(`the image is ${size}; its longest side may be at most ${PHOTO_MAX_ASPECT} times its shortest`);
+  if (width * height > limits.maxPixels) throw tooManyPixels(size, limits.maxPixels);
+  const maxTotal = Math.min(limits.maxPixels, ANIMATION_MAX_PIXELS);
+  if (frames > 1 && width * height * frames > maxTotal) throw tooManyPixels(`${frames} frames of ${size}`, maxTotal);
+}
+
+const BYTES_PER_SAMPLE: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2 };
+
+/** 413 for a PNG that would decode to more than PNG_MAX_DECODED_BYTES. */
+function assertPngWithinBudget(decodedBytes: number): void {
+  if (decodedBytes <= PNG_MAX_DECODED_BYTES) return;
+  throw tooLarge(
+    `the PNG decodes to ${Math.round(decodedBytes / 1e6).toLocaleString('en')} MB (pixels × channels × bytes per sample); at most ${PNG_MAX_DECODED_BYTES / 1e6} MB are accepted`,
+  );
 }
 
 /** libvips' first line, without the paths and internals of the rest. */

@@ -7,7 +7,12 @@ import { PetIdParams } from '../pets/pet.schemas.ts';
 import {
   PetPhotoParams,
   Photo,
+  ANIMATION_DISPLAY_SIZE,
+  ANIMATION_MAX_PIXELS,
+  PHOTO_MAX_ASPECT,
   PHOTO_MAX_FRAMES,
+  PHOTO_MAX_SIDE,
+  PNG_MAX_DECODED_BYTES,
   PHOTO_MEDIA_TYPES,
   PhotoHashParams,
   Photos,
@@ -59,7 +64,7 @@ const binary = (mediaTypes: readonly string[], description: string) => ({
 });
 
 export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async (app, { photos, maxBytes, maxPixels }) => {
-  const limits = `at most ${maxBytes.toLocaleString('en')} bytes (\`PHOTO_MAX_BYTES\`) and ${maxPixels.toLocaleString('en')} pixels (\`PHOTO_MAX_PIXELS\`, every frame of an animation counted), at most ${PHOTO_MAX_FRAMES} frames`;
+  const limits = `at most ${maxBytes.toLocaleString('en')} bytes (\`PHOTO_MAX_BYTES\`), ${maxPixels.toLocaleString('en')} pixels (\`PHOTO_MAX_PIXELS\`, every frame of an animation counted), ${PHOTO_MAX_SIDE.toLocaleString('en')} px on its longest side, that side at most ${PHOTO_MAX_ASPECT} times the shortest, a PNG decoding to at most ${PNG_MAX_DECODED_BYTES / 1e6} MB, an animation at most ${PHOTO_MAX_FRAMES} frames and ${ANIMATION_MAX_PIXELS.toLocaleString('en')} pixels over all its frames`;
 
   await app.register(async (scope) => {
     registerImageParser(scope, maxBytes);
@@ -72,7 +77,7 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
           operationId: 'addPetPhoto',
           tags: ['Pets'],
           summary: 'Add a photo of an animal',
-          description: `The image is the body: JPEG, PNG or WebP, ${limits}. Its type is decided from its bytes, never from \`Content-Type\` (a PNG sent as \`image/jpeg\` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side, and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (\`GET /photos/{hash}\`). An animal has at most ${PHOTOS_PER_PET} photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without \`Idempotency-Key\`). Adding a photo changes the animal's \`photoUrls\` and records \`pet.updated\`.`,
+          description: `The image is the body: JPEG, PNG or WebP, ${limits}. Its type is decided from its bytes, never from \`Content-Type\` (a PNG sent as \`image/jpeg\` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's ${ANIMATION_DISPLAY_SIZE} px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (\`GET /photos/{hash}\`). An animal has at most ${PHOTOS_PER_PET} photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without \`Idempotency-Key\`). Adding a photo changes the animal's \`photoUrls\` and records \`pet.updated\`. Each instance decodes at most \`PHOTO_CONCURRENCY\` uploads at once; one more is answered 503 with \`Retry-After\`.`,
           consumes: [...PHOTO_MEDIA_TYPES],
           params: PetIdParams,
           body: {
@@ -84,9 +89,10 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
             400: errorResponse`${invalidIds(['petId'])} (${'validation_failed'}); an empty or missing body, or an image that does not decode — truncated or corrupt (${'invalid_image'}); ${MALFORMED}`,
             404: errorResponse`No animal with this id, or it was withdrawn (${'not_found'})`,
             409: errorResponse`The animal has ${prose(String(PHOTOS_PER_PET))} photos already (${'too_many_photos'})`,
-            413: errorResponse`The body is larger than \`PHOTO_MAX_BYTES\` (${'payload_too_large'}); the image has more pixels than \`PHOTO_MAX_PIXELS\` or more than ${prose(String(PHOTO_MAX_FRAMES))} frames, by its header, before anything is decoded (${'image_too_large'})`,
+            413: errorResponse`The body is larger than \`PHOTO_MAX_BYTES\` (${'payload_too_large'}); the image is over its budget by its header, before anything is decoded: more than \`PHOTO_MAX_PIXELS\` pixels (every frame counted), a side longer than ${prose(PHOTO_MAX_SIDE.toLocaleString('en'))} px or more than ${prose(String(PHOTO_MAX_ASPECT))} times the other, a PNG decoding to more than ${prose(String(PNG_MAX_DECODED_BYTES / 1e6))} MB, more than ${prose(String(PHOTO_MAX_FRAMES))} frames or ${prose(ANIMATION_MAX_PIXELS.toLocaleString('en'))} pixels over all frames (${'image_too_large'})`,
             415: errorResponse`\`Content-Type\` is not ${prose(PHOTO_MEDIA_TYPES.join(', '))}, or the body is not a JPEG, PNG or WebP image whatever it says (${'unsupported_media_type'})`,
             ...commonErrors,
+            503: errorResponse`\`PHOTO_CONCURRENCY\` uploads are being decoded already, the database is unreachable, or the service is shutting down (${'service_unavailable'}); retry after \`Retry-After\``,
           },
         },
       },

@@ -12,8 +12,30 @@ export const PHOTOS_PER_PET = 10;
 /** The longest side of the display image and of the thumbnail, in pixels. */
 export const DISPLAY_SIZE = 1600;
 export const THUMBNAIL_SIZE = 320;
+/**
+ * The longest side of an animation's display image: every frame of an animation is held until the
+ * animation is encoded, so at 1,600 px two frames cost 100 MB (bench/photo-budget.ts).
+ */
+export const ANIMATION_DISPLAY_SIZE = 800;
 /** An animated image may have at most this many frames. */
 export const PHOTO_MAX_FRAMES = 100;
+/**
+ * The budget of one upload, read from its header before anything is decoded (docs/api.md,
+ * "Photos"; bench/photo-budget.ts measures it): the longest side, the ratio of the longest side to
+ * the shortest (a 1 × 39,000,000 PNG costs its decoder per row), and the pixels of an animation
+ * over all its frames — each frame is decoded at full size and kept until the animation is
+ * encoded, so an animation costs far more per pixel than a still image, which is decoded row by
+ * row.
+ */
+export const PHOTO_MAX_SIDE = 10_000;
+export const PHOTO_MAX_ASPECT = 20;
+export const ANIMATION_MAX_PIXELS = 10_000_000;
+/**
+ * What a PNG may decode to (pixels × channels × bytes per sample): libvips cannot shrink a PNG
+ * while loading it (it does a JPEG and a WebP), so its cost follows its samples — 21 million RGB
+ * pixels, or 8 million at 16 bits with alpha.
+ */
+export const PNG_MAX_DECODED_BYTES = 64_000_000;
 
 export const HASH_PATTERN = '^[0-9a-f]{64}$';
 

@@ -53,22 +53,45 @@ export function removePhoto(storage: Storage, petId: number, photoId: number, ct
   });
 }
 
+export function imageWorkFull(concurrency: number): AppError {
+  return new AppError(
+    'service_unavailable',
+    `${concurrency} photo uploads are being processed, the most this instance takes at once (PHOTO_CONCURRENCY); retry in a second`,
+    { 'retry-after': '1' },
+  );
+}
+
 export class PhotoService {
   readonly #storage: Storage;
   readonly #clock: Clock;
   readonly #limits: PhotoLimits;
+  readonly #concurrency: number;
+  #decoding = 0;
 
-  constructor(storage: Storage, clock: Clock, limits: PhotoLimits) {
+  constructor(storage: Storage, clock: Clock, limits: PhotoLimits, concurrency: number) {
     this.#storage = storage;
     this.#clock = clock;
     this.#limits = limits;
+    this.#concurrency = concurrency;
   }
 
-  /** Decodes and re-encodes the upload (outside any transaction: it takes CPU, not the database), then stores it. */
+  /**
+   * Decodes and re-encodes the upload (outside any transaction: it takes CPU, not the database),
+   * then stores it. At most PHOTO_CONCURRENCY uploads are decoded at once; one more is refused at
+   * once (503 with Retry-After) rather than queued, so image work never holds more than its share
+   * of the cores and memory, and a client sees the pressure.
+   */
   async add(petId: number, body: Buffer | undefined): Promise<AddedPhoto> {
     // No image work for an animal that is not there (the workflow checks again, under its lock).
     if ((await this.#storage.pets.get(petId)) === undefined) throw notFound(`pet ${petId}`);
-    const image = await processPhoto(body, this.#limits);
+    if (this.#decoding >= this.#concurrency) throw imageWorkFull(this.#concurrency);
+    this.#decoding++;
+    let image: ProcessedPhoto;
+    try {
+      image = await processPhoto(body, this.#limits);
+    } finally {
+      this.#decoding--;
+    }
     return addPhoto(this.#storage, petId, image, { now: this.#clock.now() });
   }
 

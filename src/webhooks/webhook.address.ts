@@ -192,7 +192,10 @@ export class AddressPolicy {
     }
     for (const address of addresses) {
       const why = this.refusal(host, port, address);
-      if (why) throw refuse(isIP(host) ? `its host is ${why}, not a public address` : `its host ${host} resolves to ${why}, not a public address`);
+      // For a name, what it resolves to is not said: the answer of this service's resolver (its
+      // internal DNS names and addresses) is not the client's to learn.
+      if (why)
+        throw refuse(isIP(host) ? `its host is ${why}, not a public address` : `its host ${host} is not a public address (it resolves to one that is not)`);
     }
     return url.href;
   }

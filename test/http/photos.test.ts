@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
-import { animatedWebp, jpegWithGps, pngBomb, solid } from '../helpers/images.ts';
+import { animatedWebp, greyPng, jpegWithGps, pngBomb, rgba16Png, solid, webpBomb } from '../helpers/images.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 import { assertError } from '../helpers/errors.ts';
 
@@ -36,7 +36,8 @@ for (const engine of ENGINES) {
   // One app for the tests that need the default one, reset between them (test/helpers/app.ts): the
   // tests run one after the other (the suite's files run side by side, and CPU is what bounds it).
   describe(`${engine}: pet photos`, () => {
-    const testApp = sharedTestApp(engine);
+    // Enough image work at once for the tests that upload concurrently (the limit has its own test).
+    const testApp = sharedTestApp(engine, { env: { PHOTO_CONCURRENCY: '8' } });
     test('a JPEG with EXIF GPS is stored and served without any metadata, with a WebP thumbnail', async (t) => {
       const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
@@ -144,6 +145,30 @@ for (const engine of ENGINES) {
       assertError(await upload(app, auth, petId, await animatedWebp(101, 2), 'image/webp'), 413, 'image_too_large', /101 frames; at most 100/);
     });
 
+    test('the budget of one upload, from its header (issue 34): longest side, aspect ratio, PNG samples, pixels of an animation; refused before decoding', async (t) => {
+      const { app, auth } = await testApp(t);
+      const petId = await newPet(app, auth);
+      const refusals: [string, Buffer, string, RegExp][] = [
+        ['39,000,000 × 1 PNG (335 MB of RSS before)', greyPng(39_000_000, 1), 'image/png', /39,000,000 × 1 pixels; its longest side may be at most 10,000/],
+        ['1 × 39,000,000 PNG (8 CPU-s before)', greyPng(1, 39_000_000), 'image/png', /1 × 39,000,000 pixels; its longest side may be at most 10,000/],
+        ['10,000 × 400 PNG', greyPng(10_000, 400), 'image/png', /10,000 × 400 pixels; its longest side may be at most 20 times its shortest/],
+        ['10 frames of 2,000² WebP (2 CPU-s before)', await webpBomb(10, 2000), 'image/webp', /10 frames of 2,000 × 2,000 pixels; at most 10,000,000 pixels/],
+        ['100 frames of 632² WebP', await webpBomb(100, 632), 'image/webp', /100 frames of 632 × 632 pixels; at most 10,000,000/],
+        ['6,000² RGBA 16-bit PNG', rgba16Png(6000, 6000), 'image/png', /the PNG decodes to 288 MB .*; at most 64 MB/],
+      ];
+      for (const [what, image, type, message] of refusals) {
+        assert.ok(image.length < 300_000, `${what}: a small file (${image.length} bytes)`);
+        assertError(await upload(app, auth, petId, image, type), 413, 'image_too_large', message);
+      }
+      // Within the budget: the largest animation is kept animated, at most 800 px on its longest side.
+      const animation = await upload(app, auth, petId, await webpBomb(4, 1581), 'image/webp');
+      assert.equal(animation.statusCode, 201, animation.body);
+      assert.deepEqual([animation.json().width, animation.json().height], [800, 800]);
+      const wide = await upload(app, auth, petId, greyPng(10_000, 500), 'image/png');
+      assert.equal(wide.statusCode, 201, wide.body);
+      assert.deepEqual([wide.json().width, wide.json().height], [1600, 80]);
+    });
+
     test('an animation within the limits stays animated; its thumbnail is its first frame', async (t) => {
       const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
@@ -207,6 +232,17 @@ for (const engine of ENGINES) {
         for (const photo of await photosOf(app, auth, p)) await app.inject({ method: 'DELETE', url: `/v1/pets/${p}/photos/${photo.id}`, headers: auth });
       }
       assert.equal(await storage.photos.blob(hash, 'image'), undefined, 'gone with the last reference');
+    });
+
+    test('PHOTO_CONCURRENCY uploads are decoded at once; one more is refused at once with 503 and Retry-After', async (t) => {
+      const { app, auth } = await buildTestApp(t, { engine, env: { PHOTO_CONCURRENCY: '1' } });
+      const petId = await newPet(app, auth);
+      const images = [await solid('png', { width: 2000, height: 2000, colour: 1 }), await solid('png', { width: 2000, height: 2000, colour: 2 })];
+      const [first, second] = await Promise.all(images.map((image) => upload(app, auth, petId, image, 'image/png')));
+      assert.equal(first.statusCode, 201, first.body);
+      assertError(second, 503, 'service_unavailable', /1 photo uploads are being processed.*PHOTO_CONCURRENCY/);
+      assert.equal(second.headers['retry-after'], '1');
+      assert.equal((await upload(app, auth, petId, images[1], 'image/png')).statusCode, 201, 'free again once the first is done');
     });
 
     test('at most 10 photos per pet (409 too_many_photos); a removal makes room', async (t) => {
@@ -305,7 +341,7 @@ describe('a decompression bomb', () => {
     const before = process.memoryUsage().rss;
     const res = await upload(app, auth, petId, bomb, 'image/png');
     const grew = process.memoryUsage().rss - before;
-    assertError(res, 413, 'image_too_large', /20000 × 20000 pixels; at most 40,000,000/);
+    assertError(res, 413, 'image_too_large', /20,000 × 20,000 pixels; its longest side may be at most 10,000 pixels/);
     // Decoded it would be 400 MB of greyscale (1.6 GB as RGBA); refused by its header, it costs nothing.
     assert.ok(grew < 32 * 1024 * 1024, `RSS grew by ${(grew / 1048576).toFixed(1)} MiB`);
     assert.deepEqual(await photosOf(app, auth, petId), []);

@@ -192,6 +192,30 @@ describe('prototype members: refused by name, saying why', () => {
   });
 });
 
+describe('escaped UTF-16 surrogates (issue 34, item 6)', () => {
+  test('a lone surrogate escape in a value or a name → 400 invalid_json; a pair is a character', async (t) => {
+    const { app, auth } = await buildTestApp(t);
+    const post = (body: string) => app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': JSON_TYPE }, payload: body });
+    for (const body of [
+      '{"name":"Rex\\ud800","categoryId":1}',
+      '{"name":"\\udc00Rex","categoryId":1}',
+      '{"name":"Rex\\ud800\\u0041","categoryId":1}',
+      '{"name":"Rex\\uD83D","categoryId":1}',
+      '{"name":"Rex","categoryId":1,"\\ud800":1}',
+      '{"name":"Rex\\\\\\ud800","categoryId":1}',
+    ]) {
+      const res = await post(body);
+      assert.equal(res.statusCode, 400, body);
+      assert.equal(res.json().code, 'invalid_json', body);
+      assert.match(res.json().message, /half of a UTF-16 surrogate pair/, body);
+    }
+    const pair = await post('{"name":"Rex \\ud83d\\udc36","categoryId":1}');
+    assert.equal(pair.statusCode, 201, pair.body);
+    assert.equal(pair.json().name, 'Rex 🐶');
+    assert.equal(jsonStructureProblem('{"a":"\\\\ud800"}', MAX_JSON_DEPTH), undefined, 'an escaped backslash before "ud800" is text');
+  });
+});
+
 describe('text fields: blank means only white space or invisible (default-ignorable) characters', () => {
   const INVISIBLE = ['\u200b\u200e', '\u200b', '\u200c\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\u180e', '\ufe0f', ' \u200b\t\u3000'];
 

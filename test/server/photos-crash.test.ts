@@ -66,7 +66,7 @@ async function readTables(engine: Engine, url: string): Promise<Tables> {
 
 async function scenario(t: TestContext, engine: Engine): Promise<void> {
   const url = await serviceDatabaseUrl(t, engine);
-  const env = { DATABASE_URL: url, DATABASE_POOL_SIZE: '4', PETSTORE_API_KEYS: KEY, RATE_LIMIT_PER_MINUTE: '0' };
+  const env = { DATABASE_URL: url, DATABASE_POOL_SIZE: '4', PETSTORE_API_KEYS: KEY, RATE_LIMIT_PER_MINUTE: '0', PHOTO_CONCURRENCY: '64' };
   // Large enough that decoding and re-encoding take a while, so that the kill lands mid-upload.
   const images = await Promise.all(Array.from({ length: IMAGES }, (_, i) => solid('png', { width: 480, height: 360, colour: 0x203040 * (i + 1) })));
 

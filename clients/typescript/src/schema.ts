@@ -85,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Add a photo of an animal
-         * @description The image is the body: JPEG, PNG or WebP, at most 5,242,880 bytes (`PHOTO_MAX_BYTES`) and 40,000,000 pixels (`PHOTO_MAX_PIXELS`, every frame of an animation counted), at most 100 frames. Its type is decided from its bytes, never from `Content-Type` (a PNG sent as `image/jpeg` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side, and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (`GET /photos/{hash}`). An animal has at most 10 photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without `Idempotency-Key`). Adding a photo changes the animal's `photoUrls` and records `pet.updated`.
+         * @description The image is the body: JPEG, PNG or WebP, at most 5,242,880 bytes (`PHOTO_MAX_BYTES`), 40,000,000 pixels (`PHOTO_MAX_PIXELS`, every frame of an animation counted), 10,000 px on its longest side, that side at most 20 times the shortest, a PNG decoding to at most 64 MB, an animation at most 100 frames and 10,000,000 pixels over all its frames. Its type is decided from its bytes, never from `Content-Type` (a PNG sent as `image/jpeg` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's 800 px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (`GET /photos/{hash}`). An animal has at most 10 photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without `Idempotency-Key`). Adding a photo changes the animal's `photoUrls` and records `pet.updated`. Each instance decodes at most `PHOTO_CONCURRENCY` uploads at once; one more is answered 503 with `Retry-After`.
          *
          *     Requires scope `pets:write`.
          */
@@ -3626,7 +3626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than `PHOTO_MAX_BYTES` (`payload_too_large`); the image has more pixels than `PHOTO_MAX_PIXELS` or more than 100 frames, by its header, before anything is decoded (`image_too_large`) */
+            /** @description The body is larger than `PHOTO_MAX_BYTES` (`payload_too_large`); the image is over its budget by its header, before anything is decoded: more than `PHOTO_MAX_PIXELS` pixels (every frame counted), a side longer than 10,000 px or more than 20 times the other, a PNG decoding to more than 64 MB, more than 100 frames or 10,000,000 pixels over all frames (`image_too_large`) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3673,7 +3673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            /** @description `PHOTO_CONCURRENCY` uploads are being decoded already, the database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -11,7 +11,8 @@ export const MAX_JSON_DEPTH = 32;
  * JSON.parse would take it: nesting deeper than `maxDepth` (objects and arrays), a name that
  * occurs twice in one object (RFC 8259 §4 leaves the meaning to the receiver; JSON.parse keeps the
  * last, other parsers the first, so the body means different things to different readers), or a
- * member that would reach an object's prototype in JavaScript (`__proto__`, `constructor.prototype`).
+ * member that would reach an object's prototype in JavaScript (`__proto__`, `constructor.prototype`),
+ * or a string escaping half of a UTF-16 surrogate pair alone (`"\ud800"`: no character, RFC 8259 §8.2).
  * One linear pass; brackets and quotes inside strings are skipped. Invalid JSON is left to the parser.
  */
 export function jsonStructureProblem(text: string, maxDepth: number): AppError | undefined {
@@ -31,6 +32,17 @@ export function jsonStructureProblem(text: string, maxDepth: number): AppError |
         const d = text.charCodeAt(i);
         if (d === 92 /* \ */) {
           escaped = true;
+          if (text.charCodeAt(i + 1) === 117 /* u */) {
+            // A UTF-16 surrogate escaped alone is no character: JSON.parse would keep it as is and
+            // storage would turn it into U+FFFD — the body would not mean what it says.
+            const unit = hex4(text, i + 2);
+            if (unit >= 0xdc00 && unit <= 0xdfff) return loneSurrogate(unit);
+            if (unit >= 0xd800 && unit <= 0xdbff) {
+              const low = text.charCodeAt(i + 6) === 92 && text.charCodeAt(i + 7) === 117 ? hex4(text, i + 8) : Number.NaN;
+              if (!(low >= 0xdc00 && low <= 0xdfff)) return loneSurrogate(unit);
+              i += 6; // the low half's escape, read
+            }
+          }
           i++;
         } else if (d === 34) break;
       }
@@ -67,6 +79,15 @@ export function jsonStructureProblem(text: string, maxDepth: number): AppError |
     }
   }
   return undefined;
+}
+
+const hex4 = (text: string, at: number): number => (/^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4)) ? Number.parseInt(text.slice(at, at + 4), 16) : Number.NaN);
+
+function loneSurrogate(unit: number): AppError {
+  return new AppError(
+    'invalid_json',
+    `request body is not valid JSON for this service: the escape \\u${unit.toString(16)} is half of a UTF-16 surrogate pair without its other half, so it names no character`,
+  );
 }
 
 /**
