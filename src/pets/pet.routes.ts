@@ -17,10 +17,11 @@ import {
   mergePatchBodyErrors,
   notModified,
   preconditionErrors,
+  prose,
   UNEXPECTED_BODY,
 } from '../schemas.ts';
 import { linkNext } from '../paging.ts';
-import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
+import { ListPetsQuery, listed, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
 export interface PetRoutesOptions {
@@ -33,6 +34,9 @@ export interface PetRoutesOptions {
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
+// The listing's filters, as its query schema has them (the rest pages and orders it).
+const FILTERS = Object.keys(ListPetsQuery.properties).filter((p) => !['limit', 'sort', 'cursor'].includes(p));
+
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   const location = (pet: Pet) => `${base}/pets/${pet.id}`;
 
@@ -44,12 +48,11 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         operationId: 'listPets',
         tags: ['Pets'],
         summary: 'List animals',
-        description:
-          'Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given), or the animals named by `id`. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.',
+        description: `Returns a page of animals, ascending by id, optionally filtered by ${listed(FILTERS, 'and')} (any of them together, but \`id\` with neither \`q\` nor \`tag\`). \`id\` names the animals itself. Each carries its entity tag (\`etag\`), which \`If-Match\` accepts: \`GET /pets?id=7\` reads one animal and its tag without the deprecated getPet. When more may follow, the response has \`Link: <…>; rel="next"\` (RFC 8288) with a \`cursor\`; follow it as given. The last page has no \`next\` link. Withdrawn animals are never listed.`,
         querystring: ListPetsQuery,
         response: {
           200: { ...Pets, description: 'A page of animals' },
-          400: errorResponse`Invalid \`limit\`, \`status\`, \`categoryId\`, \`id\` or \`cursor\`, \`id\` with \`q\` or \`tag\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
+          400: errorResponse`Invalid ${prose(listed(Object.keys(ListPetsQuery.properties), 'or'))}, \`id\` with \`q\` or \`tag\` or another order than id, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
@@ -135,7 +138,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
           operationId: 'updatePet',
           tags: ['Pets'],
           summary: 'Change an animal',
-          description: `Sets any of \`name\`, \`categoryId\`, \`status\` (a JSON merge patch, RFC 7396, sent as \`application/merge-patch+json\` or \`application/json\`); the others are kept. While an order for the animal is open (\`placed\` or \`approved\`) its status belongs to the order: changing it → 409 \`pet_has_open_order\`. ${conditionalWrite}`,
+          description: `Sets any of ${listed(Object.keys(PetPatch.properties), 'or')} (a JSON merge patch, RFC 7396, sent as \`application/merge-patch+json\` or \`application/json\`); the others are kept. While an order for the animal is open (\`placed\` or \`approved\`) its status belongs to the order: changing it → 409 \`pet_has_open_order\`. ${conditionalWrite}`,
           'x-stability': 'experimental',
           consumes: ['application/merge-patch+json', 'application/json'],
           headers: IfMatchHeaders,

@@ -9,7 +9,7 @@ import type { PetCreate, PetIndex } from './pet.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
-import type { ListPetsQuery, NewPet, Pet, PetPatch, Price, PriceInput } from './pet.schemas.ts';
+import { NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
 
 // The pet workflows, each in one write transaction over the pet row it locks (docs/architecture.md).
@@ -52,20 +52,18 @@ export function savePet(tx: Transaction, current: Pet, next: Pet, now: Date): Pr
 
 /** The row a new pet is inserted as (its timestamps are the write's): `status` defaults to available, the price is in `currency`, the store's. */
 export function newPetRecord(input: NewPet, currency: string): Omit<PetCreate, 'at'> {
-  const tags = input.tags ?? [];
-  return {
-    name: input.name,
-    categoryId: input.categoryId,
-    status: input.status ?? 'available',
-    tags,
-    ...(input.description === undefined ? {} : { description: input.description }),
-    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency) }),
-    ...indexOf({ name: input.name, description: input.description, tags }),
-  };
+  const record: Record<string, unknown> = {};
+  for (const member of SENT) {
+    const given = (input as Record<string, unknown>)[member];
+    const value = given === undefined ? DEFAULTS[member] : fromInput(member, given, currency);
+    if (value !== undefined) record[member] = value;
+  }
+  const pet = record as Omit<PetCreate, 'at' | keyof PetIndex>;
+  return { ...pet, ...indexOf(pet) };
 }
 
 /** What the engines index of a pet: its search words and its name's sort key (pets/pet.search.ts). */
-export function indexOf(pet: Pick<Pet, 'name' | 'description' | 'tags'>): PetIndex {
+export function indexOf(pet: Pick<Pet, 'name'> & Partial<Pet>): PetIndex {
   return { searchText: searchText(pet), nameKey: nameKey(pet.name) };
 }
 
@@ -101,35 +99,42 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
   });
 }
 
+// What a client may send of a new pet (NewPet) and change of one (PetPatch), as the schemas say,
+// in the field table's order (PET_FIELDS, pet.schemas.ts).
+const SENT = PET_FIELDS.map((f) => f.member).filter((m) => m in NewPet.properties);
+const PATCHED = new Set(PET_FIELDS.map((f) => f.member).filter((m) => m in PetPatch.properties));
+/** What a member left out of a new pet, or removed by a patch's `null`, becomes (absent when not named here). */
+const DEFAULTS: Partial<Pet> = { status: 'available', tags: [] };
+
+/** A member's value as a pet keeps it, from what a client sent: a price is set in `currency`, the store's. */
+function fromInput(member: keyof Pet, given: unknown, currency: string): unknown {
+  return member === 'price' ? priceOf(given as PriceInput, currency) : given;
+}
+
+/** Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON. */
+function same(a: unknown, b: unknown): boolean {
+  return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+}
+
 /**
  * The pet after `patch` (a JSON merge patch: a field absent is kept, `null` removes an optional
  * one); `changed` is false when every field given already had its value. A price is set in
  * `currency`, the store's.
  */
 export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
-  const description = patch.description === undefined ? current.description : (patch.description ?? undefined);
-  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency);
   // The schema's key order, as the engines read a pet back (storage/rows.ts).
-  const next: Pet = {
-    id: current.id,
-    name: patch.name ?? current.name,
-    categoryId: patch.categoryId ?? current.categoryId,
-    status: patch.status ?? current.status,
-    ...(description === undefined ? {} : { description }),
-    tags: patch.tags === undefined ? current.tags : (patch.tags ?? []),
-    ...(price === undefined ? {} : { price }),
-    createdAt: current.createdAt,
-    updatedAt: current.updatedAt,
-  };
-  const changed =
-    next.name !== current.name ||
-    next.categoryId !== current.categoryId ||
-    next.status !== current.status ||
-    next.description !== current.description ||
-    next.tags.join(' ') !== current.tags.join(' ') ||
-    next.price?.amount !== current.price?.amount ||
-    next.price?.currency !== current.price?.currency;
-  return { next, changed };
+  const next: Record<string, unknown> = {};
+  let changed = false;
+  for (const { member } of PET_FIELDS) {
+    let value: unknown = current[member];
+    const given = PATCHED.has(member) ? (patch as Record<string, unknown>)[member] : undefined;
+    if (given !== undefined) {
+      value = given === null ? DEFAULTS[member] : fromInput(member, given, currency);
+      if (!same(value, current[member])) changed = true;
+    }
+    if (value !== undefined) next[member] = value;
+  }
+  return { next: next as Pet, changed };
 }
 
 /** A price as given, in the store's currency; a price in another currency is refused (nothing converts it). */

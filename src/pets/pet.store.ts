@@ -2,7 +2,7 @@
 // pet's statements inside one (PetTx). Engines implement them (storage/sql/sql.pets.ts and each
 // engine's read path); they decide nothing.
 import type { Inventory } from '../store/inventory.schemas.ts';
-import type { Pet, PetStatus, Price } from './pet.schemas.ts';
+import type { Pet, PetStatus } from './pet.schemas.ts';
 
 /** What the engines index of a pet, as the pets domain writes it (pets/pet.search.ts). */
 export interface PetIndex {
@@ -12,16 +12,15 @@ export interface PetIndex {
   readonly nameKey: string;
 }
 
-export interface PetCreate extends PetIndex {
-  readonly name: string;
-  readonly categoryId: number;
-  readonly status: PetStatus;
-  readonly description?: string;
-  readonly tags: readonly string[];
-  readonly price?: Price;
-  /** createdAt and updatedAt. */
-  readonly at: Date;
-}
+/**
+ * A new pet: every member of Pet but those the engines assign (its id, its timestamps: `at`) or
+ * another statement keeps (photoUrls, PhotoTx), as the pets domain completed them (newPetRecord); and its index.
+ */
+export type PetCreate = PetIndex &
+  Readonly<Omit<Pet, 'id' | 'photoUrls' | 'createdAt' | 'updatedAt'>> & {
+    /** createdAt and updatedAt. */
+    readonly at: Date;
+  };
 
 /** The orders a listing of pets comes in; `value` is a row's position in it besides its id. */
 export type PetOrderKey = 'id' | 'name' | 'price' | 'createdAt';

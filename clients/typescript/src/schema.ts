@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given), or the animals named by `id`. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
+         * @description Returns a page of animals, ascending by id, optionally filtered by `status`, `categoryId`, `id`, `q` and `tag` (any of them together, but `id` with neither `q` nor `tag`). `id` names the animals itself. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
          *
          *     Requires scope `pets:read`.
          */
@@ -61,7 +61,7 @@ export interface paths {
         head?: never;
         /**
          * Change an animal
-         * @description Sets any of `name`, `categoryId`, `status` (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); the others are kept. While an order for the animal is open (`placed` or `approved`) its status belongs to the order: changing it → 409 `pet_has_open_order`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).
+         * @description Sets any of `name`, `categoryId`, `status`, `description`, `tags` or `price` (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); the others are kept. While an order for the animal is open (`placed` or `approved`) its status belongs to the order: changing it → 409 `pet_has_open_order`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).
          *
          *     Requires scope `pets:write`.
          */
@@ -1011,7 +1011,7 @@ export interface components {
             };
         };
         /**
-         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.
+         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `photoUrls`, `createdAt` and `updatedAt` are read-only.
          * @example {
          *       "name": "Rex II"
          *     }
@@ -2490,7 +2490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `categoryId`, `id` or `cursor`, `id` with `q` or `tag`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `categoryId`, `id`, `q`, `tag`, `sort` or `cursor`, `id` with `q` or `tag` or another order than id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

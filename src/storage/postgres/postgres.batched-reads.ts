@@ -3,16 +3,14 @@
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { frozenPet, PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import { frozenPet, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
 import { petListPlan, petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
+import { PETS_BY_IDS, UNINDEXED_PETS } from '../sql/sql.pets.ts';
 import type { SqlParam } from '../sql/sql.db.ts';
 import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 import { BatchedLookup } from './postgres.batch.ts';
 import type { PgDb } from './postgres.db.ts';
-
-// Only live pets are read; a withdrawn one (deleted_at set) is absent everywhere.
-const LIVE = 'deleted_at IS NULL';
 
 export class PostgresPets implements PetRepository {
   readonly #db: PgDb;
@@ -23,8 +21,8 @@ export class PostgresPets implements PetRepository {
     this.#db = db;
     // getPet: the reads of one loop turn share a query (BatchedLookup).
     this.#byId = new BatchedLookup<number, Pet>(async (ids) => {
-      const rows = await db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE id = ANY($1) AND ${LIVE}`, [ids]);
-      return new Map(rows.map((r) => [r.id, frozenPet(toPet(r))]));
+      const pets = (await db.query<PetRow>(PETS_BY_IDS(postgresDialect), [ids])).map((r) => frozenPet(toPet(r)));
+      return new Map(pets.map((p) => [p.id, p]));
     });
     // Listings: the requests of one loop turn that ask for the same page share its query (a hot
     // first page is asked for by many at once); different pages are separate queries.
@@ -84,8 +82,7 @@ export class PostgresPets implements PetRepository {
   }
 
   async unindexed(limit: number): Promise<Pet[]> {
-    const rows = await this.#db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE search_text IS NULL AND ${LIVE} ORDER BY id LIMIT $1`, [limit]);
-    return rows.map(toPet);
+    return (await this.#db.query<PetRow>(UNINDEXED_PETS, [limit])).map(toPet);
   }
 }
 

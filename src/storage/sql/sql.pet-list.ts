@@ -4,7 +4,7 @@
 import { SEARCH_WALK, SORTED_FEW, UNPRICED_SORT_KEY } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS } from '../rows.ts';
 import type { PetOrderKey, PetPosition, PetQuery } from '../../pets/pet.store.ts';
-import type { Dialect, SqlParam } from './sql.db.ts';
+import { LIVE, type Dialect, type SqlParam } from './sql.db.ts';
 
 /** The sort expressions, as the migration 9 indexes are written (an expression index is used only for the same expression). */
 export const PET_SORT_EXPRESSIONS: Record<Exclude<PetOrderKey, 'id'>, string> = {
@@ -13,7 +13,6 @@ export const PET_SORT_EXPRESSIONS: Record<Exclude<PetOrderKey, 'id'>, string> = 
   createdAt: 'created_at',
 };
 
-const LIVE = 'deleted_at IS NULL';
 const qualified = (prefix: string) =>
   PET_COLUMNS.split(', ')
     .map((c) => `${prefix}${c}`)

@@ -1,22 +1,45 @@
-// The pet inside a workflow's transaction. On PostgreSQL the row locks order concurrent changes:
-// every change of one pet (a PATCH, a withdrawal, an order placed for it) queues on the pet's row,
-// and each then checks what the one before it committed.
-import type { Pet } from '../../pets/pet.schemas.ts';
+// The pet's statements, each written once for both engines and built from the pet's field table
+// (PET_FIELDS, pets/pet.schemas.ts): the reads the engines' read paths wrap (SQLite's read cache,
+// PostgreSQL's batched lookups) and the pet inside a workflow's transaction. On PostgreSQL the row
+// locks order concurrent changes: every change of one pet (a PATCH, a withdrawal, an order placed
+// for it) queues on the pet's row, and each then checks what the one before it committed.
+import { PET_FIELDS, type Pet, type PetField } from '../../pets/pet.schemas.ts';
 import type { PetCreate, PetIndex, PetTx } from '../../pets/pet.store.ts';
-import { PET_COLUMNS, priceColumns, toPet, type PetRow } from '../rows.ts';
+import { PET_COLUMNS, petValues, toPet, type PetRow } from '../rows.ts';
 import { LIVE_CATEGORY } from './sql.categories.ts';
-import { first, LIVE, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
+import { first, LIVE, perDialect, type Dialect, type SqlDb, type SqlParam } from './sql.db.ts';
 
-const LOCK_PET = perDialect((d) => `SELECT ${PET_COLUMNS} FROM pets WHERE id = $1 AND ${LIVE} ${d.lock('FOR UPDATE')}`);
-// One statement: the category's lock and the insert. The category must be live: a deleted
+/** The live pet $1. */
+export const PET_BY_ID = `SELECT ${PET_COLUMNS} FROM pets WHERE id = $1 AND ${LIVE}`;
+/** The live pets among the ids of the list parameter $1, in no particular order. */
+export const PETS_BY_IDS = perDialect((d) => `SELECT ${PET_COLUMNS} FROM pets WHERE id ${d.anyOf('$1', 'BIGINT')} AND ${LIVE}`);
+/** At most $1 live pets whose index was never written (PetRepository.unindexed), lowest ids first. */
+export const UNINDEXED_PETS = `SELECT ${PET_COLUMNS} FROM pets WHERE search_text IS NULL AND ${LIVE} ORDER BY id LIMIT $1`;
+
+const LOCK_PET = perDialect((d) => `${PET_BY_ID} ${d.lock('FOR UPDATE')}`);
+
+// The columns each statement writes, from the field table, then the index the pets domain computes.
+const INSERTED = PET_FIELDS.filter((f) => f.written !== 'never');
+const UPDATED = PET_FIELDS.filter((f) => f.written === 'always');
+const INDEX_COLUMNS = ['search_text', 'name_key'];
+const columnsOf = (fields: readonly PetField[]) => [...fields.flatMap((f) => f.columns), ...INDEX_COLUMNS];
+/** `$from`, `$from+1`, … for `count` parameters. */
+const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`);
+
+// One statement: the category's lock ($1) and the insert. The category must be live: a deleted
 // category's row still satisfies the foreign key.
-const INSERT_PET = perDialect(
-  (d) => `WITH c AS (${LIVE_CATEGORY(d)})
-    INSERT INTO pets (name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
-    SELECT $2, id, $3, $4, $5, $6, $7, $8, $8, $9, $10 FROM c RETURNING ${PET_COLUMNS}`,
-);
-const UPDATE_PET = `UPDATE pets SET name = $2, category_id = $3, status = $4, description = $5, tags = $6, price_amount = $7, price_currency = $8,
-  updated_at = $9, search_text = $10, name_key = $11 WHERE id = $1 RETURNING ${PET_COLUMNS}`;
+const INSERT_PET = perDialect((d) => {
+  const columns = columnsOf(INSERTED);
+  return `WITH c AS (${LIVE_CATEGORY(d)})
+    INSERT INTO pets (${columns.join(', ')}) SELECT ${placeholders(2, columns.length).join(', ')} FROM c RETURNING ${PET_COLUMNS}`;
+});
+const UPDATE_PET = (() => {
+  const columns = columnsOf(UPDATED);
+  const set = columns.map((c, i) => `${c} = $${i + 2}`);
+  return `UPDATE pets SET ${set.join(', ')} WHERE id = $1 RETURNING ${PET_COLUMNS}`;
+})();
+const written = (fields: readonly PetField[], pet: Partial<Pet>, index: PetIndex): SqlParam[] => [...petValues(fields, pet), index.searchText, index.nameKey];
+
 // pet_tags: one row per tag of a live pet, what the tag filter walks (its primary key is (tag, pet_id)).
 const ADD_TAGS = perDialect((d) => `INSERT INTO pet_tags (tag, pet_id) SELECT t.item, $1 FROM ${d.items('$2', 't')}`);
 const REMOVE_TAGS = perDialect((d) => `DELETE FROM pet_tags WHERE pet_id = $1 AND tag IN (SELECT t.item FROM ${d.items('$2', 't')})`);
@@ -35,27 +58,17 @@ export class SqlPetTx implements PetTx {
   }
 
   async insert(input: PetCreate): Promise<Pet | undefined> {
-    const { categoryId, name, status, description, tags, price, at, searchText, nameKey } = input;
-    const stamp = at.toISOString();
-    const row = await first<PetRow>(this.#db, INSERT_PET(this.#d), [
-      categoryId,
-      name,
-      status,
-      description ?? null,
-      JSON.stringify(tags),
-      ...priceColumns(price),
-      stamp,
-      searchText,
-      nameKey,
-    ]);
+    const stamp = input.at.toISOString();
+    const values = written(INSERTED, { ...input, createdAt: stamp, updatedAt: stamp }, input);
+    const row = await first<PetRow>(this.#db, INSERT_PET(this.#d), [input.categoryId, ...values]);
     if (row === undefined) return undefined;
-    if (tags.length > 0) await this.#db.run(ADD_TAGS(this.#d), [row.id, tags]);
-    return toPet(row);
+    const created = toPet(row);
+    if (created.tags.length > 0) await this.#db.run(ADD_TAGS(this.#d), [created.id, created.tags]);
+    return created;
   }
 
   async update(current: Pet, p: Pet, index: PetIndex): Promise<Pet> {
-    const params = [p.id, p.name, p.categoryId, p.status, p.description ?? null, JSON.stringify(p.tags), ...priceColumns(p.price), p.updatedAt];
-    const row = await first<PetRow>(this.#db, UPDATE_PET, [...params, index.searchText, index.nameKey]);
+    const row = await first<PetRow>(this.#db, UPDATE_PET, [p.id, ...written(UPDATED, p, index)]);
     const gone = current.tags.filter((t) => !p.tags.includes(t));
     const come = p.tags.filter((t) => !current.tags.includes(t));
     if (gone.length > 0) await this.#db.run(REMOVE_TAGS(this.#d), [p.id, gone]);
