@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     { createApiKey },
     { firstRunKeyFile, revealFirstRunKey },
     { SCOPES },
-    { openStorage },
+    { exposedDatabaseFiles, openStorage },
   ] = await Promise.all([
     import('./app.ts'),
     import('./http/ops/metrics.ts'),
@@ -45,6 +45,11 @@ async function main(): Promise<void> {
 
   const metrics = new Metrics(storage);
   const app = await buildApp({ config, storage, metrics, logger: loggerOptions(config) });
+  for (const file of exposedDatabaseFiles(config.database))
+    app.log.warn(
+      { file },
+      'other users of this machine can read or write this database file, and with it the key that seals webhook secrets: chmod 600 it (and its -wal and -shm files)',
+    );
   const ops = config.metricsPort === undefined ? undefined : await buildOpsApp({ storage, metrics, logger: loggerOptions(config) });
 
   // First run: no key anywhere → in development mint one so a newcomer can call the API at once.

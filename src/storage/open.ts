@@ -1,5 +1,6 @@
 import type { DatabaseConfig } from '../config.ts';
 import type { Storage } from './storage.ts';
+import { exposedFiles } from './sqlite/sqlite.files.ts';
 import { openSqlite } from './sqlite/sqlite.storage.ts';
 
 /**
@@ -12,4 +13,9 @@ export async function openStorage(db: DatabaseConfig, options: { readonly serve?
   const { openPostgres } = await import('./postgres/postgres.storage.ts');
   const statementMs = db.statementTimeoutMs; // undefined: the engine's defaults (DEFAULT_TIMEOUTS)
   return openPostgres({ url: db.url, poolSize: db.poolSize, timeouts: statementMs === undefined ? undefined : { statementMs, queryMs: statementMs + 1000 } });
+}
+
+/** The database files other users of the machine may read or write (SQLite; none for PostgreSQL, whose files are its server's): a start-up warns about each. */
+export function exposedDatabaseFiles(db: DatabaseConfig): string[] {
+  return db.engine === 'sqlite' ? exposedFiles(db.path) : [];
 }

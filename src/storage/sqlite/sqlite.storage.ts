@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
@@ -14,6 +12,7 @@ import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { keysByHash, SqlitePets } from './sqlite.cached-reads.ts';
 import { SqliteStatements, sqliteDb, sqliteDialect, transaction } from './sqlite.db.ts';
+import { prepareDatabaseFiles } from './sqlite.files.ts';
 import { GroupCommit } from './sqlite.group-commit.ts';
 import { DatabaseChanges } from './sqlite.read-cache.ts';
 
@@ -34,7 +33,7 @@ export interface SqliteOptions {
 const INSTANCE = 0;
 
 export function openSqlite(options: SqliteOptions): Storage {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') prepareDatabaseFiles(options.path);
   const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true, timeout: 5000 });
   // WAL lets readers run beside the writer; synchronous=FULL fsyncs the WAL at every commit, so
   // an acknowledged write survives power loss (docs/operations.md, "Durability").
