@@ -1,6 +1,6 @@
 import { assertNotFuture } from '../calendar.ts';
 import type { Clock } from '../clock.ts';
-import { AppError, assertFound, notFound } from '../errors.ts';
+import { AppError, assertFound, invalid, notFound } from '../errors.ts';
 import { write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { WriteContext } from '../events/event.store.ts';
@@ -17,7 +17,12 @@ import type { HealthDueQuery, HealthKind, HealthRecord, ListHealthQuery, NewHeal
 export function assertRecordDates(input: NewHealthRecord, now: Date): void {
   assertNotFuture('date', input.date, now);
   if (input.nextDue !== undefined && input.nextDue < input.date)
-    throw new AppError('validation_failed', `body field "nextDue" must be on or after "date" (${input.date})`);
+    throw invalid(`body field "nextDue" must be on or after "date" (${input.date})`, {
+      in: 'body',
+      field: 'nextDue',
+      rule: 'formatMinimum',
+      message: 'the next care is due on or after the day of this record',
+    });
 }
 
 /**
