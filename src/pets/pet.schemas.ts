@@ -12,7 +12,7 @@ const name = Type.String({
   maxLength: PET_NAME_MAX,
   pattern: TEXT_PATTERN,
   description:
-    "The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape) is stored and returned as U+FFFD",
+    "The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored exactly as sent (a lone UTF-16 surrogate, an unpaired `\\ud800`–`\\udfff` escape, names no character: the body is refused, 400 `invalid_json`)",
   examples: ['Rex'],
 });
 const categoryId = Id('Identifier of the category the animal belongs to (see GET /categories)');
@@ -281,7 +281,7 @@ export const ListPetsQuery = Type.Object(
       Type.Unsafe<PetSort>({
         type: 'string',
         enum: [...PET_SORTS],
-        description: `Order of the listing: by \`id\` (the default), \`name\` (ignoring case and accents), \`price\` (animals without a price last) or \`createdAt\`; a leading \`-\` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about ${SEARCH_WALK.toLocaleString('en')} animals: when \`q\` or \`tag\` matches more than ${SORTED_FEW.toLocaleString('en')} and few of them lie near the page's place in this order, a page may hold fewer animals than \`limit\`, even none, and still have a \`next\` link (docs/api.md, "Search, tags and sort orders")`,
+        description: `Order of the listing: by \`id\` (the default), \`name\` (ignoring case and accents), \`price\` (animals without a price last) or \`createdAt\`; a leading \`-\` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about ${SEARCH_WALK.toLocaleString('en')} animals: when \`q\` or \`tag\` matches more than ${SORTED_FEW.toLocaleString('en')} and few of them lie near the page's place in this order, a page may hold fewer animals than \`limit\`, even none, and still have a \`next\` link ([API guide](/docs/api.md), "Search, tags and sort orders")`,
       }),
     ),
     cursor: Type.Optional(Cursor),

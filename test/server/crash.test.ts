@@ -73,7 +73,8 @@ test(`kill -9 under concurrent creates loses no acknowledged pet and leaves the 
             headers: { ...AUTH, 'content-type': 'application/json' },
             body: JSON.stringify(body),
           });
-          if (res.status === 201) acknowledged.push((await res.json()) as Pet);
+          // A listed pet carries its entity tag (etag): the ETag it was answered with.
+          if (res.status === 201) acknowledged.push({ ...((await res.json()) as Pet), etag: res.headers.get('etag') } as Pet);
           else assert.fail(`unexpected ${res.status}: ${await res.text()}`);
         } catch (err) {
           if (err instanceof assert.AssertionError) throw err;

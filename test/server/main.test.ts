@@ -42,7 +42,8 @@ describe('the service started as `npm start` starts it', () => {
     const pet = await created.json();
     assert.equal(created.headers.get('location'), `/v1/pets/${pet.id}`);
     const listed = await fetch(`${svc.base}/v1/pets`, { headers: auth });
-    assert.deepEqual(await listed.json(), [pet]);
+    // A listed pet carries its entity tag as `etag`: the ETag its creation answered with.
+    assert.deepEqual(await listed.json(), [{ ...pet, etag: created.headers.get('etag') }]);
     const unauth = await fetch(`${svc.base}/v1/pets`);
     assert.equal(unauth.status, 401);
     assert.equal(unauth.headers.get('www-authenticate'), 'Bearer realm="petstore"');
@@ -68,7 +69,7 @@ describe('the service started as `npm start` starts it', () => {
     t.after(() => again.stop('SIGKILL'));
     assert.ok(!/pst_/.test(again.stdout()) && !/first-run-key/.test(again.stderr()), 'no second first-run key');
     const kept = await fetch(`${again.base}/v1/pets`, { headers: auth });
-    assert.deepEqual(await kept.json(), [pet]);
+    assert.deepEqual(await kept.json(), [{ ...pet, etag: created.headers.get('etag') }]);
     assert.equal(await again.stop('SIGTERM'), 0);
   });
 

@@ -972,7 +972,7 @@ export interface components {
          */
         NewPet: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored exactly as sent (a lone UTF-16 surrogate, an unpaired `\ud800`–`\udfff` escape, names no character: the body is refused, 400 `invalid_json`)
              * @example Rex
              */
             name: string;
@@ -1018,7 +1018,7 @@ export interface components {
          */
         PetPatch: {
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored exactly as sent (a lone UTF-16 surrogate, an unpaired `\ud800`–`\udfff` escape, names no character: the body is refused, 400 `invalid_json`)
              * @example Rex
              */
             name?: string;
@@ -1072,7 +1072,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored exactly as sent (a lone UTF-16 surrogate, an unpaired `\ud800`–`\udfff` escape, names no character: the body is refused, 400 `invalid_json`)
              * @example Rex
              */
             name: string;
@@ -1144,7 +1144,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored exactly as sent (a lone UTF-16 surrogate, an unpaired `\ud800`–`\udfff` escape, names no character: the body is refused, 400 `invalid_json`)
              * @example Rex
              */
             name: string;
@@ -2463,7 +2463,7 @@ export interface operations {
                 q?: string;
                 /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort` */
                 tag?: string[];
-                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about 20,000 animals: when `q` or `tag` matches more than 10,000 and few of them lie near the page's place in this order, a page may hold fewer animals than `limit`, even none, and still have a `next` link (docs/api.md, "Search, tags and sort orders") */
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about 20,000 animals: when `q` or `tag` matches more than 10,000 and few of them lie near the page's place in this order, a page may hold fewer animals than `limit`, even none, and still have a `next` link ([API guide](/docs/api.md), "Search, tags and sort orders") */
                 sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
                 /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
                 cursor?: string;
