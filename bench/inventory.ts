@@ -1,5 +1,5 @@
 // GET /v1/store/inventory on a store of 1,000 and of 1,000,000 pets: the maintained counts make
-// its cost independent of the store's size (docs/performance.md, "Inventory"). A figure, not a
+// its cost independent of the store's size (docs/performance.md, "Indexes and the inventory"). A figure, not a
 // test: it reports latencies and says nothing passes or fails.
 //
 //   node bench/inventory.ts [--engine sqlite|postgres] [--requests 3000]

@@ -7,6 +7,9 @@ import { lazyChildLogger } from './logger.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category, CategoryPatch, NewCategory } from './categories/category.schemas.ts';
 import { CategoryService } from './categories/category.service.ts';
+import { healthRoutes } from './health/health.routes.ts';
+import { HealthRecord, HealthRecords, HealthVoid, NewHealthRecord } from './health/health.schemas.ts';
+import { HealthService } from './health/health.service.ts';
 import { authentication } from './http/policies/auth.ts';
 import { corsPlugin } from './http/policies/cors.ts';
 import { idempotencyPlugin, idempotencyPurge } from './http/policies/idempotency.ts';
@@ -33,7 +36,7 @@ import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
-import { NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
+import { ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
 import { indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import { photoRoutes } from './photos/photo.routes.ts';
 import { Photo, Photos } from './photos/photo.schemas.ts';
@@ -80,9 +83,14 @@ export const SHARED_SCHEMAS = [
   NewPet,
   PetPatch,
   Pet,
+  ListedPet,
   Pets,
   Photo,
   Photos,
+  NewHealthRecord,
+  HealthVoid,
+  HealthRecord,
+  HealthRecords,
   Category,
   Categories,
   NewCategory,
@@ -200,6 +208,7 @@ export async function buildApp({
       maxBytes: config.photoMaxBytes,
       maxPixels: config.photoMaxPixels,
     });
+    await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
     await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });

@@ -37,10 +37,14 @@ function list(raw: string | undefined): string[] {
         .filter((e) => e !== '');
 }
 
+/** Each whole-number setting's bounds, by variable: what README.md's configuration table states (a test compares them). */
+const bounds = new Map<string, { readonly min: number; readonly max: number }>();
+export const INTEGER_BOUNDS: ReadonlyMap<string, { readonly min: number; readonly max: number }> = bounds;
+
 /** A whole number between `min` and `max`. */
-const integer =
-  (name: string, fallback: number, min: number, max: number): Setting<number> =>
-  (env) => {
+const integer = (name: string, fallback: number, min: number, max: number): Setting<number> => {
+  bounds.set(name, { min, max });
+  return (env) => {
     const raw = value(env, name);
     if (raw === undefined) return fallback;
     if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
@@ -48,12 +52,13 @@ const integer =
     if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
     return n;
   };
+};
 
 /** Like integer, without a default: undefined when unset. */
-const optionalInteger =
-  (name: string, min: number, max: number): Setting<number | undefined> =>
-  (env) =>
-    value(env, name) === undefined ? undefined : integer(name, min, min, max)(env);
+const optionalInteger = (name: string, min: number, max: number): Setting<number | undefined> => {
+  const read = integer(name, min, min, max);
+  return (env) => (value(env, name) === undefined ? undefined : read(env));
+};
 
 const text =
   (name: string, fallback: string): Setting<string> =>

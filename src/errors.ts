@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   category_in_use: 409,
   webhook_disabled: 409,
   too_many_photos: 409,
+  already_voided: 409,
   webhook_limit_reached: 409,
   key_limit_reached: 409,
   request_timeout: 408,
@@ -42,25 +43,51 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
+/**
+ * One rule a `validation_failed` request broke, in a form a client can render beside its input:
+ * where (`in`, and `field` written as a client names it: `tags[0]`, `price.amount`, `If-Match`),
+ * which rule (the JSON Schema keyword, or one of the few rules a schema cannot state: docs/api.md,
+ * "Errors"), and the rule in words for people.
+ */
+export interface FieldError {
+  readonly in: 'body' | 'query' | 'path' | 'header';
+  readonly field: string;
+  readonly rule: string;
+  readonly message: string;
+}
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** What `validation_failed` broke; every such error carries at least one (see invalid()). */
+  readonly errors: readonly FieldError[] | undefined;
   #body: string | undefined;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, errors?: readonly FieldError[]) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.headers = headers;
+    this.errors = errors;
   }
 
   /** The Error response body as JSON, written once per error object. */
   get body(): string {
-    this.#body ??= JSON.stringify({ code: this.code, message: this.message, status: this.status });
+    this.#body ??= errorBody(this.code, this.message, this.status, this.errors);
     return this.#body;
   }
+}
+
+/** The Error body's JSON: `errors` only where there are some (validation_failed). */
+export function errorBody(code: ErrorCode, message: string, status: number, errors: readonly FieldError[] | undefined): string {
+  return JSON.stringify(errors === undefined ? { code, message, status } : { code, message, status, errors });
+}
+
+/** 400 validation_failed: `message` for programmers (the field and the exact rule), `broken` for a client to show. */
+export function invalid(message: string, ...broken: [FieldError, ...FieldError[]]): AppError {
+  return new AppError('validation_failed', message, {}, broken);
 }
 
 /** 404 for `what` ("pet 42"): the one wording of `not_found` for a resource that is not there. */

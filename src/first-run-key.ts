@@ -1,8 +1,9 @@
 // Where the first-run key is shown (issue 26 item 3): to the operator only, never on stdout, which
 // carries the JSON log lines that log collectors keep. On a terminal it is printed on stderr;
 // otherwise (a service manager, a container, a pipe) it goes into a file only this user can read.
-import { open, rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { DatabaseConfig } from './config.ts';
 
 /** stderr as far as this module needs it. */
@@ -15,11 +16,16 @@ export const FIRST_RUN_KEY_FILE = 'first-run-key';
 
 /**
  * The file the first-run key is written to when stderr is not a terminal: beside the SQLite
- * database (`data/first-run-key` by default), else (PostgreSQL, an in-memory database) in the
- * working directory. Absolute, so the line that names it can be pasted anywhere.
+ * database (`data/first-run-key` by default); with PostgreSQL in the working directory; with an
+ * in-memory database, whose key dies with the process, in a new private folder (mode 0700) under
+ * the system's temporary directory, so that a throw-away run leaves nothing in the working
+ * directory. Absolute, so the line that names it can be pasted anywhere.
  */
-export function firstRunKeyFile(database: DatabaseConfig, cwd: string): string {
-  const folder = database.engine === 'sqlite' && database.path !== ':memory:' ? dirname(resolve(cwd, database.path)) : cwd;
+export async function firstRunKeyFile(database: DatabaseConfig, cwd: string, temp: string = tmpdir()): Promise<string> {
+  if (database.engine === 'sqlite' && database.path === ':memory:') {
+    return join(await mkdtemp(join(temp, 'petstore-first-run-')), FIRST_RUN_KEY_FILE);
+  }
+  const folder = database.engine === 'sqlite' ? dirname(resolve(cwd, database.path)) : cwd;
   return resolve(folder, FIRST_RUN_KEY_FILE);
 }
 

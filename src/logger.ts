@@ -5,10 +5,16 @@ import type { Config } from './config.ts';
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildLoggerOptions = Parameters<FastifyBaseLogger['child']>[1];
 
-/** pino settings: JSON lines; credentials are redacted wherever they could appear. */
+/**
+ * pino settings: JSON lines; credentials are redacted wherever they could appear. `level` is the
+ * level's name and `time` an ISO 8601 instant in UTC, what log shippers read without a mapping
+ * (docs/operations.md, "Logs").
+ */
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    formatters: { level: levelName },
+    timestamp: isoTime,
     redact: {
       paths: [
         'req.headers.authorization',
@@ -27,6 +33,27 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   };
 }
 
+/** pino's level formatter: the name. pino calls it once per level and keeps the text, so it costs nothing per line. */
+function levelName(label: string): { level: string } {
+  return { level: label };
+}
+
+let lastMs = -1;
+let lastTime = '';
+
+/**
+ * pino's timestamp: `,"time":"2026-11-28T10:44:21.123Z"`. The text is made once per millisecond,
+ * since a busy server writes several lines in the same one and Date#toISOString is the dearest part.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
 /** How long a write waits when the descriptor is non-blocking and full (EAGAIN, EBUSY), as pino's own destination does. */
 const BUSY_WAIT_MS = 100;
 const busy = new Int32Array(new SharedArrayBuffer(4));
@@ -36,7 +63,7 @@ const busy = new Int32Array(new SharedArrayBuffer(4));
  * line is lost when the process dies after it — what pino's default destination (sonic-boom in
  * its synchronous mode) does, without its work per line that a synchronous writer does not need:
  * a second UTF-8 copy of the line to account for what was written, and a drain event scheduled
- * (docs/performance.md, "Request cost (issue 24)").
+ * (docs/performance.md, "What each speed-up buys").
  */
 export function linesTo(fd: number): { write(line: string): void } {
   return {

@@ -59,9 +59,10 @@ async function main(): Promise<void> {
     } else {
       const mint = async () => (await createApiKey(storage, 'first-run', SCOPES, { owner: true })).key;
       const base = config.publicBaseUrl || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/v1`;
-      const file = firstRunKeyFile(config.database, process.cwd());
+      let file: string | undefined;
       // Never on stdout: that is the JSON log stream (docs/operations.md, "The first-run key").
       try {
+        file = await firstRunKeyFile(config.database, process.cwd());
         const shown = await revealFirstRunKey(mint, base, process.stderr, file);
         app.log.warn({ file: shown.file ?? null }, `no API key existed: the first-run key was ${shown.file ? 'written to a file' : 'printed on the terminal'}`);
       } catch (err) {

@@ -94,21 +94,25 @@ export class CursorCodec {
     return this.fetchPageAt(
       scope,
       q,
-      (limit, from) => fetch(limit, from === undefined ? undefined : Number(from)),
+      async (limit, from) => ({ rows: await fetch(limit, from === undefined ? undefined : Number(from)) }),
       (row) => String(key(row)),
     );
   }
 
-  /** fetchPage for positions of any form, written as text (PetListing.position). */
+  /**
+   * fetchPage for positions of any form, written as text (PetListing.position). A fetch that reads
+   * at most so many rows may stop short of a page and say where it stopped (`resumeAt`): the page
+   * then has what was found, possibly nothing, and a next cursor from there.
+   */
   async fetchPageAt<T>(
     scope: string,
     q: PageQuery,
-    fetch: (limit: number, from: string | undefined) => Promise<T[]>,
+    fetch: (limit: number, from: string | undefined) => Promise<{ rows: T[]; resumeAt?: string }>,
     key: (row: T) => string,
   ): Promise<Page<T>> {
     const limit = q.limit ?? 20;
-    const rows = await fetch(limit + 1, q.cursor === undefined ? undefined : this.decodePosition(scope, q.cursor));
-    if (rows.length <= limit) return { items: rows };
+    const { rows, resumeAt } = await fetch(limit + 1, q.cursor === undefined ? undefined : this.decodePosition(scope, q.cursor));
+    if (rows.length <= limit) return resumeAt === undefined ? { items: rows } : { items: rows, next: this.encodePosition(scope, resumeAt) };
     const items = rows.slice(0, limit);
     return { items, next: this.encodePosition(scope, key(items[items.length - 1])) };
   }

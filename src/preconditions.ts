@@ -2,7 +2,7 @@
 // place: routes set ETag and answer If-None-Match with them; workflows evaluate If-Match with them
 // inside the write's transaction, against the row they locked.
 import { hash } from 'node:crypto';
-import { AppError } from './errors.ts';
+import { AppError, invalid } from './errors.ts';
 import { canonicalJson } from './json.ts';
 
 /** One entity tag of a request field: its opaque part (between the quotes) and whether it is weak. */
@@ -45,6 +45,8 @@ const TAG = /(W\/)?"([^"]*)"/g;
 
 /** What a malformed If-Match or If-None-Match is told (after `header "If-Match"`). */
 export const CONDITION_RULE = 'must be * or a comma-separated list of entity tags such as "xyz" or W/"xyz"';
+/** CONDITION_RULE for people: what a validation_failed's `errors` says of a malformed condition. */
+export const CONDITION_WORDS = 'must be * or the entity tags (ETag values) the service sent, in double quotes';
 
 /**
  * Parses an If-Match or If-None-Match field value; undefined when the request has none. A value
@@ -53,7 +55,9 @@ export const CONDITION_RULE = 'must be * or a comma-separated list of entity tag
  */
 export function parseCondition(value: string | undefined, field: 'If-Match' | 'If-None-Match'): Condition | undefined {
   if (value === undefined) return undefined;
-  if (!CONDITION.test(value)) throw new AppError('validation_failed', `header "${field}" ${CONDITION_RULE}`);
+  if (!CONDITION.test(value)) {
+    throw invalid(`header "${field}" ${CONDITION_RULE}`, { in: 'header', field, rule: 'pattern', message: CONDITION_WORDS });
+  }
   if (value.trim() === '*') return '*';
   // The value is a well-formed list, so its tags are exactly its quoted parts; an empty list
   // (`If-Match: ,`) names no tag, so no tag matches it.

@@ -25,6 +25,10 @@ export const Id = (description: string) => Type.Integer({ format: 'int64', minim
 export const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description: `${description} (RFC 3339, UTC)`, examples: ['2026-11-22T12:00:00.000Z'] });
 
+/** A day, in no time zone: RFC 3339 full-date (`2026-11-22`), a day that exists in its month. */
+export const CalendarDate = (description: string) =>
+  Type.String({ format: 'date', description: `${description} (RFC 3339 full-date, YYYY-MM-DD)`, examples: ['2026-11-22'] });
+
 export const ErrorBody = Type.Object(
   {
     code: Type.String({
@@ -34,12 +38,50 @@ export const ErrorBody = Type.Object(
     }),
     message: Type.String({ description: 'Human-readable description', examples: ['body/name must not be blank'] }),
     status: Type.Integer({ description: 'The HTTP status code', minimum: 400, maximum: 599, examples: [400] }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            in: Type.Union([Type.Literal('body'), Type.Literal('query'), Type.Literal('path'), Type.Literal('header')], {
+              description: 'Where the field is: a body field, a query or path parameter, a header field',
+            }),
+            field: Type.String({
+              description:
+                'The field as a client names it: `name`, `tags[0]`, `price.amount` (body), `limit` (query), `If-Match` (header); empty for the body as a whole',
+              examples: ['tags[0]'],
+            }),
+            rule: Type.String({
+              description:
+                'The rule broken: the JSON Schema keyword (`required`, `pattern`, `minLength`, `maximum`, `enum`, `type`, `format`, `additionalProperties`, …), `formatMinimum`/`formatMaximum` for an instant out of its range, `const` for a value that has only one allowed, `repeated` for a parameter given twice, `exclusive` for two parameters that cannot be used together',
+              examples: ['pattern'],
+            }),
+            message: Type.String({
+              description: 'The rule in words for people, to show beside the field',
+              examples: ['a tag is lowercase letters, digits and hyphens, up to 32'],
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          minItems: 1,
+          description:
+            'Only with `validation_failed`, which always has it: the rule the request broke (the first one found), for a client to show beside its input. `message` above stays the exact text for programmers.',
+        },
+      ),
+    ),
   },
   {
     $id: 'Error',
     additionalProperties: false,
     description: 'The one error body of every error response',
-    examples: [{ code: 'validation_failed', message: 'body field "name" must be at least 1 character long', status: 400 }],
+    examples: [
+      {
+        code: 'validation_failed',
+        message: 'body field "tags.0" must match ^[a-z0-9-]{1,32}$',
+        status: 400,
+        errors: [{ in: 'body', field: 'tags[0]', rule: 'pattern', message: 'a tag is lowercase letters, digits and hyphens, up to 32' }],
+      },
+    ],
   },
 );
 export type ErrorBody = Static<typeof ErrorBody>;

@@ -2,8 +2,10 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { LiveFeed } from './live.ts';
+import { presetName, SCOPE_WORDS } from './scopes.ts';
 import { CategoriesPage } from './pages/categories.tsx';
 import { EventsPage } from './pages/events.tsx';
+import { HealthPage } from './pages/health.tsx';
 import { InventoryPage } from './pages/inventory.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { OrdersPage } from './pages/orders.tsx';
@@ -14,6 +16,7 @@ import { Alert, Notice, SessionContext } from './ui.tsx';
 
 const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'pets', title: 'Pets', page: PetsPage },
+  { path: 'health', title: 'Health', page: HealthPage },
   { path: 'categories', title: 'Categories', page: CategoriesPage },
   { path: 'orders', title: 'Orders', page: OrdersPage },
   { path: 'inventory', title: 'Inventory', page: InventoryPage },
@@ -22,7 +25,7 @@ const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'events', title: 'Events', page: EventsPage },
 ];
 
-/** The page named by the location's hash (`#/orders`); the key never goes into the URL. */
+/** The page named by the location's hash (`#/orders`, `#/health/12`: its first segment); the key never goes into the URL. */
 function useRoute(): string {
   const read = () => location.hash.replace(/^#\/?/, '') || 'pets';
   const [route, setRoute] = useState(read);
@@ -122,7 +125,7 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
     live.start();
     return () => live.stop();
   }, [live]);
-  const current = PAGES.find((p) => p.path === route) ?? PAGES[0]!;
+  const current = PAGES.find((p) => p.path === route.split('/')[0]) ?? PAGES[0]!;
   useEffect(() => {
     document.title = `${current.title} · Pet Store console`;
   }, [current]);
@@ -133,8 +136,17 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
       <header class="top">
         <span class="brand">Pet Store console</span>
         <span class="who">
-          Signed in with <strong>{who}</strong>
-          <span class="scopes"> · {session.me.scopes.join(', ')}</span>
+          Signed in with <strong>{who}</strong> ({presetName(session.me.scopes)})
+          <details class="scopes">
+            <summary>What this key may do</summary>
+            <ul>
+              {session.me.scopes.map((s) => (
+                <li key={s}>
+                  {SCOPE_WORDS[s]} <code>{s}</code>
+                </li>
+              ))}
+            </ul>
+          </details>
         </span>
         <button type="button" onClick={signOut}>
           Sign out

@@ -36,15 +36,18 @@ export function useLive(relevant: ((e: Event) => boolean) | 'every poll', listen
 export interface Loaded<T> {
   readonly data: T | undefined;
   readonly error: string | undefined;
+  /** What the last load threw, for problemOf (a filter's 400 shown beside the filter). */
+  readonly cause: unknown;
   readonly loading: boolean;
   reload(): void;
 }
 
 /** Loads with `load` whenever `deps` change, and again on `reload()`; the last answer wins. */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({
+  const [state, setState] = useState<{ data: T | undefined; error: string | undefined; cause: unknown; loading: boolean }>({
     data: undefined,
     error: undefined,
+    cause: undefined,
     loading: true,
   });
   const generation = useRef(0);
@@ -52,25 +55,28 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
     const mine = ++generation.current;
     setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => mine === generation.current && setState({ data, error: undefined, loading: false }),
-      (err: unknown) => mine === generation.current && setState((s) => ({ data: s.data, error: describeError(err), loading: false })),
+      (data) => mine === generation.current && setState({ data, error: undefined, cause: undefined, loading: false }),
+      (err: unknown) => mine === generation.current && setState((s) => ({ data: s.data, error: describeError(err), cause: err, loading: false })),
     );
   }, deps);
   useEffect(run, [run]);
   return { ...state, reload: run };
 }
 
-/** The field a 400 names ("body field "name" must …"), or a code that belongs to one field. */
-const FIELD_OF_CODE: Readonly<Record<string, string>> = {
-  unknown_category: 'categoryId',
-  pet_has_open_order: 'status',
-  unknown_pet: 'petId',
-  category_exists: 'name',
-  webhook_url_not_allowed: 'url',
+/**
+ * The refusals that belong to one field, in words for people (the API's own message is exact, for
+ * programmers): the field they go beside, and what to say there.
+ */
+const WORDS_OF_CODE: Readonly<Record<string, { field: string; words?: string }>> = {
+  unknown_category: { field: 'categoryId', words: 'That category does not exist any more: choose another.' },
+  pet_has_open_order: { field: 'status', words: 'An order for this animal is still open: deliver or cancel it before changing its status.' },
+  unknown_pet: { field: 'petId', words: 'No animal in the store has this ID (it may have been withdrawn).' },
+  category_exists: { field: 'name', words: 'Another category already has this name (capitals do not make a new one).' },
+  webhook_url_not_allowed: { field: 'url' },
 };
 
 export interface Problem {
-  /** Messages by the body field they name. */
+  /** Messages by the field they belong to (the first segment of the API's `tags[0]`, `price.amount`). */
   readonly fields: Readonly<Record<string, string>>;
   /** A message that names no field. */
   readonly general: string | undefined;
@@ -78,12 +84,30 @@ export interface Problem {
 
 export const NO_PROBLEM: Problem = { fields: {}, general: undefined };
 
+/** What went wrong, beside the field it concerns: a validation_failed's rules in the API's words for people. */
 export function problemOf(err: unknown): Problem {
   if (err instanceof PetstoreError) {
-    const named = /body field "([^"/.]+)/.exec(err.message)?.[1] ?? FIELD_OF_CODE[err.code];
-    if (named !== undefined) return { fields: { [named]: err.message }, general: undefined };
+    if (err.errors.length > 0) {
+      const fields: Record<string, string> = {};
+      for (const e of err.errors) {
+        const field = /^[^.[]*/.exec(e.field)?.[0] ?? e.field;
+        fields[field] = fields[field] ? `${fields[field]} ${e.message}` : e.message;
+      }
+      return { fields, general: undefined };
+    }
+    const known = WORDS_OF_CODE[err.code];
+    if (known !== undefined) return { fields: { [known.field]: known.words ?? err.message }, general: undefined };
   }
   return { fields: {}, general: describeError(err) };
+}
+
+/**
+ * A field's error as a sentence beside its label: the API's words for a rule ("is required", "must
+ * be at most 100") take the label as their subject; a message that is a sentence already is kept.
+ */
+export function sentence(label: string, message: string): string {
+  const text = /^(is|must|lists|cannot|change)\b/.test(message) ? `${label} ${message}` : message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** A labelled control with its error beside it, announced and linked by aria-describedby. */
@@ -102,7 +126,7 @@ export function Field(props: { id: string; label: string; error?: string | undef
       )}
       {props.error && (
         <p id={errorId} class="field-error">
-          {props.error}
+          {sentence(props.label, props.error)}
         </p>
       )}
     </div>
@@ -129,6 +153,26 @@ export function Notice({ children }: { children: ComponentChildren }) {
       {children}
     </p>
   );
+}
+
+/**
+ * What the page's last action said: a success or a failure, one at a time. Every action calls
+ * start() first, so a success never stays beside the next action's outcome ("Order 2 is cancelled."
+ * beside a refusal about pet 3).
+ */
+export function useOutcome() {
+  const [state, setState] = useState<{ notice?: string; failure?: string }>({});
+  return {
+    start: () => setState({}),
+    succeeded: (notice: string) => setState({ notice }),
+    failed: (err: unknown) => setState({ failure: typeof err === 'string' ? err : describeError(err) }),
+    view: (
+      <>
+        {state.notice && <Notice>{state.notice}</Notice>}
+        {state.failure && <Alert>{state.failure}</Alert>}
+      </>
+    ),
+  };
 }
 
 /** Why an action is not offered: said once, where the action would be. */

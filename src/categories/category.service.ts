@@ -1,7 +1,9 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
-import type { IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
+import type { WriteContext } from '../events/event.store.ts';
+import type { IdempotentResponse } from '../events/idempotency.store.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { Category } from './category.schemas.ts';
 
 /** Adds a category; records category.created. Names are unique among live categories, ignoring case. */

@@ -7,10 +7,12 @@ import type { Scope } from '../keys/key.types.ts';
 import { EVENT_TYPES, type EventType } from './event.schemas.ts';
 
 /**
- * The scope that reads what an event of `type` carries: `pets:read` for `pet.*` and `category.*`
- * (`GET /pets`, `GET /categories` take it), `orders:read` for `order.*` (`GET /store/orders`).
+ * The scope that reads what an event of `type` carries: `health:read` for `pet.health.*` (a health
+ * record, `GET /pets/{petId}/health`), `pets:read` for the other `pet.*` and `category.*` (`GET /pets`,
+ * `GET /categories` take it), `orders:read` for `order.*` (`GET /store/orders`).
  */
 export function readScopeOf(type: EventType): Scope {
+  if (type.startsWith('pet.health.')) return 'health:read';
   return type.startsWith('order.') ? 'orders:read' : 'pets:read';
 }
 

@@ -1,7 +1,8 @@
 // The transactional outbox: what every write records in its own transaction besides the change,
 // so that no change is without its event, no event without the deliveries it owes, and no
 // committed Idempotency-Key request without its replayable response.
-import type { NewEvent, Storage, Transaction, WriteContext } from '../storage/storage.ts';
+import type { NewEvent, WriteContext } from './event.store.ts';
+import type { Storage, Transaction } from '../storage/storage.ts';
 import { publish } from '../webhooks/webhook.subscriptions.ts';
 
 /** What a workflow hands back: its result and the events that describe the change, in order. */

@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { periodic, type Job } from '../jobs.ts';
 import type { CursorCodec, Page } from '../paging.ts';
-import type { EventRepository, WebhookRepository } from '../storage/storage.ts';
+import type { EventRepository } from './event.store.ts';
+import type { WebhookRepository } from '../webhooks/webhook.store.ts';
 import type { Scope } from '../keys/key.types.ts';
 import { assertMayRead, readableTypes } from './event.access.ts';
 import { EVENT_TYPES, eventSequence, type Event, type ListEventsQuery } from './event.schemas.ts';
@@ -26,7 +27,12 @@ export class EventService {
    */
   async list(q: ListEventsQuery, scopes: readonly Scope[]): Promise<Page<Event>> {
     if (q.cursor !== undefined && q.after !== undefined)
-      throw new AppError('validation_failed', 'query parameters "cursor" and "after" cannot be used together');
+      throw invalid('query parameters "cursor" and "after" cannot be used together', {
+        in: 'query',
+        field: 'after',
+        rule: 'exclusive',
+        message: 'cannot be used with a cursor: start from an event, or continue a page',
+      });
     if (q.type !== undefined) assertMayRead(scopes, q.type);
     const readable = readableTypes(scopes);
     const types = readable.length === EVENT_TYPES.length || q.type !== undefined ? undefined : readable;

@@ -1,6 +1,6 @@
 // The rules of the key tree (docs/api.md, "Who may revoke whom"): whether a key works, how long a
 // key it makes may live, and which keys a key may read and revoke. Pure: no storage, no clock.
-import { AppError } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import type { KeyLifetime } from './key.types.ts';
 
 const ms = (t: string | number): number => (typeof t === 'number' ? t : Date.parse(t));
@@ -25,7 +25,12 @@ export function childExpiry(parent: string | null, requested: Date | null): Date
   if (parent === null) return requested;
   if (requested === null) return new Date(parent);
   if (requested.getTime() > Date.parse(parent)) {
-    throw new AppError('validation_failed', `body field "expiresAt" must not be later than the expiry of the key that makes it (${parent})`);
+    throw invalid(`body field "expiresAt" must not be later than the expiry of the key that makes it (${parent})`, {
+      in: 'body',
+      field: 'expiresAt',
+      rule: 'formatMaximum',
+      message: `must not be later than your own key's expiry (${parent})`,
+    });
   }
   return requested;
 }

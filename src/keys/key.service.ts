@@ -1,10 +1,13 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { AppError, assertFound, notFound } from '../errors.ts';
+import { AppError, assertFound, invalid, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
-import type { ApiKeyRepository, IdempotentResponse, Storage, WriteContext } from '../storage/storage.ts';
+import type { WriteContext } from '../events/event.store.ts';
+import type { IdempotentResponse } from '../events/idempotency.store.ts';
+import type { ApiKeyRepository } from './key.store.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { ApiKey, CallingKey, CreatedApiKey, NewApiKey } from './key.schemas.ts';
 import { childExpiry, keyIsActive, manages, treeRoot, type KeyManager } from './key.rules.ts';
 import { DEFAULT_SCOPES, SCOPES, type Caller, type Principal, type Scope } from './key.types.ts';
@@ -160,7 +163,12 @@ export async function issueApiKey(
   if (input.expiresAt !== undefined) {
     expiresAt = new Date(input.expiresAt);
     if (!(expiresAt.getTime() > now.getTime()))
-      throw new AppError('validation_failed', `body field "expiresAt" must be in the future (now is ${now.toISOString()})`);
+      throw invalid(`body field "expiresAt" must be in the future (now is ${now.toISOString()})`, {
+        in: 'body',
+        field: 'expiresAt',
+        rule: 'formatMinimum',
+        message: 'must be in the future',
+      });
   }
   const { key, info } = await createApiKey(storage, input.name, scopes, { now, expiresAt, parentId: issuer.keyId, ...options });
   return { ...info, key };

@@ -1,7 +1,18 @@
 // Scopes, one per line so that adding one is a one-line change.
 
 /** Every scope a key can hold. */
-export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'categories:write', 'events:read', 'keys:admin', 'webhooks:admin'] as const;
+export const SCOPES = [
+  'pets:read',
+  'pets:write',
+  'health:read',
+  'health:write',
+  'orders:read',
+  'orders:write',
+  'categories:write',
+  'events:read',
+  'keys:admin',
+  'webhooks:admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey

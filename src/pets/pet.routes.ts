@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { ifMatch, tagged } from '../http/policies/conditional.ts';
+import { ifMatch, tagged, withEntityTag } from '../http/policies/conditional.ts';
 import { idempotentResponse } from '../http/policies/idempotency.ts';
 import { registerMergePatchParser } from '../http/edge/json-body.ts';
 import {
@@ -17,10 +17,11 @@ import {
   mergePatchBodyErrors,
   notModified,
   preconditionErrors,
+  prose,
   UNEXPECTED_BODY,
 } from '../schemas.ts';
 import { linkNext } from '../paging.ts';
-import { ListPetsQuery, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
+import { ListPetsQuery, listed, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
 export interface PetRoutesOptions {
@@ -33,6 +34,9 @@ export interface PetRoutesOptions {
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
+// The listing's filters, as its query schema has them (the rest pages and orders it).
+const FILTERS = Object.keys(ListPetsQuery.properties).filter((p) => !['limit', 'sort', 'cursor'].includes(p));
+
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
   const location = (pet: Pet) => `${base}/pets/${pet.id}`;
 
@@ -44,21 +48,20 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         operationId: 'listPets',
         tags: ['Pets'],
         summary: 'List animals',
-        description:
-          'Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given). When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.',
+        description: `Returns a page of animals, ascending by id, optionally filtered by ${listed(FILTERS, 'and')} (any of them together, but \`id\` with neither \`q\` nor \`tag\`). \`id\` names the animals itself. Each carries its entity tag (\`etag\`), which \`If-Match\` accepts: \`GET /pets?id=7\` reads one animal and its tag without the deprecated getPet. When more may follow, the response has \`Link: <…>; rel="next"\` (RFC 8288) with a \`cursor\`; follow it as given. The last page has no \`next\` link. Withdrawn animals are never listed.`,
         querystring: ListPetsQuery,
         response: {
           200: { ...Pets, description: 'A page of animals' },
-          400: errorResponse`Invalid \`limit\`, \`status\`, \`categoryId\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
+          400: errorResponse`Invalid ${prose(listed(Object.keys(ListPetsQuery.properties), 'or'))}, \`id\` with \`q\` or \`tag\` or another order than id, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      const { limit, status, categoryId, q, tag, sort } = request.query;
-      linkNext(reply, page, base, '/pets', { limit, status, categoryId, q, tag, sort });
-      return page.items;
+      const { limit, status, categoryId, id, q, tag, sort } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId, id: id?.map(String), q, tag, sort });
+      return page.items.map(withEntityTag);
     },
   );
 
@@ -99,7 +102,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         tags: ['Pets'],
         summary: 'Get an animal (deprecated)',
         description:
-          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
+          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets?id={petId}`, whose item carries the same entity tag as its `etag` member. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.',
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
         headers: IfNoneMatchHeaders,
@@ -135,7 +138,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
           operationId: 'updatePet',
           tags: ['Pets'],
           summary: 'Change an animal',
-          description: `Sets any of \`name\`, \`categoryId\`, \`status\` (a JSON merge patch, RFC 7396, sent as \`application/merge-patch+json\` or \`application/json\`); the others are kept. While an order for the animal is open (\`placed\` or \`approved\`) its status belongs to the order: changing it → 409 \`pet_has_open_order\`. ${conditionalWrite}`,
+          description: `Sets any of ${listed(Object.keys(PetPatch.properties), 'or')} (a JSON merge patch, RFC 7396, sent as \`application/merge-patch+json\` or \`application/json\`); the others are kept. While an order for the animal is open (\`placed\` or \`approved\`) its status belongs to the order: changing it → 409 \`pet_has_open_order\`. ${conditionalWrite}`,
           'x-stability': 'experimental',
           consumes: ['application/merge-patch+json', 'application/json'],
           headers: IfMatchHeaders,

@@ -130,34 +130,118 @@ export const Pet = Type.Object(
 // status, tags and the timestamps are always present in responses, so the domain type requires them.
 export type Pet = Static<typeof Pet>;
 
-export const PetPatch = Type.Object(
-  {
-    name: Type.Optional(name),
-    categoryId: Type.Optional({ ...categoryId, examples: [2] }),
-    status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Availability status; refused while an order for the animal is open' })),
-    description: Type.Optional(Type.Union([description, Type.Null()], { description: 'The new description; `null` removes it' })),
-    tags: Type.Optional(Type.Union([tags, Type.Null()], { description: 'The new tags, replacing the old ones; `null` (or `[]`) removes them all' })),
-    price: Type.Optional(
-      Type.Union([priceInput("The new price, in the store's currency (`amount` is required: a price is set whole)"), Type.Null()], {
-        description: 'The new price; `null` removes it',
-      }),
-    ),
-  },
-  {
-    $id: 'PetPatch',
-    additionalProperties: false,
-    minProperties: 1,
-    description:
-      'A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.',
-    examples: [{ name: 'Rex II' }],
-  },
-);
+/** How the engines keep a member in its columns; storage/rows.ts holds each kind's encoding. */
+export type PetFieldKind = 'integer' | 'text' | 'timestamp' | 'list' | 'price' | 'photos';
+
+/**
+ * One member of the Pet schema as the engines keep it. Whether a client may send it (NewPet) or
+ * change it (PetPatch) is the schemas' to say; this says what they cannot.
+ */
+export interface PetField {
+  readonly member: keyof Pet;
+  /** Its columns of `pets`, in the order its kind encodes them. */
+  readonly columns: readonly string[];
+  readonly kind: PetFieldKind;
+  /**
+   * Which statements of the pet write it: `always` (the insert and every update), `insert` (set
+   * once), `never` (the engine assigns it, or another statement keeps it: `photoUrls`, PhotoTx).
+   */
+  readonly written: 'always' | 'insert' | 'never';
+  /** Its words are found by `q` (pets/pet.search.ts). */
+  readonly searched?: true;
+}
+
+/**
+ * The pet's fields, in the Pet schema's order (the order a pet's members are read back in). The
+ * column list, the INSERT and UPDATE of a pet and their parameters, the row → Pet mapping
+ * (storage/), a patch's change detection and the search text (pets/) all follow from it;
+ * test/unit/pet-fields.test.ts checks it names every member of Pet once. Adding a field:
+ * docs/contributing.md.
+ */
+export const PET_FIELDS: readonly PetField[] = [
+  { member: 'id', columns: ['id'], kind: 'integer', written: 'never' },
+  { member: 'name', columns: ['name'], kind: 'text', written: 'always', searched: true },
+  { member: 'categoryId', columns: ['category_id'], kind: 'integer', written: 'always' },
+  { member: 'status', columns: ['status'], kind: 'text', written: 'always' },
+  { member: 'description', columns: ['description'], kind: 'text', written: 'always', searched: true },
+  { member: 'tags', columns: ['tags'], kind: 'list', written: 'always', searched: true },
+  { member: 'price', columns: ['price_amount', 'price_currency'], kind: 'price', written: 'always' },
+  { member: 'photoUrls', columns: ['photos'], kind: 'photos', written: 'never' },
+  { member: 'createdAt', columns: ['created_at'], kind: 'timestamp', written: 'insert' },
+  { member: 'updatedAt', columns: ['updated_at'], kind: 'timestamp', written: 'always' },
+];
+
+/** `a`, `b` or `c`: a list of members for the prose of the document, built from the schemas so it cannot drift. */
+export function listed(members: readonly string[], conjunction: 'and' | 'or', quote = '`'): string {
+  const q = members.map((m) => `${quote}${m}${quote}`);
+  return q.length < 2 ? q.join('') : `${q.slice(0, -1).join(', ')} ${conjunction} ${q.at(-1)}`;
+}
+function nullable(schema: object): boolean {
+  return 'anyOf' in schema && (schema.anyOf as { type?: string }[]).some((member) => member.type === 'null');
+}
+
+/** The members search reads, in the table's order. */
+export const SEARCHED_MEMBERS = PET_FIELDS.filter((f) => f.searched).map((f) => f.member);
+
+const patchMembers = {
+  name: Type.Optional(name),
+  categoryId: Type.Optional({ ...categoryId, examples: [2] }),
+  status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Availability status; refused while an order for the animal is open' })),
+  description: Type.Optional(Type.Union([description, Type.Null()], { description: 'The new description; `null` removes it' })),
+  tags: Type.Optional(Type.Union([tags, Type.Null()], { description: 'The new tags, replacing the old ones; `null` (or `[]`) removes them all' })),
+  price: Type.Optional(
+    Type.Union([priceInput("The new price, in the store's currency (`amount` is required: a price is set whole)"), Type.Null()], {
+      description: 'The new price; `null` removes it',
+    }),
+  ),
+};
+// What `null` does to each member, from the members' own schemas: it removes those that accept it.
+const removable = Object.keys(patchMembers).filter((m) => nullable(patchMembers[m as keyof typeof patchMembers]));
+const required = Object.keys(patchMembers).filter((m) => !removable.includes(m));
+const readOnly = Object.keys(Pet.properties).filter((m) => !(m in patchMembers));
+export const PetPatch = Type.Object(patchMembers, {
+  $id: 'PetPatch',
+  additionalProperties: false,
+  minProperties: 1,
+  description: `A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. \`null\` removes ${listed(removable, 'or')}; it is refused for ${listed(required, 'and')}, which every animal has. ${listed(readOnly, 'and')} are read-only.`,
+  examples: [{ name: 'Rex II' }],
+});
 export type PetPatch = Static<typeof PetPatch>;
 
-export const Pets = Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), {
+/** An animal in a listing: the Pet with its entity tag, so that no client needs the deprecated getPet to learn it. */
+export const ListedPet = Type.Object(
+  {
+    ...Pet.properties,
+    etag: Type.String({
+      description:
+        "The animal's entity tag: the `ETag` its own representation (the Pet without this member) has. Send it in `If-Match` to change or withdraw the animal only while it is unchanged",
+      examples: ['"A3ciOOg9sHgjg6QfwHTbfP"'],
+    }),
+  },
+  {
+    $id: 'ListedPet',
+    additionalProperties: false,
+    description: 'An animal with its entity tag',
+    examples: ((Pet as { examples?: object[] }).examples ?? []).map((pet) => ({ ...pet, etag: '"A3ciOOg9sHgjg6QfwHTbfP"' })),
+  },
+);
+export type ListedPet = Static<typeof ListedPet>;
+
+export const Pets = Type.Array(Type.Unsafe<ListedPet>({ $ref: 'ListedPet#' }), {
   $id: 'Pets',
-  description: 'A page of animals, in the order `sort` names (ascending by id by default)',
+  description: 'A page of animals, each with its entity tag, in the order `sort` names (ascending by id by default)',
 });
+
+/**
+ * What a page of a search or tag filter in another order than id may cost: when the filter's index
+ * holds at most SORTED_FEW matches they are read and sorted; beyond that the sort's index is walked,
+ * at most SEARCH_WALK animals a page (storage/sql/sql.pet-list.ts; figures in docs/performance.md).
+ */
+export const SORTED_FEW = 10_000;
+export const SEARCH_WALK = 20_000;
+
+/** The most ids one listing may ask for (`id=1&id=2…`). */
+export const PET_IDS_MAX = 100;
 
 export const PET_SORTS = ['id', '-id', 'name', '-name', 'price', '-price', 'createdAt', '-createdAt'] as const;
 export type PetSort = (typeof PET_SORTS)[number];
@@ -168,13 +252,21 @@ export const ListPetsQuery = Type.Object(
     limit: Type.Optional(Limit),
     status: Type.Optional(Type.Unsafe<PetStatus>({ $ref: 'PetStatus#', description: 'Filters by availability status' })),
     categoryId: Type.Optional(Id('Filters by category; combinable with `status`')),
+    id: Type.Optional(
+      Type.Array(Id('An animal to list'), {
+        minItems: 1,
+        maxItems: PET_IDS_MAX,
+        uniqueItems: true,
+        description:
+          'The animals with these ids (repeat the parameter: `id=3&id=7`, at most 100, each once): how a client reads one animal and its `etag` without the deprecated getPet. Ids of withdrawn or unknown animals are left out, not refused. Combinable with `status` and `categoryId`; not with `q` or `tag`; ordered by id (`sort=id` or `-id`)',
+      }),
+    ),
     q: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: Q_MAX,
         pattern: TEXT_PATTERN,
-        description:
-          'Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)',
+        description: `Search: animals whose ${listed(SEARCHED_MEMBERS, 'or', '')} contain every word of \`q\`, each as a word or the start of one (\`lab\` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a \`q\` without any (punctuation only) filters nothing. Combinable with every filter and every \`sort\``,
         examples: ['lab fri'],
       }),
     ),
@@ -182,15 +274,14 @@ export const ListPetsQuery = Type.Object(
       Type.Array(Tag, {
         minItems: 1,
         maxItems: PET_TAGS_MAX,
-        description: 'Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`)',
+        description: 'Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort`',
       }),
     ),
     sort: Type.Optional(
       Type.Unsafe<PetSort>({
         type: 'string',
         enum: [...PET_SORTS],
-        description:
-          'Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400)',
+        description: `Order of the listing: by \`id\` (the default), \`name\` (ignoring case and accents), \`price\` (animals without a price last) or \`createdAt\`; a leading \`-\` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about ${SEARCH_WALK.toLocaleString('en')} animals: when \`q\` or \`tag\` matches more than ${SORTED_FEW.toLocaleString('en')} and few of them lie near the page's place in this order, a page may hold fewer animals than \`limit\`, even none, and still have a \`next\` link (docs/api.md, "Search, tags and sort orders")`,
       }),
     ),
     cursor: Type.Optional(Cursor),

@@ -3,6 +3,8 @@
 // this module writes (SQLite FTS5, PostgreSQL tsvector) and are asked for the words it reads from
 // `q`, so a match is the same on each, whatever collation or extension the database has.
 
+import { SEARCHED_MEMBERS, type Pet } from './pet.schemas.ts';
+
 // Letters NFKD does not decompose but a reader takes for a plain one with a mark.
 const FOLDS: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', æ: 'ae', œ: 'oe', ß: 'ss', ı: 'i', ħ: 'h' };
 const FOLDABLE = new RegExp(`[${Object.keys(FOLDS).join('')}]`, 'gu');
@@ -25,9 +27,13 @@ export function words(text: string): string[] {
   return (fold(text).match(WORD) ?? []).map((w) => (w.length > WORD_MAX ? [...w].slice(0, WORD_MAX).join('') : w));
 }
 
-/** What the engines index for a pet: the distinct words of its name, description and tags, one space between. */
-export function searchText(pet: { readonly name: string; readonly description?: string; readonly tags: readonly string[] }): string {
-  return [...new Set(words(`${pet.name} ${pet.description ?? ''} ${pet.tags.join(' ')}`))].join(' ');
+/** What the engines index for a pet: the distinct words of its searched fields (PET_FIELDS: name, description, tags), one space between. */
+export function searchText(pet: Partial<Pet>): string {
+  const text = SEARCHED_MEMBERS.map((member) => {
+    const value = pet[member];
+    return Array.isArray(value) ? value.join(' ') : typeof value === 'string' ? value : '';
+  });
+  return [...new Set(words(text.join(' ')))].join(' ');
 }
 
 /** The key `sort=name` orders by: the folded name, so "émile" sorts with "Emile", between "Ebony" and "Fido". */

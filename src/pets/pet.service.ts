@@ -1,12 +1,15 @@
 import type { Clock } from '../clock.ts';
-import { AppError, assertFound } from '../errors.ts';
+import { AppError, assertFound, invalid } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
-import type { ConditionalWrite, IdempotentResponse, PetCreate, PetIndex, Storage, Transaction, WriteContext } from '../storage/storage.ts';
+import type { ConditionalWrite, WriteContext } from '../events/event.store.ts';
+import type { IdempotentResponse } from '../events/idempotency.store.ts';
+import type { PetCreate, PetIndex } from './pet.store.ts';
+import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
-import { petListing } from './pet.listing.ts';
-import type { ListPetsQuery, NewPet, Pet, PetPatch, Price, PriceInput } from './pet.schemas.ts';
+import { type PetListing, passes, petListing } from './pet.listing.ts';
+import { NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
 
 // The pet workflows, each in one write transaction over the pet row it locks (docs/architecture.md).
@@ -49,20 +52,18 @@ export function savePet(tx: Transaction, current: Pet, next: Pet, now: Date): Pr
 
 /** The row a new pet is inserted as (its timestamps are the write's): `status` defaults to available, the price is in `currency`, the store's. */
 export function newPetRecord(input: NewPet, currency: string): Omit<PetCreate, 'at'> {
-  const tags = input.tags ?? [];
-  return {
-    name: input.name,
-    categoryId: input.categoryId,
-    status: input.status ?? 'available',
-    tags,
-    ...(input.description === undefined ? {} : { description: input.description }),
-    ...(input.price === undefined ? {} : { price: priceOf(input.price, currency, 'body/price/currency') }),
-    ...indexOf({ name: input.name, description: input.description, tags }),
-  };
+  const record: Record<string, unknown> = {};
+  for (const member of SENT) {
+    const given = (input as Record<string, unknown>)[member];
+    const value = given === undefined ? DEFAULTS[member] : fromInput(member, given, currency);
+    if (value !== undefined) record[member] = value;
+  }
+  const pet = record as Omit<PetCreate, 'at' | keyof PetIndex>;
+  return { ...pet, ...indexOf(pet) };
 }
 
 /** What the engines index of a pet: its search words and its name's sort key (pets/pet.search.ts). */
-export function indexOf(pet: Pick<Pet, 'name' | 'description' | 'tags'>): PetIndex {
+export function indexOf(pet: Pick<Pet, 'name'> & Partial<Pet>): PetIndex {
   return { searchText: searchText(pet), nameKey: nameKey(pet.name) };
 }
 
@@ -98,41 +99,53 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
   });
 }
 
+// What a client may send of a new pet (NewPet) and change of one (PetPatch), as the schemas say,
+// in the field table's order (PET_FIELDS, pet.schemas.ts).
+const SENT = PET_FIELDS.map((f) => f.member).filter((m) => m in NewPet.properties);
+const PATCHED = new Set(PET_FIELDS.map((f) => f.member).filter((m) => m in PetPatch.properties));
+/** What a member left out of a new pet, or removed by a patch's `null`, becomes (absent when not named here). */
+const DEFAULTS: Partial<Pet> = { status: 'available', tags: [] };
+
+/** A member's value as a pet keeps it, from what a client sent: a price is set in `currency`, the store's. */
+function fromInput(member: keyof Pet, given: unknown, currency: string): unknown {
+  return member === 'price' ? priceOf(given as PriceInput, currency) : given;
+}
+
+/** Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON. */
+function same(a: unknown, b: unknown): boolean {
+  return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+}
+
 /**
  * The pet after `patch` (a JSON merge patch: a field absent is kept, `null` removes an optional
  * one); `changed` is false when every field given already had its value. A price is set in
  * `currency`, the store's.
  */
 export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
-  const description = patch.description === undefined ? current.description : (patch.description ?? undefined);
-  const price = patch.price === undefined ? current.price : patch.price === null ? undefined : priceOf(patch.price, currency, 'body/price/currency');
   // The schema's key order, as the engines read a pet back (storage/rows.ts).
-  const next: Pet = {
-    id: current.id,
-    name: patch.name ?? current.name,
-    categoryId: patch.categoryId ?? current.categoryId,
-    status: patch.status ?? current.status,
-    ...(description === undefined ? {} : { description }),
-    tags: patch.tags === undefined ? current.tags : (patch.tags ?? []),
-    ...(price === undefined ? {} : { price }),
-    createdAt: current.createdAt,
-    updatedAt: current.updatedAt,
-  };
-  const changed =
-    next.name !== current.name ||
-    next.categoryId !== current.categoryId ||
-    next.status !== current.status ||
-    next.description !== current.description ||
-    next.tags.join(' ') !== current.tags.join(' ') ||
-    next.price?.amount !== current.price?.amount ||
-    next.price?.currency !== current.price?.currency;
-  return { next, changed };
+  const next: Record<string, unknown> = {};
+  let changed = false;
+  for (const { member } of PET_FIELDS) {
+    let value: unknown = current[member];
+    const given = PATCHED.has(member) ? (patch as Record<string, unknown>)[member] : undefined;
+    if (given !== undefined) {
+      value = given === null ? DEFAULTS[member] : fromInput(member, given, currency);
+      if (!same(value, current[member])) changed = true;
+    }
+    if (value !== undefined) next[member] = value;
+  }
+  return { next: next as Pet, changed };
 }
 
 /** A price as given, in the store's currency; a price in another currency is refused (nothing converts it). */
-export function priceOf(input: PriceInput, currency: string, field: string): Price {
+export function priceOf(input: PriceInput, currency: string): Price {
   if (input.currency !== undefined && input.currency !== currency) {
-    throw new AppError('validation_failed', `${field} must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`);
+    throw invalid(`body field "price.currency" must be ${currency}, the store's currency (STORE_CURRENCY), or left out; got ${input.currency}`, {
+      in: 'body',
+      field: 'price.currency',
+      rule: 'const',
+      message: `prices are in ${currency}, the shop's currency`,
+    });
   }
   return { amount: input.amount, currency };
 }
@@ -174,12 +187,37 @@ export class PetService {
   list(q: ListPetsQuery): Promise<Page<Pet>> {
     // The filters and the sort are bound into the cursor (PetListing.scope).
     const listing = petListing(q);
+    const { ids } = listing;
     return this.#cursors.fetchPageAt(
       listing.scope,
       q,
-      (limit, from) => this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) }),
+      ids === undefined
+        ? async (limit, from) => {
+            const { pets, walkedTo } = await this.#storage.pets.list({ ...listing.query, limit, after: from === undefined ? undefined : listing.parse(from) });
+            return { rows: pets, resumeAt: walkedTo && listing.at(walkedTo) };
+          }
+        : async (limit, from) => ({ rows: await this.#named(ids, listing, limit, from === undefined ? undefined : Number(from)) }),
       listing.position,
     );
+  }
+
+  /**
+   * `id=…` (at most 100): the live pets among `ids` after the cursor's id, passing the other filters,
+   * up to `limit`. Read by id a page's worth at a time, together (the PostgreSQL engine makes the
+   * lookups of one loop turn one query); withdrawn and unknown ids are skipped.
+   */
+  async #named(ids: readonly number[], listing: PetListing, limit: number, after: number | undefined): Promise<Pet[]> {
+    const { descending } = listing.query;
+    let rest = after === undefined ? ids : ids.filter((id) => (descending ? id < after : id > after));
+    const found: Pet[] = [];
+    while (found.length < limit && rest.length > 0) {
+      const batch = rest.slice(0, limit - found.length);
+      rest = rest.slice(batch.length);
+      for (const pet of await Promise.all(batch.map((id) => this.#storage.pets.get(id)))) {
+        if (pet !== undefined && passes(listing.query, pet)) found.push(pet);
+      }
+    }
+    return found;
   }
 
   update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {

@@ -66,8 +66,8 @@ export const tooManyPixels = (what: string, max: number) =>
  * by its header alone — before a pixel is decoded (413 `image_too_large`) — and one that does not
  * decode (400 `invalid_image`: truncated, corrupt).
  */
-export async function processPhoto(bytes: Buffer, limits: PhotoLimits): Promise<ProcessedPhoto> {
-  if (bytes.length === 0) throw new AppError('invalid_image', 'the request has no body; send the image as the body');
+export async function processPhoto(bytes: Buffer | undefined, limits: PhotoLimits): Promise<ProcessedPhoto> {
+  if (bytes === undefined || bytes.length === 0) throw new AppError('invalid_image', 'the request has no body; send the image as the body');
   const mediaType = sniffPhotoType(bytes);
   if (mediaType === undefined) throw notAnImage();
 

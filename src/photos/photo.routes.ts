@@ -86,7 +86,7 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
           response: {
             200: { ...Photo, description: 'The animal already has this image: nothing changed' },
             201: { ...Photo, description: "Photo added; `Location` names it among the animal's photos" },
-            400: errorResponse`${invalidIds(['petId'])} (${'validation_failed'}); an empty body, or an image that does not decode — truncated or corrupt (${'invalid_image'}); ${MALFORMED}`,
+            400: errorResponse`${invalidIds(['petId'])} (${'validation_failed'}); an empty or missing body, or an image that does not decode — truncated or corrupt (${'invalid_image'}); ${MALFORMED}`,
             404: errorResponse`No animal with this id, or it was withdrawn (${'not_found'})`,
             409: errorResponse`The animal has ${prose(String(PHOTOS_PER_PET))} photos already (${'too_many_photos'})`,
             413: errorResponse`The body is larger than \`PHOTO_MAX_BYTES\` (${'payload_too_large'}); the image is over its budget by its header, before anything is decoded: more than \`PHOTO_MAX_PIXELS\` pixels (every frame counted), a side longer than ${prose(PHOTO_MAX_SIDE.toLocaleString('en'))} px or more than ${prose(String(PHOTO_MAX_ASPECT))} times the other, a PNG decoding to more than ${prose(String(PNG_MAX_DECODED_BYTES / 1e6))} MB, more than ${prose(String(PHOTO_MAX_FRAMES))} frames or ${prose(ANIMATION_MAX_PIXELS.toLocaleString('en'))} pixels over all frames (${'image_too_large'})`,
@@ -97,7 +97,9 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
         },
       },
       async (request, reply) => {
-        const { photo, created } = await photos.add(request.params.petId, request.body as Buffer);
+        // Fastify runs no parser for a POST without Content-Type and without a body: the body is
+        // then undefined, and the service refuses it as the empty body it is.
+        const { photo, created } = await photos.add(request.params.petId, request.body as Buffer | undefined);
         if (created) reply.code(201).header('location', `${request.url.split('?')[0]}/${photo.id}`);
         return photo;
       },

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
-import type { Storage, WriteContext } from '../storage/storage.ts';
+import type { WriteContext } from '../events/event.store.ts';
+import type { Storage } from '../storage/storage.ts';
 import { processPhoto, type PhotoLimits } from './photo.image.ts';
 import { PHOTOS_PER_PET, type Photo, type PhotoBlob, type PhotoVariant, type ProcessedPhoto } from './photo.schemas.ts';
 
@@ -80,7 +81,7 @@ export class PhotoService {
    * once (503 with Retry-After) rather than queued, so image work never holds more than its share
    * of the cores and memory, and a client sees the pressure.
    */
-  async add(petId: number, body: Buffer): Promise<AddedPhoto> {
+  async add(petId: number, body: Buffer | undefined): Promise<AddedPhoto> {
     // No image work for an animal that is not there (the workflow checks again, under its lock).
     if ((await this.#storage.pets.get(petId)) === undefined) throw notFound(`pet ${petId}`);
     if (this.#decoding >= this.#concurrency) throw imageWorkFull(this.#concurrency);

@@ -2,56 +2,99 @@
 // RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
 import { eventId, type Event, type EventType } from '../events/event.schemas.ts';
 import type { Category } from '../categories/category.schemas.ts';
+import type { HealthKind, HealthRecord } from '../health/health.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
-import type { Pet, PetStatus } from '../pets/pet.schemas.ts';
+import { PET_FIELDS, type Pet, type PetField, type PetFieldKind, type Price } from '../pets/pet.schemas.ts';
 import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
 import type { Order, OrderStatus } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
-import type { IdempotencyRecord, LeasedAttempt, WebhookState } from './storage.ts';
+import type { IdempotencyRecord } from '../events/idempotency.store.ts';
+import type { LeasedAttempt, WebhookState } from '../webhooks/webhook.store.ts';
 
-export interface PetRow {
-  id: number;
-  name: string;
-  category_id: number;
-  status: PetStatus;
-  description: string | null;
-  tags: string; // a JSON array of strings, in the order given
-  price_amount: number | null;
-  price_currency: string | null;
-  created_at: string;
-  updated_at: string;
-  photos: string | null; // hashes, space-separated, oldest first (migration 10)
+/** A pet's columns, as PET_FIELDS lists them (pets/pet.schemas.ts). */
+export const PET_COLUMN_NAMES: readonly string[] = PET_FIELDS.flatMap((f) => f.columns);
+export const PET_COLUMNS = PET_COLUMN_NAMES.join(', ');
+/** A pet's row as an object (the statements of a transaction) or as its values in PET_COLUMNS' order (SQLite's hot reads). */
+export type PetRow = Readonly<Record<string, unknown>>;
+export type PetTuple = readonly unknown[];
+type Column = string | number | null;
+
+// How each kind of field is kept in its columns, both ways. Optional fields are absent rather than
+// null, as the API shows them. One switch per direction rather than a codec object per kind: every
+// row of a page is mapped at each miss of the read caches, and a call site that calls one function
+// maps a row faster than one calling a different function per kind (docs/performance.md).
+/** A member from its column's value (and the next column's, for a kind that takes two). */
+function decode(kind: PetFieldKind, value: unknown, next: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  switch (kind) {
+    case 'list': // a JSON array of strings, in the order given
+      return JSON.parse(value as string);
+    case 'price':
+      return next === null ? undefined : { amount: value, currency: next };
+    case 'photos': // the display images' hashes, space-separated, oldest first (migration 10)
+      return (value as string).split(' ').map(photoPath);
+    default:
+      return value;
+  }
 }
-export const PET_COLUMNS = 'id, name, category_id, status, description, tags, price_amount, price_currency, created_at, updated_at, photos';
-/** PET_COLUMNS as the values of a row, in that order (SQLite reads hot rows as arrays). */
-export type PetTuple = [number, string, number, PetStatus, string | null, string, number | null, string | null, string, string, string | null];
-export const toPet = (r: PetRow): Pet =>
-  pet(r.id, r.name, r.category_id, r.status, r.description, r.tags, r.price_amount, r.price_currency, r.created_at, r.updated_at, r.photos);
-export const tupleToPet = (r: PetTuple): Pet => pet(...r);
+
+function encode(kind: PetFieldKind, value: unknown): Column[] {
+  switch (kind) {
+    case 'list':
+      return [JSON.stringify(value ?? [])];
+    case 'price':
+      return priceColumns(value as Price | undefined);
+    case 'photos':
+      return [value === undefined ? null : (value as string[]).map((url) => url.slice(url.lastIndexOf('/') + 1)).join(' ')];
+    default:
+      return [(value as Column | undefined) ?? null];
+  }
+}
+
+/** Each field's place in a row of PET_COLUMNS: by position (a row read as values) and by name. */
+const READ = (() => {
+  let at = 0;
+  return PET_FIELDS.map(({ member, kind, columns }) => {
+    const read = { member, kind, at, column: columns[0], next: columns[1] ?? '' };
+    at += columns.length;
+    return read;
+  });
+})();
+
+/** The pet of a row read as values, its members in the schema's order. */
+export function tupleToPet(row: PetTuple): Pet {
+  const pet: Record<string, unknown> = {};
+  for (const { member, kind, at } of READ) {
+    const value = decode(kind, row[at], row[at + 1]);
+    if (value !== undefined) pet[member] = value;
+  }
+  return pet as Pet;
+}
+
+/** The pet of a row read as an object, its members in the schema's order. */
+export function toPet(row: PetRow): Pet {
+  const pet: Record<string, unknown> = {};
+  for (const { member, kind, column, next } of READ) {
+    const value = decode(kind, row[column], row[next]);
+    if (value !== undefined) pet[member] = value;
+  }
+  return pet as Pet;
+}
+
+/** The columns' values of `fields` of a pet, in the order of their columns. */
+export function petValues(fields: readonly PetField[], pet: Partial<Pet>): Column[] {
+  return fields.flatMap((f) => encode(f.kind, pet[f.member]));
+}
+
 /** A pet as the read caches hand it out, to every request until the database changes: frozen through. */
 export function frozenPet(p: Pet): Pet {
-  Object.freeze(p.tags);
-  if (p.price) Object.freeze(p.price);
-  if (p.photoUrls) Object.freeze(p.photoUrls);
+  for (const value of Object.values(p)) if (typeof value === 'object' && value !== null) Object.freeze(value);
   return Object.freeze(p);
 }
-// Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
-// A pet with photos has photoUrls; one without has none (the field is left out, as before photos existed).
-function pet(...[id, name, categoryId, status, description, tags, amount, currency, createdAt, updatedAt, photos]: PetTuple): Pet {
-  return {
-    id,
-    name,
-    categoryId,
-    status,
-    ...(description === null ? {} : { description }),
-    tags: JSON.parse(tags) as string[],
-    ...(amount === null || currency === null ? {} : { price: { amount, currency } }),
-    ...(photos === null ? {} : { photoUrls: photos.split(' ').map(photoPath) }),
-    createdAt,
-    updatedAt,
-  };
-}
+
+/** A price as its two columns (amount, currency); both NULL without one. */
+export const priceColumns = (price: Price | undefined): [number | null, string | null] => (price === undefined ? [null, null] : [price.amount, price.currency]);
 
 export interface PhotoRow {
   id: number;
@@ -75,6 +118,39 @@ export const toPhoto = (r: PhotoRow): Photo => ({
   height: r.height,
   bytes: r.size,
   createdAt: r.created_at,
+});
+
+export interface HealthRow {
+  id: number;
+  pet_id: number;
+  kind: HealthKind;
+  given_on: string; // YYYY-MM-DD (PostgreSQL: DATE, read as its text)
+  name: string;
+  batch: string | null;
+  given_by: string;
+  notes: string | null;
+  next_due: string | null;
+  recorded_at: string;
+  voided_at: string | null;
+  void_reason: string | null;
+}
+const HEALTH_FIELDS = ['id', 'pet_id', 'kind', 'given_on', 'name', 'batch', 'given_by', 'notes', 'next_due', 'recorded_at', 'voided_at', 'void_reason'];
+export const HEALTH_COLUMNS = HEALTH_FIELDS.join(', ');
+/** HEALTH_COLUMNS of the table aliased `h`, for statements that join it. */
+export const H_HEALTH_COLUMNS = HEALTH_FIELDS.map((c) => `h.${c}`).join(', ');
+// Optional fields are absent rather than null, as the API shows them; the key order is the schema's.
+export const toHealthRecord = (r: HealthRow): HealthRecord => ({
+  id: r.id,
+  petId: r.pet_id,
+  kind: r.kind,
+  date: r.given_on,
+  name: r.name,
+  ...(r.batch === null ? {} : { batch: r.batch }),
+  givenBy: r.given_by,
+  ...(r.notes === null ? {} : { notes: r.notes }),
+  ...(r.next_due === null ? {} : { nextDue: r.next_due }),
+  recordedAt: r.recorded_at,
+  ...(r.voided_at === null || r.void_reason === null ? {} : { voided: { at: r.voided_at, reason: r.void_reason } }),
 });
 
 export interface OrderRow {

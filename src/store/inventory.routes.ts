@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
-import type { PetRepository } from '../storage/storage.ts';
+import type { PetRepository } from '../pets/pet.store.ts';
 import { Inventory } from './inventory.schemas.ts';
 
 export const inventoryRoutes: FastifyPluginAsyncTypebox<{ pets: PetRepository; currency: string }> = async (app, { pets, currency }) => {

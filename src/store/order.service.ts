@@ -5,7 +5,9 @@ import type { CursorCodec, Page } from '../paging.ts';
 import type { Pet } from '../pets/pet.schemas.ts';
 import { savePet } from '../pets/pet.service.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
-import type { ConditionalWrite, IdempotentResponse, NewEvent, Storage, Transaction, WriteContext } from '../storage/storage.ts';
+import type { ConditionalWrite, NewEvent, WriteContext } from '../events/event.store.ts';
+import type { IdempotentResponse } from '../events/idempotency.store.ts';
+import type { Storage, Transaction } from '../storage/storage.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from './order.lifecycle.ts';
 import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
 

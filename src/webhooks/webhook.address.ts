@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import type { buildConnector } from 'undici';
-import { AppError } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
 
 /** Resolves a host name to every address it has (the system resolver, or a test's own). */
 export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -175,7 +175,12 @@ export class AddressPolicy {
     try {
       url = new URL(raw);
     } catch {
-      throw new AppError('validation_failed', 'body field "url" must be an absolute URL');
+      throw invalid('body field "url" must be an absolute URL', {
+        in: 'body',
+        field: 'url',
+        rule: 'format',
+        message: 'must be a whole web address such as https://example.com/hooks',
+      });
     }
     const refuse = (why: string) => new AppError('webhook_url_not_allowed', `body field "url" is not allowed: ${why}`);
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.#allowHttp)) {

@@ -7,6 +7,7 @@ import type { Webhook } from './webhook.schemas.ts';
 import { endpointReader, refusal, type EndpointReader } from './webhook.access.ts';
 import { claimAttempts, EVENT_PURGED, finishAttempt, OWNER_GONE, type ClaimedAttempt } from './webhook.deliveries.ts';
 import type { SecretBox } from './webhook.secret-box.ts';
+import { retryAfter } from './webhook.retry-after.ts';
 import { USER_AGENT, type Sender, type SendResult } from './webhook.sender.ts';
 import { signatureHeader } from './webhook.signature.ts';
 
@@ -43,12 +44,17 @@ const JITTER = 0.1;
 
 /**
  * When the attempt after attempt number `attempt` (1-based) is due, or null when the schedule is
- * exhausted: the schedule's next delay, ±10 % so that the retries of many events spread out.
+ * exhausted: the schedule's next delay, ±10 % so that the retries of many events spread out. When
+ * the receiver asked for a later time (`asked`: its Retry-After on a 429 or 503), that time, up to
+ * the schedule's longest delay after the failure: a receiver may slow its retries down, never
+ * speed them up, nor park them longer than the schedule ever waits (docs/events.md, "Retries").
  */
-export function nextAttemptAt(schedule: readonly number[], attempt: number, from: Date, random: () => number): Date | null {
+export function nextAttemptAt(schedule: readonly number[], attempt: number, from: Date, random: () => number, asked: Date | null = null): Date | null {
   if (attempt >= schedule.length) return null;
   const delay = schedule[attempt] * (1 - JITTER + 2 * JITTER * random());
-  return new Date(from.getTime() + Math.round(delay));
+  const scheduled = from.getTime() + Math.round(delay);
+  if (asked === null) return new Date(scheduled);
+  return new Date(Math.max(scheduled, Math.min(asked.getTime(), from.getTime() + Math.max(...schedule))));
 }
 
 /** A function of one argument whose answers are kept: the reads of one claim, each made once. */
@@ -204,7 +210,9 @@ export class WebhookDispatcher {
     const durationMs = Math.round(performance.now() - started);
     const succeeded = result.error === null;
     // The schedule's delays run from the failure, so a slow failure does not eat into them.
-    const retryAt = succeeded || skipped || a.event === undefined ? null : nextAttemptAt(settings.retryScheduleMs, a.attempt, clock.now(), this.#random);
+    const failedAt = clock.now();
+    const asked = retryAfter(result.status, result.retryAfter, failedAt);
+    const retryAt = succeeded || skipped || a.event === undefined ? null : nextAttemptAt(settings.retryScheduleMs, a.attempt, failedAt, this.#random, asked);
     let outcome: { recorded: boolean; disabled: boolean };
     try {
       outcome = await finishAttempt(storage, {

@@ -11,6 +11,8 @@ export interface SendResult {
   readonly status: number | null;
   /** Why the attempt failed, in a few words; null for a 2xx. Never the response body. */
   readonly error: string | null;
+  /** The answer's Retry-After field, when it has exactly one (webhook.retry-after.ts reads it). */
+  readonly retryAfter?: string;
 }
 
 export interface Sender {
@@ -64,7 +66,8 @@ export class WebhookSender implements Sender {
       const res = await agent.request({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body, signal });
       await drain(res.body);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      return { status: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}` };
+      const retryAfter = res.headers['retry-after'];
+      return { status: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}`, ...(typeof retryAfter === 'string' && { retryAfter }) };
     } catch (err) {
       return { status: null, error: describe(err, signal.aborted, this.#timeoutMs) };
     }

@@ -5,7 +5,8 @@ import { AppError } from '../errors.ts';
 import { readScopeOf } from '../events/event.access.ts';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.ts';
 import type { Scope } from '../keys/key.types.ts';
-import type { NewEvent, Transaction } from '../storage/storage.ts';
+import type { NewEvent } from '../events/event.store.ts';
+import type { Transaction } from '../storage/storage.ts';
 
 /**
  * Refuses (403 insufficient_scope) an endpoint subscribed to `events` (null: every type, future
@@ -19,7 +20,7 @@ export function assertMaySubscribe(scopes: readonly Scope[], events: readonly Ev
   const what = events === null ? 'every event type' : types.filter((t) => missing.includes(readScopeOf(t))).join(', ');
   throw new AppError(
     'insufficient_scope',
-    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.* and category.*: pets:read; order.*: orders:read)`,
+    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.health.*: health:read; the other pet.* and category.*: pets:read; order.*: orders:read)`,
     { 'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"` },
   );
 }

@@ -118,7 +118,7 @@ describe('petstore CLI', () => {
   test('keys create: the default set leaves the admin scopes out; --scopes can name them, or all; --expires-at takes an RFC 3339 instant in the future', async (t) => {
     const { cli, env } = setup(t);
     const plain = await cli('keys', 'create', '--name', 'staff');
-    assert.match(plain.out, /\(pets:read,pets:write,orders:read,orders:write,categories:write,events:read\)/);
+    assert.match(plain.out, /\(pets:read,pets:write,health:read,health:write,orders:read,orders:write,categories:write,events:read\)/);
     const admin = await cli('keys', 'create', '--name', 'admin', '--scopes', 'keys:admin,pets:read');
     assert.match(admin.out, /\(keys:admin,pets:read\)/);
     const owner = await cli('keys', 'create', '--name', 'owner', '--scopes', 'all');

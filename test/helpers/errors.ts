@@ -10,3 +10,12 @@ export function rejectsWith(code: AppError['code'], message?: RegExp) {
     return true;
   };
 }
+
+/** An injected response is the Error body with this status and code (and a message matching). */
+export function assertError(res: { statusCode: number; json(): unknown }, status: number, code: string, message?: RegExp): void {
+  assert.equal(res.statusCode, status);
+  const body = res.json() as { code: string; message: string; status: number };
+  assert.equal(body.code, code);
+  assert.equal(body.status, status);
+  if (message) assert.match(body.message, message);
+}

@@ -1,6 +1,6 @@
 import type { NewPet } from '../../src/pets/pet.schemas.ts';
 import { newPetRecord } from '../../src/pets/pet.service.ts';
-import type { PetCreate } from '../../src/storage/storage.ts';
+import type { PetCreate } from '../../src/pets/pet.store.ts';
 
 /** The row a pet is inserted as, for tests that write through the storage directly (EUR prices, now unless told). */
 export function petRecord(input: NewPet, at = new Date()): PetCreate {

@@ -1,6 +1,7 @@
 // Shared by the storage contract suites (test/storage/*contract*.test.ts).
 import type { ApiKey } from '../../src/keys/key.schemas.ts';
-import type { ApiKeyCreate, Storage } from '../../src/storage/storage.ts';
+import type { ApiKeyCreate } from '../../src/keys/key.store.ts';
+import type { Storage } from '../../src/storage/storage.ts';
 
 /**
  * Opens the pool's connections first; on a cold pool the first transaction can finish before a

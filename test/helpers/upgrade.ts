@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { TestContext } from 'node:test';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { PgDb } from '../../src/storage/postgres/postgres.db.ts';
 import { migratePostgres, openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
 import type { SqlParam } from '../../src/storage/sql/sql.db.ts';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite, openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { createTestDatabase, feedOf, type Engine } from './engines.ts';
@@ -55,7 +54,7 @@ export async function upgraded(t: TestContext, engine: Engine, applied: (version
   t.after(() => db.close());
   await migratePostgres(
     db,
-    POSTGRES_MIGRATIONS.filter((m) => applied(m.version)),
+    readMigrations('postgres').filter((m) => applied(m.version)),
   );
   await write(async (sql, params) => void (await db.query(sql, params)));
   const storage = await openPostgres({ url: target.url, poolSize: 2 });
@@ -72,7 +71,7 @@ export async function sqliteAt(t: TestContext, applied: (version: number) => boo
   const db = new DatabaseSync(path, { enableForeignKeyConstraints: true });
   migrateSqlite(
     db,
-    SQLITE_MIGRATIONS.filter((m) => applied(m.version)),
+    readMigrations('sqlite').filter((m) => applied(m.version)),
   );
   return { path, db };
 }

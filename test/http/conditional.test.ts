@@ -126,6 +126,9 @@ for (const engine of ENGINES) {
           code: 'validation_failed',
           message: 'header "If-None-Match" must be * or a comma-separated list of entity tags such as "xyz" or W/"xyz"',
           status: 400,
+          errors: [
+            { in: 'header', field: 'If-None-Match', rule: 'pattern', message: 'must be * or the entity tags (ETag values) the service sent, in double quotes' },
+          ],
         });
       }
       assert.equal((await server.call('GET', '/v1/pets/999', { headers: { 'if-none-match': '*' } })).status, 404);

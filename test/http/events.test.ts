@@ -7,6 +7,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { EVENT_SCHEMAS, Event, EventTypeSchema } from '../../src/events/event.schemas.ts';
 import { Category } from '../../src/categories/category.schemas.ts';
+import { HealthRecord } from '../../src/health/health.schemas.ts';
 import { Pet, PetStatus, Price } from '../../src/pets/pet.schemas.ts';
 import { Order, OrderStatus } from '../../src/store/order.schemas.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
@@ -22,7 +23,7 @@ function eventValidator() {
   const ajv = new Ajv({ strict: false });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  for (const s of [PetStatus, Price, Pet, OrderStatus, Order, Category, EventTypeSchema, ...EVENT_SCHEMAS, Event]) ajv.addSchema(s);
+  for (const s of [PetStatus, Price, Pet, OrderStatus, Order, Category, HealthRecord, EventTypeSchema, ...EVENT_SCHEMAS, Event]) ajv.addSchema(s);
   return ajv.getSchema('Event')!;
 }
 

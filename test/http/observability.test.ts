@@ -66,6 +66,10 @@ describe('request log', () => {
     const lines = logs.lines().filter((l) => l.msg === 'request');
     assert.equal(lines.length, 3);
     const [post, get, denied] = lines;
+    // What log shippers read without a mapping: the level's name and an ISO 8601 instant.
+    assert.equal(post.level, 'info');
+    assert.match(String(post.time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.ok(Math.abs(Date.parse(String(post.time)) - Date.now()) < 60_000, 'the time is now');
     assert.equal(post.reqId, 'req-1');
     assert.equal(post.method, 'POST');
     assert.equal(post.route, '/v1/pets');
@@ -103,7 +107,7 @@ describe('request log', () => {
         { route: '/v1/pets', path: undefined, status: 500, code: 'internal_error' },
       ],
     );
-    assert.equal(lines.at(-1)?.level, 50);
+    assert.equal(lines.at(-1)?.level, 'error');
     assert.doesNotMatch(logs.text(), /s3cret-query/);
   });
 

@@ -309,16 +309,18 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('groups the tags Pets, Store, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
-    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Events', 'Keys', 'Pets', 'Store', 'Webhooks']);
+  test('groups the tags Pets, Health, Store, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
+    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
-    assert.deepEqual([...grouped].sort(), ['Events', 'Keys', 'Pets', 'Store', 'Webhooks']);
+    assert.deepEqual([...grouped].sort(), ['Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
     assert.equal(byId(doc, 'createKey').tags[0], 'Keys');
     assert.equal(byId(doc, 'getInventory').tags[0], 'Store');
     assert.equal(byId(doc, 'createCategory').tags[0], 'Pets');
     for (const { method, path, op } of operations(doc)) assert.ok(grouped.includes(op.tags[0]), `${method} ${path} tag ${op.tags[0]}`);
     assert.equal(byId(doc, 'listPets').tags[0], 'Pets');
+    assert.equal(byId(doc, 'listHealthDue').tags[0], 'Health');
+    assert.ok(doc['x-tagGroups'].find((g: Json) => g.name === 'Pets').tags.includes('Health'), 'the health log is grouped with the animals');
     assert.equal(byId(doc, 'listOrders').tags[0], 'Store');
   });
 

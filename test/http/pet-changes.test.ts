@@ -6,6 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 
+/** A listing's pets without their `etag` member (each is its own representation's ETag: test/http/pets-by-id.test.ts). */
+const untagged = (pets: { etag?: string }[]) => pets.map(({ etag, ...pet }) => pet);
+
 type Auth = { authorization: string };
 
 async function newPet(
@@ -139,8 +142,8 @@ for (const engine of ENGINES) {
       assert.equal(res.body, '');
       assert.equal(res.headers['content-type'], undefined);
       assert.equal((await app.inject({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: auth })).statusCode, 404);
-      assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json(), [kept]);
-      assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/pets?categoryId=1&status=available', headers: auth })).json(), [kept]);
+      assert.deepEqual(untagged((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).json()), [kept]);
+      assert.deepEqual(untagged((await app.inject({ method: 'GET', url: '/v1/pets?categoryId=1&status=available', headers: auth })).json()), [kept]);
       assert.deepEqual(await inventory(app, auth), { available: 1, pending: 0, sold: 0, availableValue: { EUR: 0 } });
       assert.equal((await app.inject({ method: 'GET', url: `/v1/store/orders/${order.id}`, headers: auth })).json().status, 'cancelled');
       assert.equal((await app.inject({ method: 'GET', url: `/v1/store/orders?petId=${pet.id}`, headers: auth })).json().length, 1);
@@ -189,13 +192,13 @@ for (const engine of ENGINES) {
       for (let i = 0; i < 9; i++) made.push(await newPet(app, auth, { name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' }));
       const inTwo = made.filter((p) => p.categoryId === 2);
       const first = await app.inject({ method: 'GET', url: '/v1/pets?categoryId=2&limit=2', headers: auth });
-      assert.deepEqual(first.json(), inTwo.slice(0, 2));
+      assert.deepEqual(untagged(first.json()), inTwo.slice(0, 2));
       const next = /^<([^>]+)>; rel="next"$/.exec(String(first.headers.link))?.[1];
       assert.match(String(next), /^\/v1\/pets\?limit=2&categoryId=2&cursor=/);
-      assert.deepEqual((await app.inject({ method: 'GET', url: next!, headers: auth })).json(), inTwo.slice(2));
+      assert.deepEqual(untagged((await app.inject({ method: 'GET', url: next!, headers: auth })).json()), inTwo.slice(2));
       const both = await app.inject({ method: 'GET', url: '/v1/pets?status=sold&categoryId=2', headers: auth });
       assert.deepEqual(
-        both.json(),
+        untagged(both.json()),
         inTwo.filter((p) => p.status === 'sold'),
       );
       const cursor = new URL(next!, 'http://x').searchParams.get('cursor');

@@ -11,7 +11,8 @@ import sharp from 'sharp';
 import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { animatedWebp, greyPng, jpegWithGps, pngBomb, rgba16Png, solid, webpBomb } from '../helpers/images.ts';
-import { listening } from '../helpers/raw-http.ts';
+import { exchange, listening } from '../helpers/raw-http.ts';
+import { assertError } from '../helpers/errors.ts';
 
 type Auth = { authorization: string };
 
@@ -29,14 +30,6 @@ async function photosOf(app: FastifyInstance, auth: Auth, petId: number) {
   const res = await app.inject({ method: 'GET', url: `/v1/pets/${petId}/photos`, headers: auth });
   assert.equal(res.statusCode, 200, res.body);
   return res.json() as { id: number; hash: string; url: string; thumbnailUrl: string; mediaType: string }[];
-}
-
-function assertError(res: { statusCode: number; json(): unknown }, status: number, code: string, message?: RegExp) {
-  assert.equal(res.statusCode, status);
-  const body = res.json() as { code: string; message: string; status: number };
-  assert.equal(body.code, code);
-  assert.equal(body.status, status);
-  if (message) assert.match(body.message, message);
 }
 
 for (const engine of ENGINES) {
@@ -131,6 +124,9 @@ for (const engine of ENGINES) {
       const png = await solid('png', { width: 300, height: 300, colour: 77 });
       assertError(await upload(app, auth, petId, png.subarray(0, png.length - 30), 'image/png'), 400, 'invalid_image');
       assertError(await upload(app, auth, petId, Buffer.alloc(0)), 400, 'invalid_image');
+      // No body and no Content-Type: Fastify runs no parser at all, and the body is undefined.
+      const bare = await app.inject({ method: 'POST', url: `/v1/pets/${petId}/photos`, headers: auth });
+      assertError(bare, 400, 'invalid_image', /no body/);
       assert.deepEqual(await photosOf(app, auth, petId), []);
     });
 
@@ -348,6 +344,20 @@ describe('a decompression bomb', () => {
     assertError(res, 413, 'image_too_large', /20,000 × 20,000 pixels; its longest side may be at most 10,000 pixels/);
     // Decoded it would be 400 MB of greyscale (1.6 GB as RGBA); refused by its header, it costs nothing.
     assert.ok(grew < 32 * 1024 * 1024, `RSS grew by ${(grew / 1048576).toFixed(1)} MiB`);
+    assert.deepEqual(await photosOf(app, auth, petId), []);
+  });
+});
+
+describe('an upload without a body, over a real connection', () => {
+  test('is 400 invalid_image with Content-Length: 0, with no body at all, and with an image type but no bytes', async (t) => {
+    const { app, auth, port } = await listening(t);
+    const petId = await newPet(app, auth);
+    const head = `POST /v1/pets/${petId}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth.authorization}\r\nConnection: close\r\n`;
+    for (const headers of ['Content-Length: 0\r\n', '', 'Content-Type: image/png\r\nContent-Length: 0\r\n']) {
+      const { data } = await exchange(port, `${head}${headers}\r\n`);
+      assert.match(data, /^HTTP\/1\.1 400 /, `${JSON.stringify(headers)}: ${data.split('\r\n')[0]}`);
+      assert.match(data.slice(data.indexOf('\r\n\r\n')), /"code":"invalid_image"/);
+    }
     assert.deepEqual(await photosOf(app, auth, petId), []);
   });
 });

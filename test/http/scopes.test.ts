@@ -18,6 +18,8 @@ interface Operation {
   readonly payload?: object;
 }
 
+const HEALTH_RECORD = { kind: 'exam', date: '2025-01-01', name: 'Check-up', givenBy: 'Dr. A. Jones' };
+
 const OPERATIONS: readonly Operation[] = [
   { name: 'listPets', method: 'GET', url: '/v1/pets', scope: 'pets:read' },
   { name: 'createPet', method: 'POST', url: '/v1/pets', scope: 'pets:write', payload: { name: 'Rex', categoryId: 1 } },
@@ -30,6 +32,11 @@ const OPERATIONS: readonly Operation[] = [
   { name: 'updatePet', method: 'PATCH', url: '/v1/pets/1', scope: 'pets:write', payload: { name: 'Rex II' } },
   { name: 'deletePet', method: 'DELETE', url: '/v1/pets/1', scope: 'pets:write' },
   { name: 'getInventory', method: 'GET', url: '/v1/store/inventory', scope: 'pets:read' },
+  { name: 'addHealthRecord', method: 'POST', url: '/v1/pets/1/health', scope: 'health:write', payload: HEALTH_RECORD },
+  { name: 'listHealthRecords', method: 'GET', url: '/v1/pets/1/health', scope: 'health:read' },
+  { name: 'getHealthRecord', method: 'GET', url: '/v1/pets/1/health/1', scope: 'health:read' },
+  { name: 'voidHealthRecord', method: 'POST', url: '/v1/pets/1/health/1/void', scope: 'health:write', payload: { reason: 'wrong animal' } },
+  { name: 'listHealthDue', method: 'GET', url: '/v1/health/due?before=2030-01-01', scope: 'health:read' },
   { name: 'createCategory', method: 'POST', url: '/v1/categories', scope: 'categories:write', payload: { name: 'Horses' } },
   { name: 'getCategory', method: 'GET', url: '/v1/categories/1', scope: 'pets:read' },
   { name: 'updateCategory', method: 'PATCH', url: '/v1/categories/2', scope: 'categories:write', payload: { name: 'Kittens' } },
@@ -63,6 +70,8 @@ describe('key scopes', () => {
       await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Seed', categoryId: 1 } });
       if (op.name === 'getOrder' || op.name === 'updateOrder')
         await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: 1 } });
+      if (op.name === 'getHealthRecord' || op.name === 'voidHealthRecord')
+        await app.inject({ method: 'POST', url: '/v1/pets/1/health', headers: auth, payload: HEALTH_RECORD });
       const headers = await keyWithScopes(storage, [op.scope]);
       const res = await app.inject({ method: op.method, url: op.url, headers, payload: op.payload });
       assert.ok([200, 201, 204].includes(res.statusCode), `${op.name}: ${res.statusCode} ${res.body}`);
@@ -102,8 +111,11 @@ describe('key scopes', () => {
     const { app } = await testApp(t);
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     for (const op of OPERATIONS) {
-      const param: Record<string, string> = { pets: 'petId', orders: 'orderId', categories: 'categoryId', keys: 'keyId' };
-      const path = op.url.replace('/v1', '').replace(/\/(\w+)\/\d+$/, (_, collection: string) => `/${collection}/{${param[collection]}}`);
+      const param: Record<string, string> = { pets: 'petId', orders: 'orderId', categories: 'categoryId', keys: 'keyId', health: 'recordId' };
+      const path = op.url
+        .replace('/v1', '')
+        .split('?')[0]
+        .replace(/\/(\w+)\/\d+/g, (_, collection: string) => `/${collection}/{${param[collection]}}`);
       const operation = doc.paths[path][op.method.toLowerCase()];
       assert.deepEqual(operation['x-required-scopes'], [op.scope], op.name);
       assert.match(operation.description, new RegExp(`Requires scope \`${op.scope}\``), op.name);

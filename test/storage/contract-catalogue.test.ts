@@ -26,7 +26,7 @@ async function pet(storage: Storage, status: PetStatus = 'available', categoryId
 async function listed(storage: Storage, filters: { status?: PetStatus; categoryId?: number } = {}): Promise<Pet[]> {
   const all: Pet[] = [];
   for (let afterId = 0; ; ) {
-    const page = await storage.pets.list({ limit: 100, after: { id: afterId }, ...filters });
+    const page = await storage.pets.list({ limit: 100, after: { id: afterId }, ...filters }).then((page) => page.pets);
     all.push(...page);
     if (page.length < 100) return all;
     afterId = page[page.length - 1].id;
@@ -212,7 +212,11 @@ for (const engine of ENGINES) {
         const made: Pet[] = [];
         for (let i = 0; i < 12; i++) made.push(await pet(storage, (['available', 'pending', 'sold'] as const)[i % 3], 1 + (i % 2)));
         const expect = (f: (p: Pet) => boolean) => made.filter(f).map((p) => p.id);
-        const ids = (q: Parameters<Storage['pets']['list']>[0]) => storage.pets.list(q).then((ps) => ps.map((p) => p.id));
+        const ids = (q: Parameters<Storage['pets']['list']>[0]) =>
+          storage.pets
+            .list(q)
+            .then((page) => page.pets)
+            .then((ps) => ps.map((p) => p.id));
         assert.deepEqual(
           await ids({ limit: 100, categoryId: 2 }),
           expect((p) => p.categoryId === 2),

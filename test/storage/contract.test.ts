@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hashKey } from '../../src/keys/key.service.ts';
-import type { Storage, StoredResponse } from '../../src/storage/storage.ts';
+import type { StoredResponse } from '../../src/events/idempotency.store.ts';
+import type { Storage } from '../../src/storage/storage.ts';
 import { ENGINES, feedSettled, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';
 import { insertKey, warmUp } from '../helpers/storage.ts';
@@ -48,7 +49,7 @@ for (const engine of ENGINES) {
         const ids = [];
         for (const status of statuses) ids.push((await createPet(storage, petRecord({ name: status, categoryId: 1, status }), { now: new Date() })).id);
         const queries = [{ limit: 2 }, { limit: 2 }, { limit: 10, status: 'available' as const }, { limit: 2, after: { id: ids[1] } }, { limit: 3 }];
-        const pages = await Promise.all(queries.map((q) => storage.pets.list(q)));
+        const pages = await Promise.all(queries.map((q) => storage.pets.list(q).then((page) => page.pets)));
         assert.deepEqual(
           pages.map((p) => p.map((pet) => pet.id)),
           [ids.slice(0, 2), ids.slice(0, 2), [ids[0], ids[2], ids[4]], ids.slice(2, 4), ids.slice(0, 3)],
@@ -87,7 +88,7 @@ for (const engine of ENGINES) {
         assert.equal(failed.status, 'rejected');
         assert.equal((failed as PromiseRejectedResult).reason.code, 'unknown_category');
         for (const pet of created) assert.deepEqual(await storage.pets.get(pet.id), pet);
-        assert.equal((await storage.pets.list({ limit: 10 })).length, 8);
+        assert.equal((await storage.pets.list({ limit: 10 }).then((page) => page.pets)).length, 8);
       });
 
       test('create with an unknown category throws unknown_category', async (t) => {
@@ -96,7 +97,7 @@ for (const engine of ENGINES) {
           createPet(storage, petRecord({ name: 'x', categoryId: 999, status: 'available' }), { now: new Date() }),
           rejectsWith('unknown_category', /categoryId 999 is not a known category/),
         );
-        assert.deepEqual(await storage.pets.list({ limit: 10 }), []);
+        assert.deepEqual(await storage.pets.list({ limit: 10 }).then((page) => page.pets), []);
       });
 
       test('list pages by id (keyset) and filters by status', async (t) => {
@@ -106,28 +107,28 @@ for (const engine of ENGINES) {
         for (const status of statuses) pets.push(await createPet(storage, petRecord({ name: status, categoryId: 3, status }), { now: new Date() }));
         const ids = pets.map((p) => p.id);
         assert.deepEqual(
-          (await storage.pets.list({ limit: 2 })).map((p) => p.id),
+          (await storage.pets.list({ limit: 2 }).then((page) => page.pets)).map((p) => p.id),
           ids.slice(0, 2),
         );
         assert.deepEqual(
-          (await storage.pets.list({ limit: 2, after: { id: ids[1] } })).map((p) => p.id),
+          (await storage.pets.list({ limit: 2, after: { id: ids[1] } }).then((page) => page.pets)).map((p) => p.id),
           ids.slice(2, 4),
         );
         assert.deepEqual(
-          (await storage.pets.list({ limit: 2, after: { id: ids[3] } })).map((p) => p.id),
+          (await storage.pets.list({ limit: 2, after: { id: ids[3] } }).then((page) => page.pets)).map((p) => p.id),
           ids.slice(4),
         );
-        assert.deepEqual(await storage.pets.list({ limit: 2, after: { id: ids[4] } }), []);
+        assert.deepEqual(await storage.pets.list({ limit: 2, after: { id: ids[4] } }).then((page) => page.pets), []);
         const available = [ids[0], ids[2], ids[4]];
         assert.deepEqual(
-          (await storage.pets.list({ limit: 10, status: 'available' })).map((p) => p.id),
+          (await storage.pets.list({ limit: 10, status: 'available' }).then((page) => page.pets)).map((p) => p.id),
           available,
         );
         assert.deepEqual(
-          (await storage.pets.list({ limit: 1, after: { id: ids[0] }, status: 'available' })).map((p) => p.id),
+          (await storage.pets.list({ limit: 1, after: { id: ids[0] }, status: 'available' }).then((page) => page.pets)).map((p) => p.id),
           [ids[2]],
         );
-        assert.deepEqual(await storage.pets.list({ limit: 10, status: 'pending' }), [pets[3]]);
+        assert.deepEqual(await storage.pets.list({ limit: 10, status: 'pending' }).then((page) => page.pets), [pets[3]]);
       });
     });
 
@@ -478,12 +479,12 @@ for (const engine of ENGINES) {
           createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now: at, idempotency: failing }),
           /store step failed/,
         );
-        assert.deepEqual(await storage.pets.list({ limit: 10 }), []);
+        assert.deepEqual(await storage.pets.list({ limit: 10 }).then((page) => page.pets), []);
         assert.deepEqual(await all(storage), []);
         // A claim that does not exist (lost) fails the write too.
         const lost = { id: { ...id, key: 'never-claimed' }, respond: () => ({ status: 201, body: '{}', location: null }) };
         await assert.rejects(createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now: at, idempotency: lost }), /claim/);
-        assert.deepEqual(await storage.pets.list({ limit: 10 }), []);
+        assert.deepEqual(await storage.pets.list({ limit: 10 }).then((page) => page.pets), []);
         // The open claim is completed by the retry's write, in the same transaction as its pet.
         const ok = { id, respond: (pet: { id: number }) => ({ status: 201, body: JSON.stringify(pet), location: `/v1/pets/${pet.id}` }) };
         const pet = await createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now: at, idempotency: ok });

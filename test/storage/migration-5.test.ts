@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { describe, test, type TestContext } from 'node:test';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { sqliteAt, upgraded } from '../helpers/upgrade.ts';
@@ -40,7 +40,7 @@ for (const engine of ENGINES) {
         });
         assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 1, sold: 2, availableValue: {} });
         assert.deepEqual(
-          (await storage.pets.list({ limit: 10, categoryId: 7 })).map((p) => p.name),
+          (await storage.pets.list({ limit: 10, categoryId: 7 }).then((page) => page.pets)).map((p) => p.name),
           ['b', 'd'],
         );
         assert.deepEqual((await storage.categories.list()).at(-1), { id: 7, name: 'Horses' });
@@ -62,7 +62,7 @@ describe('sqlite: migration 5 rebuilds categories', () => {
     assert.deepEqual(
       migrateSqlite(
         db,
-        SQLITE_MIGRATIONS.filter((m) => m.version <= 5),
+        readMigrations('sqlite').filter((m) => m.version <= 5),
       ),
       [5],
     );

@@ -35,7 +35,7 @@ for (const engine of ENGINES) {
     test('timestamps from the events; searchable and sortable by name once indexed at start-up', async (t) => {
       const migratedFrom = Date.now();
       const storage = (await upgradedStore(t, engine)).storage;
-      const [emile, bella, zed] = (await storage.pets.list({ limit: 10 }))!;
+      const [emile, bella, zed] = (await storage.pets.list({ limit: 10 }).then((page) => page.pets))!;
       assert.deepEqual(
         [emile, bella].map((p) => [p.name, p.tags, p.createdAt, p.updatedAt, 'price' in p, 'description' in p]),
         [
@@ -45,12 +45,16 @@ for (const engine of ENGINES) {
       );
       assert.ok(Date.parse(zed.createdAt) >= migratedFrom - 1000 && zed.updatedAt === zed.createdAt, 'no event: the time of the migration');
 
-      const search = (q: string) => storage.pets.list({ ...petListing({ q }).query, limit: 10 }).then((ps) => ps.map((p) => p.name));
+      const search = (q: string) =>
+        storage.pets
+          .list({ ...petListing({ q }).query, limit: 10 })
+          .then((page) => page.pets)
+          .then((ps) => ps.map((p) => p.name));
       assert.deepEqual(await search('emile'), [], 'not indexed yet');
       assert.equal(await indexUnindexedPets(storage, 2), 3);
       assert.equal(await indexUnindexedPets(storage), 0, 'nothing left');
       assert.deepEqual(await search('emile'), ['Émile']);
-      const byName = await storage.pets.list({ ...petListing({ sort: 'name' }).query, limit: 10 });
+      const byName = await storage.pets.list({ ...petListing({ sort: 'name' }).query, limit: 10 }).then((page) => page.pets);
       assert.deepEqual(
         byName.map((p) => p.name),
         ['bella', 'Émile', 'Zed'],

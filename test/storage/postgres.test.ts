@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import pg from 'pg';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { StorageUnavailableError } from '../../src/errors.ts';
 import { openPostgres } from '../../src/storage/postgres/postgres.storage.ts';
-import { POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { createTestDatabase } from '../helpers/engines.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { createPet } from '../../src/pets/pet.service.ts';
@@ -37,7 +37,7 @@ describe('postgres engine', () => {
     await client.end();
     assert.deepEqual(
       rows.map((r) => r.version),
-      POSTGRES_MIGRATIONS.map((m) => m.version),
+      readMigrations('postgres').map((m) => m.version),
     );
     assert.equal((await storages[4].categories.list()).length, 6);
   });
@@ -117,7 +117,7 @@ describe('postgres engine', () => {
       results.map((r) => (r.status === 'fulfilled' ? r.value.name : (r.reason as { code?: string }).code)),
       ['Rex', '22021', 'Tom'],
     );
-    assert.equal((await storage.pets.list({ limit: 10 })).length, 2);
+    assert.equal((await storage.pets.list({ limit: 10 }).then((page) => page.pets)).length, 2);
   });
 
   test('two transactions each creating a priced available pet do not wait for each other (stock value slots)', async (t) => {

@@ -46,7 +46,7 @@ describe('SQLite group commit (the write path)', () => {
     assert.equal(results[2].status, 'fulfilled');
     assert.equal(results[1].status, 'rejected');
     assert.ok(results[1].status === 'rejected' && results[1].reason instanceof AppError && results[1].reason.code === 'unknown_category');
-    const listed = await storage.pets.list({ limit: 10 });
+    const listed = await storage.pets.list({ limit: 10 }).then((page) => page.pets);
     assert.deepEqual(
       listed.map((p) => p.name),
       ['a', 'c'],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { SQLITE_MIGRATIONS } from '../../src/storage/sqlite/migrations.ts';
+import { readMigrations } from '../../src/storage/migration.ts';
 import { migrateMemory, migrateSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 
 /** Every schema object and every row of every table (FTS shadow tables and sqlite_sequence included). */
@@ -23,7 +23,7 @@ test('a new in-memory database, migrated or copied, is exactly a freshly migrate
   t.after(() => {
     for (const db of [fresh, first, copy]) db.close();
   });
-  migrateSqlite(fresh, SQLITE_MIGRATIONS);
+  migrateSqlite(fresh, readMigrations('sqlite'));
   migrateMemory(first);
   migrateMemory(copy); // the process has migrated one by now: this one is a copy
   assert.deepEqual(dump(first), dump(fresh));
@@ -44,6 +44,6 @@ test('copies are separate databases: a write to one is not in another', (t) => {
   assert.equal(b.prepare("SELECT count(*) AS n FROM categories WHERE name = 'Ferrets'").get()?.n, 0);
   const fresh = open();
   t.after(() => fresh.close());
-  migrateSqlite(fresh, SQLITE_MIGRATIONS);
+  migrateSqlite(fresh, readMigrations('sqlite'));
   assert.deepEqual(dump(b), dump(fresh));
 });

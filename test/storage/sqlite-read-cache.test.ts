@@ -27,7 +27,8 @@ function fileStorage(t: TestContext): { storage: Storage; path: string } {
   return { storage, path };
 }
 
-const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold') => (await storage.pets.list({ limit: 10, status })).map((p) => p.name);
+const names = async (storage: Storage, status?: 'available' | 'pending' | 'sold') =>
+  (await storage.pets.list({ limit: 10, status }).then((page) => page.pets)).map((p) => p.name);
 
 describe('SQLite listing cache', () => {
   test('a pet created through the storage is listed on the next read', async (t) => {

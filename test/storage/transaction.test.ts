@@ -29,7 +29,7 @@ for (const engine of ENGINES) {
         results.map((r) => r.status),
         ['fulfilled', 'rejected', 'fulfilled'],
       );
-      assert.deepEqual((await storage.pets.list({ limit: 10 })).map((p) => p.name).sort(), ['a', 'c']);
+      assert.deepEqual((await storage.pets.list({ limit: 10 }).then((page) => page.pets)).map((p) => p.name).sort(), ['a', 'c']);
       await feedSettled(storage); // an event of 'a' or 'c' would be there: a refused one must not
       assert.deepEqual(await storage.events.list({ limit: 10, afterId: 0 }), []);
     });
@@ -59,7 +59,7 @@ for (const engine of ENGINES) {
           const ghost = (await tx.pets.insert(petRecord({ ...rex, name: 'ghost' })))!;
           await savePet(tx, before, { ...before, name: 'changed' }, new Date());
           // What another request's continuation does while this workflow awaits: read.
-          during = Promise.all([storage.pets.get(ghost.id), storage.pets.list({ limit: 10 })]);
+          during = Promise.all([storage.pets.get(ghost.id), storage.pets.list({ limit: 10 }).then((page) => page.pets)]);
           for (let i = 0; i < 10; i++) await null;
           await new Promise((resolve) => setImmediate(resolve));
           throw new Error('rolled back');
@@ -69,7 +69,7 @@ for (const engine of ENGINES) {
       const [ghost, listed] = await during!;
       assert.equal(ghost, undefined, 'the pet not yet committed is not found');
       assert.deepEqual(listed, [before], 'nor listed, and the other pet is read as committed');
-      assert.deepEqual(await storage.pets.list({ limit: 10 }), [before], 'and the listing cached meanwhile holds neither');
+      assert.deepEqual(await storage.pets.list({ limit: 10 }).then((page) => page.pets), [before], 'and the listing cached meanwhile holds neither');
       assert.deepEqual(await storage.pets.get(before.id), before);
     });
 
@@ -79,7 +79,10 @@ for (const engine of ENGINES) {
       let during: Promise<Pet[]> | undefined;
       const created = await storage.transaction(async (tx) => {
         const pet = (await tx.pets.insert(petRecord({ ...rex, name: 'new' })))!;
-        during = storage.pets.list({ limit: 10 }).finally(() => order.push('read'));
+        during = storage.pets
+          .list({ limit: 10 })
+          .then((page) => page.pets)
+          .finally(() => order.push('read'));
         await new Promise((resolve) => setImmediate(resolve));
         order.push('workflow');
         return pet;
@@ -90,7 +93,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(order, ['workflow', 'read']);
         assert.deepEqual(seen, [created]);
       } else assert.deepEqual(seen, order[0] === 'read' ? [] : [created]);
-      assert.deepEqual(await storage.pets.list({ limit: 10 }), [created]);
+      assert.deepEqual(await storage.pets.list({ limit: 10 }).then((page) => page.pets), [created]);
     });
 
     test('a category name already taken: insert and rename answer undefined, and the transaction goes on', async (t) => {

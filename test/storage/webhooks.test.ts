@@ -2,7 +2,8 @@
 // under leases, outcomes, retries and disabling — on every engine.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Storage, WebhookCreate } from '../../src/storage/storage.ts';
+import type { Storage } from '../../src/storage/storage.ts';
+import type { WebhookCreate } from '../../src/webhooks/webhook.store.ts';
 import type { Webhook } from '../../src/webhooks/webhook.schemas.ts';
 import { ENGINES, feedSettled, openSharedStorages, openTestStorage } from '../helpers/engines.ts';
 import { rejectsWith } from '../helpers/errors.ts';

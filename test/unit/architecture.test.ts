@@ -58,6 +58,15 @@ test('only storage/ and the composition root (storage/open.ts) reach an engine',
   assert.deepEqual(wrong, []);
 });
 
+test('storage/storage.ts declares Storage and Transaction only: each repository interface sits in its domain folder (*.store.ts)', () => {
+  const text = readFileSync(join(SRC, 'storage/storage.ts'), 'utf8');
+  const declared = [...text.matchAll(/^export (?:interface|type|const|function|class) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual(declared.sort(), ['Storage', 'StorageStats', 'Transaction']);
+  const stores = files.filter((f) => f.endsWith('.store.ts'));
+  assert.ok(stores.includes('pets/pet.store.ts'), 'the pets domain declares its repositories');
+  for (const store of stores) assert.ok(!store.startsWith('storage/'), `${store} is a domain's, not the storage's`);
+});
+
 /** One cycle per back edge of a depth-first walk, each as the path that closes it; none when the graph is acyclic. */
 function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const done = new Set<string>();
@@ -122,7 +131,7 @@ test('the check reads the imports it claims to (a known edge of each kind is fou
     'dynamic import',
   );
   assert.ok(
-    graph.get('storage/storage.ts')!.some((i) => i.to === 'pets/pet.schemas.ts' && i.typeOnly),
+    graph.get('storage/storage.ts')!.some((i) => i.to === 'pets/pet.store.ts' && i.typeOnly),
     'import type',
   );
   assert.ok(

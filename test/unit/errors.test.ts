@@ -48,7 +48,13 @@ describe('toHttpError', () => {
       validationContext: 'querystring',
       validation: [{ keyword: 'maximum', instancePath: '/limit', params: { comparison: '<=', limit: 100 }, schemaPath: '', message: '' }],
     });
-    assert.deepEqual(toHttpError(err), { status: 400, code: 'validation_failed', message: 'query parameter "limit" must be <= 100', headers: {} });
+    assert.deepEqual(toHttpError(err), {
+      status: 400,
+      code: 'validation_failed',
+      message: 'query parameter "limit" must be <= 100',
+      headers: {},
+      errors: [{ in: 'query', field: 'limit', rule: 'maximum', message: 'must be at most 100' }],
+    });
   });
 
   test('a JSON SyntaxError is invalid_json', () => {

@@ -18,10 +18,13 @@ test('every event type is read with the scope that reads its resource', () => {
     'category.created': 'pets:read',
     'category.updated': 'pets:read',
     'category.deleted': 'pets:read',
+    'pet.health.recorded': 'health:read',
+    'pet.health.voided': 'health:read',
   });
   assert.equal(mayRead(['events:read'], 'pet.created'), false, 'events:read alone reads nothing');
   assert.deepEqual(readableTypes(['orders:read']), ['order.placed', 'order.approved', 'order.delivered', 'order.cancelled']);
-  assert.deepEqual(readableTypes(['pets:read', 'orders:read']), [...EVENT_TYPES]);
+  assert.deepEqual(readableTypes(['pets:read', 'health:read', 'orders:read']), [...EVENT_TYPES]);
+  assert.throws(() => assertMayRead(['pets:read'], 'pet.health.recorded'), rejectsWith('insufficient_scope', /lacks health:read/));
   assert.throws(() => assertMayRead(['pets:read'], 'order.placed'), rejectsWith('insufficient_scope', /lacks orders:read/));
   assertMayRead(['pets:read'], 'category.deleted');
 });

@@ -1,9 +1,9 @@
 // Where the first-run key is shown (src/first-run-key.ts): stderr when it is a terminal, else a
 // new 0600 file whose path is printed; never stdout (the JSON log stream).
 import assert from 'node:assert/strict';
-import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { firstRunKeyFile, revealFirstRunKey } from '../../src/first-run-key.ts';
 
@@ -74,9 +74,22 @@ test('a file that cannot be created fails before the key is made', async (t) => 
   assert.equal(minted, false);
 });
 
-test('the file lies beside the SQLite database, else in the working directory', () => {
-  assert.equal(firstRunKeyFile({ engine: 'sqlite', path: 'data/petstore.db' }, '/srv/app'), '/srv/app/data/first-run-key');
-  assert.equal(firstRunKeyFile({ engine: 'sqlite', path: '/var/lib/petstore/p.db' }, '/srv/app'), '/var/lib/petstore/first-run-key');
-  assert.equal(firstRunKeyFile({ engine: 'sqlite', path: ':memory:' }, '/srv/app'), '/srv/app/first-run-key');
-  assert.equal(firstRunKeyFile({ engine: 'postgres', url: 'postgres://db/petstore', poolSize: 10 }, '/srv/app'), '/srv/app/first-run-key');
+test('the file lies beside the SQLite database, with PostgreSQL in the working directory', async () => {
+  assert.equal(await firstRunKeyFile({ engine: 'sqlite', path: 'data/petstore.db' }, '/srv/app'), '/srv/app/data/first-run-key');
+  assert.equal(await firstRunKeyFile({ engine: 'sqlite', path: '/var/lib/petstore/p.db' }, '/srv/app'), '/var/lib/petstore/first-run-key');
+  assert.equal(await firstRunKeyFile({ engine: 'postgres', url: 'postgres://db/petstore', poolSize: 10 }, '/srv/app'), '/srv/app/first-run-key');
+});
+
+test('with an in-memory database the file is in a new private folder under the temporary directory, not the working directory', async (t) => {
+  const temp = folder(t);
+  const cwd = folder(t);
+  const file = await firstRunKeyFile({ engine: 'sqlite', path: ':memory:' }, cwd, temp);
+  assert.equal(dirname(dirname(file)), temp);
+  assert.equal(basename(file), 'first-run-key');
+  assert.equal(statSync(dirname(file)).mode & 0o777, 0o700, 'only this user may enter the folder');
+  await revealFirstRunKey(async () => KEY, BASE, stream(false), file);
+  assert.equal(readFileSync(file, 'utf8'), `${KEY}\n`);
+  assert.deepEqual(readdirSync(cwd), [], 'nothing in the working directory');
+  const again = await firstRunKeyFile({ engine: 'sqlite', path: ':memory:' }, cwd, temp);
+  assert.notEqual(dirname(again), dirname(file), 'each run its own folder');
 });

@@ -26,6 +26,19 @@ describe('CursorCodec', () => {
     assert.throws(() => new CursorCodec('secret-two').decode('pets;sold', c), invalid);
   });
 
+  test('fetchPageAt: a fetch that stops short and says where gets a page with what it found and a cursor from there', async () => {
+    const key = (row: { id: number }) => String(row.id);
+    const short = await codec.fetchPageAt('pets;', { limit: 2 }, async () => ({ rows: [{ id: 3 }], resumeAt: '40' }), key);
+    assert.deepEqual(short.items, [{ id: 3 }]);
+    assert.equal(codec.decodePosition('pets;', short.next!), '40');
+    const none = await codec.fetchPageAt('pets;', { limit: 2 }, async () => ({ rows: [], resumeAt: '90' }), key);
+    assert.deepEqual([none.items, codec.decodePosition('pets;', none.next!)], [[], '90']);
+    // A full page's cursor is its last row's, and the end of the listing has none.
+    const full = await codec.fetchPageAt('pets;', { limit: 2 }, async () => ({ rows: [{ id: 3 }, { id: 5 }, { id: 8 }], resumeAt: '90' }), key);
+    assert.equal(codec.decodePosition('pets;', full.next!), '5');
+    assert.deepEqual(await codec.fetchPageAt('pets;', { limit: 2 }, async () => ({ rows: [{ id: 3 }] }), key), { items: [{ id: 3 }] });
+  });
+
   test('refuses another scope, another secret, and any changed character', () => {
     const c = codec.encode('pets;sold', 77);
     assert.throws(() => codec.decode('pets;', c), invalid);

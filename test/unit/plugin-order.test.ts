@@ -5,7 +5,7 @@ import { edgePlugin } from '../../src/http/edge/edge.ts';
 import { requestIdPlugin } from '../../src/http/edge/request-id.ts';
 import { corsPlugin } from '../../src/http/policies/cors.ts';
 import { idempotencyPlugin } from '../../src/http/policies/idempotency.ts';
-import type { IdempotencyRepository } from '../../src/storage/storage.ts';
+import type { IdempotencyRepository } from '../../src/events/idempotency.store.ts';
 
 /** Registers plugins on a bare instance and starts it; rejects with Fastify's complaint. */
 async function boot(register: (app: FastifyInstance) => Promise<void>): Promise<void> {

@@ -16,6 +16,7 @@ const pet = (id: number, name: string) => ({
   price: { amount: 1250, currency: 'EUR' },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-02T00:00:00.000Z',
+  etag: `"tag-of-${id}"`,
   notInTheSchema: true,
 });
 

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { nonPublic } from '../../src/webhooks/webhook.address.ts';
 import { nextAttemptAt } from '../../src/webhooks/webhook.dispatcher.ts';
+import { retryAfter } from '../../src/webhooks/webhook.retry-after.ts';
 import { SecretBox } from '../../src/webhooks/webhook.secret-box.ts';
 import { generateSecret, signatureHeader } from '../../src/webhooks/webhook.signature.ts';
 
@@ -82,6 +83,54 @@ describe('nextAttemptAt', () => {
       null,
     );
   });
+
+  test("a receiver's Retry-After delays the retry, never below the schedule's delay nor above its longest", () => {
+    const after = (ms: number) => new Date(from.getTime() + ms);
+    const due = (attempt: number, asked: Date | null) => nextAttemptAt(schedule, attempt, from, () => 0.5, asked)!.getTime() - from.getTime();
+    assert.equal(due(1, after(60_000)), 60_000, 'later than the schedule: as asked');
+    assert.equal(due(1, after(1_000)), 5_000, 'earlier than the schedule: the schedule');
+    assert.equal(due(1, after(-60_000)), 5_000, 'in the past: the schedule');
+    assert.equal(due(1, after(86_400_000)), 300_000, "beyond the schedule's longest delay: that delay");
+    assert.equal(due(2, after(86_400_000)), 300_000);
+    assert.equal(
+      nextAttemptAt(schedule, 3, from, () => 0.5, after(1_000)),
+      null,
+      'an exhausted schedule stays exhausted',
+    );
+  });
+});
+
+describe('retryAfter (RFC 9110 §10.2.3, on 429 and 503)', () => {
+  const now = new Date('2026-11-28T10:00:00.000Z');
+  const cases: [number | null, string | undefined, string | null][] = [
+    [429, '120', '2026-11-28T10:02:00.000Z'],
+    [503, '0', '2026-11-28T10:00:00.000Z'],
+    [503, ' 7 ', '2026-11-28T10:00:07.000Z'],
+    [429, 'Sat, 28 Nov 2026 11:30:00 GMT', '2026-11-28T11:30:00.000Z'],
+    [503, 'Saturday, 28-Nov-26 11:30:00 GMT', '2026-11-28T11:30:00.000Z'],
+    [503, 'Monday, 28-Nov-77 11:30:00 GMT', '1977-11-28T11:30:00.000Z'],
+    [503, 'Sat Nov 28 11:30:00 2026', '2026-11-28T11:30:00.000Z'],
+    [503, 'Tue Dec  1 08:00:00 2026', '2026-12-01T08:00:00.000Z'],
+    [503, 'Fri, 27 Nov 2026 10:00:00 GMT', '2026-11-27T10:00:00.000Z'],
+    [500, '120', null],
+    [502, '120', null],
+    [200, '120', null],
+    [null, '120', null],
+    [429, undefined, null],
+    [429, '', null],
+    [429, '-1', null],
+    [429, '1.5', null],
+    [429, '120, 60', null],
+    [429, 'soon', null],
+    [429, 'Sat, 31 Feb 2026 11:30:00 GMT', null],
+    [429, 'Sat, 28 Nov 2026 24:00:00 GMT', null],
+    [429, 'Sat, 28 Nov 2026 11:30:00 UTC', null],
+    [429, '2026-11-28T11:30:00Z', null],
+  ];
+  for (const [status, value, expected] of cases)
+    test(`${status} ${JSON.stringify(value)} → ${expected ?? 'the schedule alone'}`, () => {
+      assert.equal(retryAfter(status, value, now)?.toISOString() ?? null, expected);
+    });
 });
 
 describe('signatures', () => {

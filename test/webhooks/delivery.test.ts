@@ -119,6 +119,57 @@ for (const engine of ENGINES) {
       assert.equal(w.receiver.received.length, 3, 'no fourth attempt');
     });
 
+    test("a receiver's Retry-After on 429 and 503 delays the retry, never earlier than the schedule", async (t) => {
+      // Retries one and ten minutes after a failure. The first answer (429) asks for two minutes, in
+      // delay-seconds: the retry waits for them. The second (503) asks for a second, as an HTTP-date:
+      // the schedule's ten minutes stand. The third is taken.
+      const schedule = [60_000, 600_000];
+      const clock = movableClock();
+      const w = await webhookTest(t, engine, {
+        clock,
+        env: { WEBHOOK_RETRY_SCHEDULE_MS: `0,${schedule.join(',')}` },
+        answer: (_r, n) =>
+          n === 1
+            ? { status: 429, headers: { 'retry-after': '120' } }
+            : n === 2
+              ? { status: 503, headers: { 'retry-after': new Date(clock.now().getTime() + 1_000).toUTCString() } }
+              : 200,
+      });
+      const hook = await w.register();
+      await w.createPet();
+      for (const [n, waited] of [
+        [1, 120_000],
+        [2, schedule[1]],
+      ] as const) {
+        await w.receiver.waitFor(n);
+        const failed = await eventually(async () => (await w.deliveries(hook.id)).find((d) => d.attempt === n && d.status === 'failed'));
+        const due = Date.parse(failed.nextAttemptAt!);
+        const scheduled = due - Date.parse(failed.attemptedAt!) - failed.durationMs!;
+        assert.ok(Math.abs(scheduled - waited) <= 50, `retry ${n} scheduled ${scheduled} ms after the failure, not ${waited}`);
+        // Ten seconds before it is due: past the minute the schedule alone would wait (retry 1), long
+        // past the second the receiver asked for (retry 2); jitter is 0 here. Nothing is sent.
+        clock.moveTo(new Date(due - 10_000));
+        await clock.looks(5);
+        assert.equal(w.receiver.received.length, n, `attempt ${n + 1} is not made before it is due`);
+        clock.moveTo(new Date(due));
+      }
+      const received = await w.receiver.waitFor(3);
+      assert.equal(new Set(received.map((r) => r.headers['webhook-id'])).size, 1);
+      assert.deepEqual(
+        (
+          await eventually(async () => {
+            const log = await w.deliveries(hook.id);
+            return log[0].status === 'succeeded' ? log : undefined;
+          })
+        ).map((d) => [d.attempt, d.status, d.httpStatus]),
+        [
+          [3, 'succeeded', 200],
+          [2, 'failed', 503],
+          [1, 'failed', 429],
+        ],
+      );
+    });
+
     test('first attempts go out in the feed order; an event being retried does not hold back the later ones', async (t) => {
       // The very first request (the first event's first attempt) fails; its retry is due a minute later,
       // and the clock stays short of it until the seven later events have been delivered.

@@ -10,6 +10,9 @@ export type ErrorCode = components['schemas']['Error']['code'];
  */
 export type PetstoreErrorCode = ErrorCode | 'unexpected_response';
 
+/** One rule a `validation_failed` request broke: where, which rule, and the rule in words to show beside the field. */
+export type FieldError = NonNullable<components['schemas']['Error']['errors']>[number];
+
 /** The error statuses the OpenAPI document lists (every 4xx and 5xx some operation may answer). */
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
@@ -30,6 +33,8 @@ interface Fields {
   readonly operation: string;
   /** The parsed response body (or its text when it was not JSON). */
   readonly body: unknown;
+  /** `validation_failed`: the rules broken, each with its field and words for people; otherwise empty. */
+  readonly errors: readonly FieldError[];
 }
 
 /**
@@ -60,6 +65,7 @@ class PetstoreErrorClass extends Error implements Fields {
   readonly retryAfter: number | undefined;
   readonly operation: string;
   readonly body: unknown;
+  readonly errors: readonly FieldError[];
 
   constructor(init: PetstoreErrorInit) {
     super(init.message);
@@ -69,6 +75,8 @@ class PetstoreErrorClass extends Error implements Fields {
     this.retryAfter = init.retryAfter;
     this.operation = init.operation;
     this.body = init.body;
+    const errors = init.code === 'validation_failed' ? (init.body as { errors?: unknown } | null)?.errors : undefined;
+    this.errors = Array.isArray(errors) ? (errors as FieldError[]) : [];
   }
 
   /** A response that is not what the document promises (e.g. a 2xx whose body is not JSON). */

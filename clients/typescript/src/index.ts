@@ -7,6 +7,7 @@ export {
   PetstoreError,
   type ErrorCode,
   type ErrorStatus,
+  type FieldError,
   type HttpStatus,
   type PetstoreErrorCode,
   type PetstoreErrorInit,
@@ -47,6 +48,8 @@ export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type Delivery = Schemas['Delivery'];
 export type CallingKey = Schemas['CallingKey'];
 export type Photo = Schemas['Photo'];
+export type HealthRecord = Schemas['HealthRecord'];
+export type NewHealthRecord = Schemas['NewHealthRecord'];
 export type Scope = Schemas['Scope'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json

@@ -46,6 +46,11 @@ export const METHODS = {
   deletePetPhoto: 'pets.deletePhoto',
   getPhoto: 'photos.get',
   getPhotoThumbnail: 'photos.getThumbnail',
+  addHealthRecord: 'health.add',
+  listHealthRecords: 'health.list',
+  getHealthRecord: 'health.get',
+  voidHealthRecord: 'health.void',
+  listHealthDue: 'health.listDue',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Returns a page of animals, ascending by id, optionally filtered by `status` and `categoryId` (both may be given). When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
+         * @description Returns a page of animals, ascending by id, optionally filtered by `status`, `categoryId`, `id`, `q` and `tag` (any of them together, but `id` with neither `q` nor `tag`). `id` names the animals itself. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
          *
          *     Requires scope `pets:read`.
          */
@@ -43,7 +43,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets?id={petId}`, whose item carries the same entity tag as its `etag` member. Every response of the operation carries `Deprecation`, `Sunset` and `Link` headers, except the refusals of a message that could not be read as a request, which belong to no operation (408 and 431 of the `default` response, and a 400 or 505 for a message that is not valid HTTP/1.1: the connection layer answers them before any route is known); from the sunset on it answers 410. The animal comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
          *
          *     Requires scope `pets:read`.
          */
@@ -61,7 +61,7 @@ export interface paths {
         head?: never;
         /**
          * Change an animal
-         * @description Sets any of `name`, `categoryId`, `status` (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); the others are kept. While an order for the animal is open (`placed` or `approved`) its status belongs to the order: changing it → 409 `pet_has_open_order`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).
+         * @description Sets any of `name`, `categoryId`, `status`, `description`, `tags` or `price` (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); the others are kept. While an order for the animal is open (`placed` or `approved`) its status belongs to the order: changing it → 409 `pet_has_open_order`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).
          *
          *     Requires scope `pets:write`.
          */
@@ -150,6 +150,98 @@ export interface paths {
          * @description Public: no API key. The bytes never change (the URL names them by the SHA-256 of the display image), so the response may be cached for a year by anyone (`Cache-Control: public, max-age=31536000, immutable`); its strong `ETag` answers `If-None-Match` with 304. Always WebP, at most 320 px on its longest side; of an animation, the first frame. 404 once no animal shows the photo.
          */
         get: operations["getPhotoThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/{petId}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an animal's health log
+         * @description The records, latest `date` first (records of the same day: the later written first), voided ones included (with `voided`: show them struck through). Paged like `GET /pets` (`Link: rel="next"`).
+         *
+         *     Requires scope `health:read`.
+         */
+        get: operations["listHealthRecords"];
+        put?: never;
+        /**
+         * Add a record to an animal's health log
+         * @description Appends a vaccination, deworming, examination, treatment or note to the animal's log. The log is evidence: a record is never changed or deleted; a wrong one is voided (`POST …/health/{recordId}/void`) and kept. `date` must not be in the future (later than today everywhere on Earth, UTC+14) and `nextDue`, when given, not before `date` (else 400 `validation_failed` naming the field). The latest record of a kind that is not voided sets the animal's entry in the due list (`GET /health/due`). Records `pet.health.recorded`. Send `Idempotency-Key` to make a retry safe.
+         *
+         *     Requires scope `health:write`.
+         */
+        post: operations["addHealthRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/{petId}/health/{recordId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a health record
+         * @description Requires scope `health:read`.
+         */
+        get: operations["getHealthRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/{petId}/health/{recordId}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a health record
+         * @description Marks a wrong record void, with the reason, and keeps it in the log: it no longer counts for the due list (the latest record of its kind that is not voided does). A record is voided once: voiding it again is refused with 409 `already_voided` and changes nothing. Records `pet.health.voided`.
+         *
+         *     Requires scope `health:write`.
+         */
+        post: operations["voidHealthRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the care due (the daily care list)
+         * @description For every live animal and every kind of record, the latest record of that kind that is not voided, when its `nextDue` is before `before`: what is due, earliest `nextDue` first (ties by record id). A later record of the kind without `nextDue` takes the animal off the list for that kind. Paged like `GET /pets` (`Link: rel="next"`), read from an index on `nextDue`.
+         *
+         *     Requires scope `health:read`.
+         */
+        get: operations["listHealthDue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -604,6 +696,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "pet.health.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.health.recorded
+         * @description A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`. Sent to every enabled endpoint subscribed to `pet.health.recorded`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["petHealthRecordedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.health.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pet.health.voided
+         * @description A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`. Sent to every enabled endpoint subscribed to `pet.health.voided`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["petHealthVoidedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.placed": {
         parameters: {
             query?: never;
@@ -751,8 +883,16 @@ export interface components {
          * @description The one error body of every error response
          * @example {
          *       "code": "validation_failed",
-         *       "message": "body field \"name\" must be at least 1 character long",
-         *       "status": 400
+         *       "message": "body field \"tags.0\" must match ^[a-z0-9-]{1,32}$",
+         *       "status": 400,
+         *       "errors": [
+         *         {
+         *           "in": "body",
+         *           "field": "tags[0]",
+         *           "rule": "pattern",
+         *           "message": "a tag is lowercase letters, digits and hyphens, up to 32"
+         *         }
+         *       ]
          *     }
          */
         Error: {
@@ -761,7 +901,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "webhook_limit_reached" | "key_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "webhook_limit_reached" | "key_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -772,6 +912,26 @@ export interface components {
              * @example 400
              */
             status: number;
+            /** @description Only with `validation_failed`, which always has it: the rule the request broke (the first one found), for a client to show beside its input. `message` above stays the exact text for programmers. */
+            errors?: {
+                /** @description Where the field is: a body field, a query or path parameter, a header field */
+                in: "body" | "query" | "path" | "header";
+                /**
+                 * @description The field as a client names it: `name`, `tags[0]`, `price.amount` (body), `limit` (query), `If-Match` (header); empty for the body as a whole
+                 * @example tags[0]
+                 */
+                field: string;
+                /**
+                 * @description The rule broken: the JSON Schema keyword (`required`, `pattern`, `minLength`, `maximum`, `enum`, `type`, `format`, `additionalProperties`, …), `formatMinimum`/`formatMaximum` for an instant out of its range, `const` for a value that has only one allowed, `repeated` for a parameter given twice, `exclusive` for two parameters that cannot be used together
+                 * @example pattern
+                 */
+                rule: string;
+                /**
+                 * @description The rule in words for people, to show beside the field
+                 * @example a tag is lowercase letters, digits and hyphens, up to 32
+                 */
+                message: string;
+            }[];
         };
         /**
          * @description Availability status
@@ -851,7 +1011,7 @@ export interface components {
             };
         };
         /**
-         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `createdAt` and `updatedAt` are read-only.
+         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `photoUrls`, `createdAt` and `updatedAt` are read-only.
          * @example {
          *       "name": "Rex II"
          *     }
@@ -957,8 +1117,85 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description A page of animals, in the order `sort` names (ascending by id by default) */
-        Pets: components["schemas"]["Pet"][];
+        /**
+         * @description An animal with its entity tag
+         * @example {
+         *       "id": 1,
+         *       "name": "Rex",
+         *       "categoryId": 1,
+         *       "status": "available",
+         *       "tags": [
+         *         "friendly"
+         *       ],
+         *       "price": {
+         *         "amount": 1999,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z",
+         *       "etag": "\"A3ciOOg9sHgjg6QfwHTbfP\""
+         *     }
+         */
+        ListedPet: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service on creation
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description The animal's name: 1–100 characters (Unicode code points), not blank (only white space or default-ignorable characters such as U+200B ZERO WIDTH SPACE), no NUL character (U+0000); stored as sent, except that a lone UTF-16 surrogate (an unpaired `\ud800`–`\udfff` escape) is stored and returned as U+FFFD
+             * @example Rex
+             */
+            name: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to (see GET /categories)
+             * @example 1
+             */
+            categoryId: number;
+            status: components["schemas"]["PetStatus"];
+            /**
+             * @description What a customer should know about the animal: 1–2,000 characters, under the same text rules as `name`; searched by `q`
+             * @example A friendly Labrador, house-trained
+             */
+            description?: string;
+            /**
+             * @description At most 10 distinct tags, kept in the order given; filter with `GET /pets?tag=`, searched by `q`
+             * @example [
+             *       "friendly",
+             *       "house-trained"
+             *     ]
+             */
+            tags: string[];
+            price?: components["schemas"]["Price"];
+            /**
+             * @description The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`
+             * @example [
+             *       "/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+             *     ]
+             */
+            photoUrls?: string[];
+            /**
+             * Format: date-time
+             * @description When the animal was added (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the animal last changed: its fields, or its status through an order (read-only) (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The animal's entity tag: the `ETag` its own representation (the Pet without this member) has. Send it in `If-Match` to change or withdraw the animal only while it is unchanged
+             * @example "A3ciOOg9sHgjg6QfwHTbfP"
+             */
+            etag: string;
+        };
+        /** @description A page of animals, each with its entity tag, in the order `sort` names (ascending by id by default) */
+        Pets: components["schemas"]["ListedPet"][];
         /**
          * @description A photo of an animal, as stored: decoded, stripped of metadata and re-encoded
          * @example {
@@ -1033,6 +1270,154 @@ export interface components {
         };
         /** @description The animal's photos, oldest first (at most 10) */
         Photos: components["schemas"]["Photo"][];
+        /**
+         * @example {
+         *       "kind": "vaccination",
+         *       "date": "2026-11-20",
+         *       "name": "Nobivac DHPPi",
+         *       "batch": "A123B45",
+         *       "givenBy": "Dr. A. Jones, MRCVS",
+         *       "nextDue": "2027-11-20"
+         *     }
+         */
+        NewHealthRecord: {
+            /**
+             * @description What the record is of: a vaccination, a deworming (worming), an examination, a treatment, or a note
+             * @enum {string}
+             */
+            kind: "vaccination" | "deworming" | "exam" | "treatment" | "note";
+            /**
+             * Format: date
+             * @description The day the care was given or the observation made; not in the future (later than today everywhere on Earth) (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            date: string;
+            /**
+             * @description The vaccine, the product or the examination (for a note: its subject): 1–200 characters, not blank, no NUL character
+             * @example Nobivac DHPPi
+             */
+            name: string;
+            /**
+             * @description The batch (lot) number of the vaccine or product: 1–100 characters, not blank, no NUL character
+             * @example A123B45
+             */
+            batch?: string;
+            /**
+             * @description Who gave the care or made the record: the veterinarian or the member of staff: 1–200 characters, not blank, no NUL character
+             * @example Dr. A. Jones, MRCVS
+             */
+            givenBy: string;
+            /**
+             * @description Anything else worth keeping: dose, route, findings, reactions: 1–2,000 characters, not blank, no NUL character
+             * @example 1 ml subcutaneous; no reaction
+             */
+            notes?: string;
+            /**
+             * Format: date
+             * @description When the next care of this kind is due (on or after `date`); the latest record of a kind that is not voided sets the date of the due list (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            nextDue?: string;
+        };
+        /**
+         * @example {
+         *       "reason": "Recorded against the wrong animal"
+         *     }
+         */
+        HealthVoid: {
+            /**
+             * @description Why the record is void: what was wrong with it: 1–500 characters, not blank, no NUL character
+             * @example Recorded against the wrong animal
+             */
+            reason: string;
+        };
+        /**
+         * @description One entry of an animal's health log: append-only, never edited or deleted; a wrong entry is voided with a reason and kept
+         * @example {
+         *       "id": 1,
+         *       "petId": 1,
+         *       "kind": "vaccination",
+         *       "date": "2026-11-20",
+         *       "name": "Nobivac DHPPi",
+         *       "batch": "A123B45",
+         *       "givenBy": "Dr. A. Jones, MRCVS",
+         *       "nextDue": "2027-11-20",
+         *       "recordedAt": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
+        HealthRecord: {
+            /**
+             * Format: int64
+             * @description Identifier of the record
+             * @example 1
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The animal the record is of
+             * @example 1
+             */
+            petId: number;
+            /**
+             * @description What the record is of: a vaccination, a deworming (worming), an examination, a treatment, or a note
+             * @enum {string}
+             */
+            kind: "vaccination" | "deworming" | "exam" | "treatment" | "note";
+            /**
+             * Format: date
+             * @description The day the care was given or the observation made; not in the future (later than today everywhere on Earth) (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            date: string;
+            /**
+             * @description The vaccine, the product or the examination (for a note: its subject): 1–200 characters, not blank, no NUL character
+             * @example Nobivac DHPPi
+             */
+            name: string;
+            /**
+             * @description The batch (lot) number of the vaccine or product: 1–100 characters, not blank, no NUL character
+             * @example A123B45
+             */
+            batch?: string;
+            /**
+             * @description Who gave the care or made the record: the veterinarian or the member of staff: 1–200 characters, not blank, no NUL character
+             * @example Dr. A. Jones, MRCVS
+             */
+            givenBy: string;
+            /**
+             * @description Anything else worth keeping: dose, route, findings, reactions: 1–2,000 characters, not blank, no NUL character
+             * @example 1 ml subcutaneous; no reaction
+             */
+            notes?: string;
+            /**
+             * Format: date
+             * @description When the next care of this kind is due (on or after `date`); the latest record of a kind that is not voided sets the date of the due list (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            nextDue?: string;
+            /**
+             * Format: date-time
+             * @description When the record was written to the log (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            recordedAt: string;
+            /** @description Present once the record was voided: it stays in the log, struck through, and no longer counts */
+            voided?: {
+                /**
+                 * Format: date-time
+                 * @description When the record was voided (RFC 3339, UTC)
+                 * @example 2026-11-22T12:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * @description Why the record is void: what was wrong with it: 1–500 characters, not blank, no NUL character
+                 * @example Recorded against the wrong animal
+                 */
+                reason: string;
+            };
+        };
+        /** @description A page of health records */
+        HealthRecords: components["schemas"]["HealthRecord"][];
         /**
          * @example {
          *       "id": 1,
@@ -1147,7 +1532,7 @@ export interface components {
          * @description What changed
          * @enum {string}
          */
-        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted";
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "pet.health.recorded" | "pet.health.voided" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted";
         /**
          * @description An animal was added: `data` is the Pet.
          * @example {
@@ -1255,6 +1640,84 @@ export interface components {
                  */
                 id: number;
             };
+        };
+        /**
+         * @description A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "pet.health.recorded",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "kind": "vaccination",
+         *         "date": "2026-11-20",
+         *         "name": "Nobivac DHPPi",
+         *         "givenBy": "Dr. A. Jones",
+         *         "nextDue": "2027-11-20",
+         *         "recordedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        PetHealthRecordedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "pet.health.recorded";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["HealthRecord"];
+        };
+        /**
+         * @description A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "pet.health.voided",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "kind": "vaccination",
+         *         "date": "2026-11-20",
+         *         "name": "Nobivac DHPPi",
+         *         "givenBy": "Dr. A. Jones",
+         *         "nextDue": "2027-11-20",
+         *         "recordedAt": "2026-11-22T12:00:00.000Z",
+         *         "voided": {
+         *           "at": "2026-11-22T12:00:00.000Z",
+         *           "reason": "Recorded against the wrong animal"
+         *         }
+         *       }
+         *     }
+         */
+        PetHealthVoidedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "pet.health.voided";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["HealthRecord"];
         };
         /**
          * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.
@@ -1507,7 +1970,7 @@ export interface components {
          *       }
          *     }
          */
-        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"];
+        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["PetHealthRecordedEvent"] | components["schemas"]["PetHealthVoidedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"];
         /** @description A page of events, ascending by id (commit order) */
         Events: components["schemas"]["Event"][];
         /**
@@ -1765,7 +2228,7 @@ export interface components {
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "orders:read" | "orders:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin";
+        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin";
         /**
          * @example {
          *       "name": "shop front",
@@ -1782,7 +2245,7 @@ export interface components {
              * @example shop front
              */
             name: string;
-            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, orders:read, orders:write, categories:write, events:read (never keys:admin nor webhooks:admin, which must be named). Every scope: name them all (the Scope enum) */
+            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never keys:admin nor webhooks:admin, which must be named). Every scope: name them all (the Scope enum) */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
@@ -1991,14 +2454,16 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /** @description Filters by category; combinable with `status` */
                 categoryId?: number;
+                /** @description The animals with these ids (repeat the parameter: `id=3&id=7`, at most 100, each once): how a client reads one animal and its `etag` without the deprecated getPet. Ids of withdrawn or unknown animals are left out, not refused. Combinable with `status` and `categoryId`; not with `q` or `tag`; ordered by id (`sort=id` or `-id`) */
+                id?: number[];
                 /**
-                 * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits; at most 200 characters with at least one word. Combinable with every filter; ordered by id (`sort=id` or `-id`)
+                 * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`
                  * @example lab fri
                  */
                 q?: string;
-                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); ordered by id (`sort=id` or `-id`) */
+                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort` */
                 tag?: string[];
-                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. `name`, `price` and `createdAt` combine with `status` and `categoryId`, not with `q` or `tag` (400) */
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about 20,000 animals: when `q` or `tag` matches more than 10,000 and few of them lie near the page's place in this order, a page may hold fewer animals than `limit`, even none, and still have a `next` link (docs/api.md, "Search, tags and sort orders") */
                 sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
                 /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
                 cursor?: string;
@@ -2025,7 +2490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `categoryId` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `categoryId`, `id`, `q`, `tag`, `sort` or `cursor`, `id` with `q` or `tag` or another order than id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3089,7 +3554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Photo"];
                 };
             };
-            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); an empty body, or an image that does not decode — truncated or corrupt (`invalid_image`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); an empty or missing body, or an image that does not decode — truncated or corrupt (`invalid_image`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3544,6 +4009,781 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    listHealthRecords: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The identifier of the animal */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the animal's health log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthRecords"];
+                };
+            };
+            /** @description Invalid `petId`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this animal's log (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal with this id, or it was withdrawn (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    addHealthRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1–255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to your API key. A repeat with the same key and body within 24 h returns the first response with `Idempotent-Replayed: true` and creates nothing.
+                 * @example 4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The identifier of the animal */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewHealthRecord"];
+            };
+        };
+        responses: {
+            /** @description Record added; `Location` names it in the animal's log */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    /** @description Present when this is the stored response of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "petId": 1,
+                     *       "kind": "vaccination",
+                     *       "date": "2026-11-20",
+                     *       "name": "Nobivac DHPPi",
+                     *       "batch": "A123B45",
+                     *       "givenBy": "Dr. A. Jones, MRCVS",
+                     *       "nextDue": "2027-11-20",
+                     *       "recordedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthRecord"];
+                };
+            };
+            /** @description `petId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, missing or invalid fields, an unknown field, `date` in the future or `nextDue` before `date` (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal with this id, or it was withdrawn (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getHealthRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the animal */
+                petId: number;
+                /** @description The identifier of the health record (`id` of a HealthRecord) */
+                recordId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "petId": 1,
+                     *       "kind": "vaccination",
+                     *       "date": "2026-11-20",
+                     *       "name": "Nobivac DHPPi",
+                     *       "batch": "A123B45",
+                     *       "givenBy": "Dr. A. Jones, MRCVS",
+                     *       "nextDue": "2027-11-20",
+                     *       "recordedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthRecord"];
+                };
+            };
+            /** @description `petId` or `recordId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal with this id, it was withdrawn, or it has no record with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    voidHealthRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the animal */
+                petId: number;
+                /** @description The identifier of the health record (`id` of a HealthRecord) */
+                recordId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HealthVoid"];
+            };
+        };
+        responses: {
+            /** @description The record, voided */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "petId": 1,
+                     *       "kind": "vaccination",
+                     *       "date": "2026-11-20",
+                     *       "name": "Nobivac DHPPi",
+                     *       "batch": "A123B45",
+                     *       "givenBy": "Dr. A. Jones, MRCVS",
+                     *       "nextDue": "2027-11-20",
+                     *       "recordedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthRecord"];
+                };
+            };
+            /** @description `petId` or `recordId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, a missing or invalid `reason`, an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal with this id, it was withdrawn, or it has no record with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The record was voided already (`already_voided`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    listHealthDue: {
+        parameters: {
+            query: {
+                /**
+                 * @description Lists the care due before this day (not on it): tomorrow, for what is due today or overdue (RFC 3339 full-date, YYYY-MM-DD)
+                 * @example 2026-11-22
+                 */
+                before: string;
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the records that set when care is due */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthRecords"];
+                };
+            };
+            /** @description A missing or invalid `before`, an invalid `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this `before` (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7427,6 +8667,120 @@ export interface operations {
             };
         };
     };
+    petHealthRecordedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.health.recorded",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "kind": "vaccination",
+                 *         "date": "2026-11-20",
+                 *         "name": "Nobivac DHPPi",
+                 *         "givenBy": "Dr. A. Jones",
+                 *         "nextDue": "2027-11-20",
+                 *         "recordedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetHealthRecordedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    petHealthVoidedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "pet.health.voided",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "kind": "vaccination",
+                 *         "date": "2026-11-20",
+                 *         "name": "Nobivac DHPPi",
+                 *         "givenBy": "Dr. A. Jones",
+                 *         "nextDue": "2027-11-20",
+                 *         "recordedAt": "2026-11-22T12:00:00.000Z",
+                 *         "voided": {
+                 *           "at": "2026-11-22T12:00:00.000Z",
+                 *           "reason": "Recorded against the wrong animal"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetHealthVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     orderPlacedWebhook: {
         parameters: {
             query?: never;
@@ -7805,6 +9159,14 @@ export const pathsPetsPetIdPhotosPostResponses415HeadersAcceptEncodingValues: Re
 export const pathsPetsPetIdPhotosPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPhotosPhotoIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos/{photoId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPhotosPhotoIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos/{photoId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdHealthGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdHealthPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
+export const pathsPetsPetIdHealthPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsPetsPetIdHealthPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdHealthRecordIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health/{recordId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdHealthRecordIdVoidPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health/{recordId}/void"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsPetsPetIdHealthRecordIdVoidPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/health/{recordId}/void"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHealthDueGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/health/due"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsCategoriesPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
@@ -7845,14 +9207,22 @@ export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArr
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
+export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
+export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
+export const errorErrorsInAnyOf3Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["header"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
+export const newHealthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewHealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];
+export const healthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
-export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];
+export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];
 export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
 export const petDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetDeletedEvent"]["type"]> = ["pet.deleted"];
+export const petHealthRecordedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetHealthRecordedEvent"]["type"]> = ["pet.health.recorded"];
+export const petHealthVoidedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetHealthVoidedEvent"]["type"]> = ["pet.health.voided"];
 export const orderPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderPlacedEvent"]["type"]> = ["order.placed"];
 export const orderApprovedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderApprovedEvent"]["type"]> = ["order.approved"];
 export const orderDeliveredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderDeliveredEvent"]["type"]> = ["order.delivered"];
@@ -7862,7 +9232,7 @@ export const categoryUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired
 export const categoryDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryDeletedEvent"]["type"]> = ["category.deleted"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "orders:read", "orders:write", "categories:write", "events:read", "keys:admin", "webhooks:admin"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "categories:write", "events:read", "keys:admin", "webhooks:admin"];
 export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];
 export const componentsHeadersImmutableCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Immutable-Cache-Control"]> = ["public, max-age=31536000, immutable"];
 export const componentsHeadersXContentTypeOptionsValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["X-Content-Type-Options"]> = ["nosniff"];

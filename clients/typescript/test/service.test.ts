@@ -109,9 +109,16 @@ for (const engine of ENGINES) {
       assert.ok(attempts[0]!.error instanceof TypeError, 'the first attempt lost its connection');
       assert.equal(attempts[1]!.key, attempts[0]!.key);
       assert.equal(attempts[1]!.replayed, 'true', 'the service had created it: the retry replays that answer');
-      const named: Pet[] = [];
+      const named: (Pet & { etag: string })[] = [];
       for await (const p of petstore.pets.iterate({ limit: 100 })) if (p.name === name) named.push(p);
-      assert.deepEqual(named, [pet]);
+      // A listed pet is the pet with its entity tag, as `pets.list({ id })` reads one without the deprecated getPet.
+      assert.deepEqual(
+        named.map(({ etag, ...p }) => p),
+        [pet],
+      );
+      const [byId] = (await petstore.pets.list({ id: [pet.id] })).data;
+      // Its etag is what If-Match takes (a stale one would throw precondition_failed).
+      assert.equal((await petstore.pets.update(pet.id, { description: 'listed, then changed' }, { ifMatch: byId!.etag })).id, pet.id);
     });
 
     test('a dropped PATCH is not repeated: the caller gets a PetstoreConnectionError', async (t) => {
@@ -250,6 +257,30 @@ for (const engine of ENGINES) {
       assert.equal((await petstore.pets.listPhotos(pet.id)).length, 2);
       assert.equal((await failure(petstore.photos.get(fromBuffer.hash))).status, 404);
     });
+
+    test('health log: add (a retry with the same Idempotency-Key appends once), iterate, get, void, the due list', async () => {
+      const pet = await petstore.pets.create({ name: 'Patient', categoryId: 1 });
+      const input = { kind: 'vaccination', date: '2025-03-01', name: 'Nobivac', givenBy: 'Dr. A. Jones', nextDue: '2025-09-01' } as const;
+      const first = await petstore.health.add.withResponse(pet.id, input, { idempotencyKey: `health-${pet.id}` });
+      assert.equal(first.status, 201);
+      const again = await petstore.health.add(pet.id, input, { idempotencyKey: `health-${pet.id}` });
+      assert.deepEqual(again, first.data);
+      const exam = await petstore.health.add(pet.id, { kind: 'exam', date: '2025-04-01', name: 'Check-up', givenBy: 'Sam' });
+      const log = [];
+      for await (const r of petstore.health.iterate(pet.id, { limit: 1 })) log.push(r.id);
+      assert.deepEqual(log, [exam.id, first.data.id]);
+      assert.deepEqual(await petstore.health.get(pet.id, exam.id), exam);
+      const due = await petstore.health.listDue({ before: '2025-09-02', limit: 100 });
+      assert.deepEqual(
+        due.data.filter((r) => r.petId === pet.id).map((r) => r.id),
+        [first.data.id],
+      );
+      const voided = await petstore.health.void(pet.id, first.data.id, { reason: 'wrong animal' });
+      assert.equal(voided.voided?.reason, 'wrong animal');
+      assert.equal((await failure(petstore.health.void(pet.id, first.data.id, { reason: 'again' }))).code, 'already_voided');
+      const after = await petstore.health.listDue({ before: '2025-09-02', limit: 100 });
+      assert.equal(after.data.filter((r) => r.petId === pet.id).length, 0);
+    });
   });
 }
 
@@ -275,7 +306,10 @@ describe('against the service on sqlite: errors, headers, rate limits', () => {
       assert.equal(err.code, code);
       assert.ok(err.message.length > 0);
       assert.match(err.requestId ?? '', /\S/);
+      assert.equal(err.errors.length, code === 'validation_failed' ? 1 : 0, 'the rules broken come with validation_failed only');
     }
+    const tag = await failure(petstore.pets.create({ name: 'Rex', categoryId: 1, tags: ['Kids'] }));
+    assert.deepEqual(tag.errors, [{ in: 'body', field: 'tags[0]', rule: 'pattern', message: 'a tag is lowercase letters, digits and hyphens, up to 32' }]);
     const notFound = await failure(petstore.orders.get(9_007_199_254_740_991));
     assert.deepEqual([notFound.status, notFound.code], [404, 'not_found']);
     const unauthorized = await failure(new Petstore({ baseUrl: svc.baseUrl, apiKey: 'not-a-key' }).categories.list());

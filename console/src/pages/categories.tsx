@@ -1,8 +1,7 @@
 // Categories: list, add, rename, delete (a category that still has pets cannot be: 409 category_in_use).
 import { type Category, PetstoreError } from '@petstore/client';
 import { useState } from 'preact/hooks';
-import { describeError } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, type Problem, problemOf, useLive, useLoad, useSession } from '../ui.tsx';
+import { Alert, Field, Missing, NO_PROBLEM, PageHeading, type Problem, problemOf, useLive, useLoad, useOutcome, useSession } from '../ui.tsx';
 
 export function CategoriesPage() {
   const { session } = useSession();
@@ -11,18 +10,18 @@ export function CategoriesPage() {
   useLive((e) => e.type.startsWith('category.'), categories.reload);
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   const [renaming, setRenaming] = useState<{ id: number; name: string; problem: Problem } | null>(null);
   const canWrite = session.can('categories:write');
 
   const add = async (e: Event) => {
     e.preventDefault();
+    outcome.start();
     setProblem(NO_PROBLEM);
     try {
       const created = await client.categories.create({ name });
       setName('');
-      setMessage(`Added category ${created.name}.`);
+      outcome.succeeded(`Added category ${created.name}.`);
       categories.reload();
     } catch (err) {
       setProblem(problemOf(err));
@@ -31,28 +30,30 @@ export function CategoriesPage() {
   const rename = async (e: Event) => {
     e.preventDefault();
     if (!renaming) return;
+    outcome.start();
     try {
       const saved = await client.categories.update(renaming.id, { name: renaming.name });
       setRenaming(null);
-      setMessage(`Renamed category ${saved.id} to ${saved.name}.`);
+      outcome.succeeded(`Renamed category ${saved.id} to ${saved.name}.`);
       categories.reload();
     } catch (err) {
       setRenaming({ ...renaming, problem: problemOf(err) });
     }
   };
   const remove = async (category: Category) => {
+    outcome.start();
     if (!confirm(`Delete the category ${category.name}?`)) return;
-    setFailure(undefined);
     try {
       await client.categories.delete(category.id);
-      setMessage(`Deleted category ${category.name}.`);
+      outcome.succeeded(`Deleted category ${category.name}.`);
       categories.reload();
     } catch (err) {
+      // What blocks a delete: an animal in the store (any status) in the category; withdrawn animals do not (docs/api.md, category_in_use).
       if (err instanceof PetstoreError && err.code === 'category_in_use')
-        setFailure(
-          `${category.name} still has pets (withdrawn ones count until they are purged): move them to another category or withdraw them first. ${err.message}`,
+        outcome.failed(
+          `${category.name} cannot be deleted while animals in the store belong to it: move them to another category or withdraw them first. Withdrawn animals do not count.`,
         );
-      else setFailure(describeError(err));
+      else outcome.failed(err);
     }
   };
 
@@ -72,8 +73,7 @@ export function CategoriesPage() {
       ) : (
         <Missing scope="categories:write" what="add, rename or delete categories" />
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {categories.error && <Alert>{categories.error}</Alert>}
       <table>
         <caption>Categories</caption>
@@ -87,8 +87,8 @@ export function CategoriesPage() {
         <tbody>
           {categories.data?.map((c) => (
             <tr key={c.id}>
-              <td>{c.id}</td>
-              <td>
+              <td data-label="ID">{c.id}</td>
+              <td data-label="Name">
                 {renaming?.id === c.id ? (
                   <form class="inline" aria-label={`Rename ${c.name}`} onSubmit={rename}>
                     <Field id={`rename-${c.id}`} label="New name" error={renaming.problem.fields.name ?? renaming.problem.general}>
@@ -104,8 +104,14 @@ export function CategoriesPage() {
                 )}
               </td>
               {canWrite && (
-                <td class="actions">
-                  <button type="button" onClick={() => setRenaming({ id: c.id, name: c.name, problem: NO_PROBLEM })}>
+                <td data-label="Actions" class="actions">
+                  <button
+                    type="button"
+                    onClick={() => {
+                      outcome.start();
+                      setRenaming({ id: c.id, name: c.name, problem: NO_PROBLEM });
+                    }}
+                  >
                     Rename
                   </button>
                   <button type="button" class="danger" onClick={() => remove(c)}>

@@ -1,10 +1,46 @@
 // Events: a live tail of the feed, newest first, as the console receives it.
 import type { Event } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
+import { formatMoney } from '../money.ts';
 import { describeError } from '../session.ts';
 import { Alert, Missing, PageHeading, formatTime, useSession } from '../ui.tsx';
 
 const KEEP = 200;
+
+/** What an event's `data` may hold: the resource after the change, or `{id}` for a deletion. */
+interface Data {
+  readonly id: number;
+  readonly name?: string;
+  readonly status?: string;
+  readonly petId?: number;
+  readonly price?: { readonly amount: number; readonly currency: string } | null;
+}
+
+/** An event as a sentence a person reads ("Order 4 placed for pet 3 — €600.00"); the raw JSON stays one click away. */
+export function sentence(e: Event): string {
+  const d = e.data as Data;
+  const price = d.price ? ` — ${formatMoney(d.price.amount, d.price.currency)}` : '';
+  const pet = d.name === undefined ? `Pet ${d.id}` : `${d.name} (pet ${d.id})`;
+  switch (e.type) {
+    case 'pet.created':
+      return `${pet} added, ${d.status}${price}`;
+    case 'pet.updated':
+      return `${pet} changed: now ${d.status}${price}`;
+    case 'pet.deleted':
+      return `Pet ${d.id} withdrawn`;
+    case 'order.placed':
+      return `Order ${d.id} placed for pet ${d.petId}${price}`;
+    case 'category.created':
+      return `Category ${d.name} added`;
+    case 'category.updated':
+      return `Category ${d.id} renamed to ${d.name}`;
+    case 'category.deleted':
+      return `Category ${d.id} deleted`;
+    default:
+      // order.approved, order.delivered, order.cancelled
+      return `Order ${d.id} ${e.type.slice('order.'.length)} (pet ${d.petId})`;
+  }
+}
 
 export function EventsPage() {
   const { session, live } = useSession();
@@ -52,8 +88,13 @@ export function EventsPage() {
         <ol class="events">
           {events.map((e) => (
             <li key={e.id}>
-              <span class="event-type">{e.type}</span> <code>{e.id}</code> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
-              <pre>{JSON.stringify(e.data)}</pre>
+              <span class="event-sentence">{sentence(e)}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+              <details>
+                <summary>
+                  <span class="event-type">{e.type}</span> <code>{e.id}</code> as JSON
+                </summary>
+                <pre>{JSON.stringify(e.data, null, 2)}</pre>
+              </details>
             </li>
           ))}
           {events.length === 0 && <li>No events yet: changes appear here as they happen.</li>}

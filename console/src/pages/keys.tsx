@@ -3,8 +3,23 @@
 // keys it made; a key lists and revokes only itself and its descendants (an owner key: every key).
 import { type components, SCOPES } from '@petstore/client';
 import { useState } from 'preact/hooks';
-import { describeError, type Scope } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, formatTime, problemOf, useLoad, usePager, useSession } from '../ui.tsx';
+import { PRESETS, presetName, SCOPE_WORDS } from '../scopes.ts';
+import type { Scope } from '../session.ts';
+import {
+  Alert,
+  Field,
+  Missing,
+  NO_PROBLEM,
+  PageHeading,
+  Pager,
+  type Problem,
+  formatTime,
+  problemOf,
+  useLoad,
+  usePager,
+  useSession,
+  useOutcome,
+} from '../ui.tsx';
 
 type ApiKey = components['schemas']['ApiKey'];
 /** How many of the keys a revocation ends the confirmation names (one page of listKeyDescendants). */
@@ -29,13 +44,13 @@ function KeysAdmin() {
   const pager = usePager([]);
   const keys = useLoad(() => client.keys.list({ limit: 20, cursor: pager.cursor }), [pager.cursor]);
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Scope[]>(SCOPES.filter((s) => !s.endsWith(':admin') && session.can(s)));
+  // Least privilege: a new key starts with no scope; the person ticks what it needs, or takes a preset.
+  const [scopes, setScopes] = useState<Scope[]>([]);
   const [expires, setExpires] = useState('');
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [issued, setIssued] = useState<{ name: string; secret: string } | undefined>();
   const [copied, setCopied] = useState(false);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
 
   const issue = async (e: Event) => {
     e.preventDefault();
@@ -64,20 +79,20 @@ function KeysAdmin() {
       // The rule alone, as before.
     }
     if (!confirm(`Revoke the key ${key.name} (${key.prefix}…)? It is refused from its next request on.${tree}${self}`)) return;
-    setFailure(undefined);
+    outcome.start();
     try {
       await client.keys.revoke(key.id);
-      setMessage(`Revoked ${key.name}.`);
+      outcome.succeeded(`Revoked ${key.name}.`);
       keys.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
   const copy = async () => {
     if (!issued) return;
     await navigator.clipboard.writeText(issued.secret).then(
       () => setCopied(true),
-      () => setFailure('The browser refused the clipboard: select the secret and copy it by hand.'),
+      () => outcome.failed('The browser refused the clipboard: select the secret and copy it by hand.'),
     );
   };
 
@@ -89,8 +104,35 @@ function KeysAdmin() {
         <Field id="key-name" label="Key name" error={problem.fields.name}>
           {(a11y) => <input {...a11y} value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={100} />}
         </Field>
-        <fieldset aria-describedby={problem.fields.scopes ? 'key-scopes-error' : undefined}>
+        <fieldset class="presets">
+          <legend>Presets</legend>
+          <ul>
+            {PRESETS.map((p) => {
+              const grantable = p.scopes.every((s) => session.can(s));
+              return (
+                <li key={p.name}>
+                  <button
+                    type="button"
+                    disabled={!grantable}
+                    aria-describedby={`preset-${p.name.replace(/\W+/g, '-')}`}
+                    onClick={() => setScopes([...p.scopes])}
+                  >
+                    {p.name}
+                  </button>{' '}
+                  <small id={`preset-${p.name.replace(/\W+/g, '-')}`} class="hint">
+                    {p.scopes.map((s) => SCOPE_WORDS[s]).join(' · ')}
+                    {!grantable && ' (your key cannot grant all of these)'}
+                  </small>
+                </li>
+              );
+            })}
+          </ul>
+        </fieldset>
+        <fieldset class="scopes" aria-describedby={problem.fields.scopes ? 'key-scopes-error' : 'key-scopes-hint'}>
           <legend>Scopes</legend>
+          <small id="key-scopes-hint" class="hint">
+            None is ticked: give the key only what its holder needs.
+          </small>
           {SCOPES.map((s) => (
             <label key={s} class="check">
               <input
@@ -99,7 +141,7 @@ function KeysAdmin() {
                 disabled={!session.can(s)}
                 onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
               />{' '}
-              {s}
+              {SCOPE_WORDS[s]} <code>{s}</code>
               {!session.can(s) && <small> (your key lacks it, so cannot grant it)</small>}
             </label>
           ))}
@@ -133,8 +175,7 @@ function KeysAdmin() {
           </button>
         </section>
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {keys.error && <Alert>{keys.error}</Alert>}
       <table>
         <caption>Keys</caption>
@@ -157,20 +198,22 @@ function KeysAdmin() {
             const state = key.revokedAt ? `revoked ${formatTime(key.revokedAt)}` : expired ? 'expired' : 'active';
             return (
               <tr key={key.id}>
-                <td>{key.id}</td>
-                <td>
+                <td data-label="ID">{key.id}</td>
+                <td data-label="Name">
                   {key.name}
                   {key.id === session.me.id && <small> (this key)</small>}
                 </td>
-                <td>
+                <td data-label="Prefix">
                   <code>{key.prefix}</code>
                 </td>
-                <td>{key.owner ? 'owner key' : key.parentId === null ? 'operator' : `key ${key.parentId}`}</td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{formatTime(key.createdAt)}</td>
-                <td>{key.expiresAt ? formatTime(key.expiresAt) : 'never'}</td>
-                <td>{state}</td>
-                <td class="actions">
+                <td data-label="Made by">{key.owner ? 'owner key' : key.parentId === null ? 'operator' : `key ${key.parentId}`}</td>
+                <td data-label="Scopes">
+                  {presetName(key.scopes)}: {key.scopes.join(', ')}
+                </td>
+                <td data-label="Created">{formatTime(key.createdAt)}</td>
+                <td data-label="Expires">{key.expiresAt ? formatTime(key.expiresAt) : 'never'}</td>
+                <td data-label="State">{state}</td>
+                <td data-label="Actions" class="actions">
                   {!key.revokedAt && (
                     <button type="button" class="danger" onClick={() => revoke(key)}>
                       Revoke

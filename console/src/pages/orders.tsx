@@ -1,13 +1,11 @@
 // Orders: placed → approved → delivered, or cancelled; each row offers the moves its state allows.
 import { ORDER_STATUSES, type Order, type OrderStatus } from '@petstore/client';
 import { useState } from 'preact/hooks';
-import { describeError } from '../session.ts';
 import {
   Alert,
   Field,
   Missing,
   NO_PROBLEM,
-  Notice,
   PageHeading,
   Pager,
   type Problem,
@@ -15,6 +13,7 @@ import {
   problemOf,
   useLive,
   useLoad,
+  useOutcome,
   usePager,
   useSession,
 } from '../ui.tsx';
@@ -37,30 +36,31 @@ export function OrdersPage() {
   useLive((e) => e.type.startsWith('order.'), orders.reload);
   const [petId, setPetId] = useState('');
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   const canWrite = session.can('orders:write');
 
   const place = async (e: Event) => {
     e.preventDefault();
+    outcome.start();
     setProblem(NO_PROBLEM);
     try {
       const order = await client.orders.place({ petId: Number(petId) });
       setPetId('');
-      setMessage(`Placed order ${order.id} for pet ${order.petId}.`);
+      outcome.succeeded(`Placed order ${order.id} for pet ${order.petId}.`);
       orders.reload();
     } catch (err) {
       setProblem(problemOf(err));
     }
   };
   const move = async (order: Order, to: OrderStatus) => {
-    setFailure(undefined);
+    outcome.start();
+    setProblem(NO_PROBLEM);
     try {
       const saved = await client.orders.update(order.id, { status: to });
-      setMessage(`Order ${saved.id} is ${saved.status}.`);
+      outcome.succeeded(`Order ${saved.id} is ${saved.status}.`);
       orders.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
@@ -80,8 +80,7 @@ export function OrdersPage() {
       ) : (
         <Missing scope="orders:write" what="place or move orders" />
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       <form class="filters" aria-label="Filter orders" onSubmit={(e) => e.preventDefault()}>
         <label>
           Status{' '}
@@ -110,14 +109,14 @@ export function OrdersPage() {
         <tbody>
           {orders.data?.data.map((order) => (
             <tr key={order.id}>
-              <td>{order.id}</td>
-              <td>{order.petId}</td>
-              <td>
+              <td data-label="ID">{order.id}</td>
+              <td data-label="Pet">{order.petId}</td>
+              <td data-label="Status">
                 <span class={`badge ${order.status}`}>{order.status}</span>
               </td>
-              <td>{formatTime(order.updatedAt)}</td>
+              <td data-label="Updated">{formatTime(order.updatedAt)}</td>
               {canWrite && (
-                <td class="actions">
+                <td data-label="Actions" class="actions">
                   {NEXT[order.status].map((to) => (
                     <button key={to} type="button" class={to === 'cancelled' ? 'danger' : ''} onClick={() => move(order, to)}>
                       {MOVE[to]}

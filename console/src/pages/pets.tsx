@@ -2,11 +2,11 @@
 // with price, tags and description, field-level errors and the 412 flow.
 //
 // Photos (issue 23 item 5): PetPhotos, in the edit form.
-import { type Category, PET_STATUSES, type Pet, type PetStatus, PetstoreError, type Photo } from '@petstore/client';
+import { type Category, PET_STATUSES, type Pet, type PetStatus, type Petstore, PetstoreError, type Photo } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { describeError } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
+import { Alert, Field, Missing, NO_PROBLEM, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
 
 /** What the table asks GET /v1/pets for. */
 interface PetQuery {
@@ -30,10 +30,12 @@ const SORTS: readonly { value: PetSort; label: string }[] = [
   { value: 'createdAt', label: 'Added, oldest first' },
   { value: '-createdAt', label: 'Added, newest first' },
 ];
-/** The API walks a search or a tag filter by its index in id order, and refuses other sorts with it (docs/api.md). */
-const ID_ORDER = (sort: PetSort) => sort === 'id' || sort === '-id';
-
-const tagsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+/** Tags as typed, separated by spaces or commas; a tag is lower case, so capitals typed are lowered before sending. */
+const tagsOf = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
 
 export function PetsPage() {
   const { session } = useSession();
@@ -43,15 +45,11 @@ export function PetsPage() {
   const [typed, setTyped] = useState({ q: '', tags: '' });
   useEffect(() => {
     if (typed.q === query.q && typed.tags === query.tags) return;
-    const timer = setTimeout(() => {
-      const filtered = typed.q.trim() !== '' || tagsOf(typed.tags).length > 0;
-      setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags, sort: filtered && !ID_ORDER(old.sort) ? 'id' : old.sort }));
-    }, 300);
+    const timer = setTimeout(() => setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags })), 300);
     return () => clearTimeout(timer);
   }, [typed.q, typed.tags]);
   const q = query.q.trim();
   const tags = tagsOf(query.tags);
-  const filtered = q !== '' || tags.length > 0;
   const pager = usePager([query.status, query.categoryId, q, query.tags, query.sort]);
   const pets = useLoad(() => {
     const filters = {
@@ -68,20 +66,25 @@ export function PetsPage() {
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
   const [editing, setEditing] = useState<{ id: number | null } | null>(null);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   const canWrite = session.can('pets:write');
   const categoryName = (id: number) => categories.data?.find((c) => c.id === id)?.name ?? `#${id}`;
+  const edit = (id: number | null) => {
+    outcome.start();
+    setEditing({ id });
+  };
+  // A filter the API refuses is said beside that filter, and the results of the filters before it are not shown as if they were its.
+  const listProblem = pets.cause === undefined ? NO_PROBLEM : problemOf(pets.cause);
 
   const withdraw = async (pet: Pet) => {
+    outcome.start();
     if (!confirm(`Withdraw ${pet.name} (pet ${pet.id}) from the store?`)) return;
-    setFailure(undefined);
     try {
       await client.pets.delete(pet.id);
-      setMessage(`Withdrew ${pet.name}.`);
+      outcome.succeeded(`Withdrew ${pet.name}.`);
       pets.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
@@ -89,7 +92,7 @@ export function PetsPage() {
     <section aria-labelledby="page-title">
       <PageHeading>Pets</PageHeading>
       {canWrite ? (
-        <button type="button" class="primary" onClick={() => setEditing({ id: null })} disabled={editing !== null}>
+        <button type="button" class="primary" onClick={() => edit(null)} disabled={editing !== null}>
           Add pet
         </button>
       ) : (
@@ -102,23 +105,20 @@ export function PetsPage() {
           onDone={(saved) => {
             setEditing(null);
             if (saved) {
-              setMessage(`Saved ${saved.name}.`);
+              outcome.succeeded(`Saved ${saved.name}.`);
               pets.reload();
             }
           }}
         />
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       <form class="filters" aria-label="Filter pets" onSubmit={(e) => e.preventDefault()}>
-        <span class="filter">
-          <label for="pets-search">Search</label>
-          <input id="pets-search" type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />
-        </span>
-        <span class="filter">
-          <label for="pets-tag">Tag</label>
-          <input id="pets-tag" value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />
-        </span>
+        <Field id="pets-search" label="Search" error={listProblem.fields.q}>
+          {(a11y) => <input {...a11y} type="search" value={typed.q} onInput={(e) => setTyped({ ...typed, q: e.currentTarget.value })} maxLength={200} />}
+        </Field>
+        <Field id="pets-tag" label="Tag" error={listProblem.fields.tag}>
+          {(a11y) => <input {...a11y} value={typed.tags} onInput={(e) => setTyped({ ...typed, tags: e.currentTarget.value })} size={14} />}
+        </Field>
         <label>
           Status{' '}
           <select value={query.status} onChange={(e) => setQuery({ ...query, status: e.currentTarget.value as PetStatus | '' })}>
@@ -145,15 +145,14 @@ export function PetsPage() {
           <label for="pets-sort">Sort</label>
           <select id="pets-sort" value={query.sort} onChange={(e) => setQuery({ ...query, sort: e.currentTarget.value as PetSort })}>
             {SORTS.map((s) => (
-              <option key={s.value} value={s.value} disabled={filtered && !ID_ORDER(s.value)}>
+              <option key={s.value} value={s.value}>
                 {s.label}
               </option>
             ))}
           </select>
         </span>
-        {filtered && <small class="hint">Search and tag results are in ID order.</small>}
       </form>
-      {pets.error && <Alert>{pets.error}</Alert>}
+      {listProblem.general && <Alert>{listProblem.general}</Alert>}
       <table>
         <caption>Pets{pets.loading ? ' (loading…)' : ''}</caption>
         <thead>
@@ -168,19 +167,24 @@ export function PetsPage() {
           </tr>
         </thead>
         <tbody>
-          {pets.data?.data.map((pet) => (
+          {(pets.error ? [] : (pets.data?.data ?? [])).map((pet) => (
             <tr key={pet.id}>
-              <td>{pet.id}</td>
-              <td>{pet.name}</td>
-              <td>{categoryName(pet.categoryId)}</td>
-              <td>
+              <td data-label="ID">{pet.id}</td>
+              <td data-label="Name">
+                {pet.photoUrls?.[0] && <img class="row-thumb" src={`${pet.photoUrls[0]}/thumb`} alt="" loading="lazy" />}
+                {pet.name}
+              </td>
+              <td data-label="Category">{categoryName(pet.categoryId)}</td>
+              <td data-label="Status">
                 <span class={`badge ${pet.status}`}>{pet.status}</span>
               </td>
-              <td class="number">{pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}</td>
-              <td>{pet.tags.join(', ')}</td>
+              <td data-label="Price" class="number">
+                {pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}
+              </td>
+              <td data-label="Tags">{pet.tags.join(', ')}</td>
               {canWrite && (
-                <td class="actions">
-                  <button type="button" onClick={() => setEditing({ id: pet.id })} disabled={editing !== null}>
+                <td data-label="Actions" class="actions">
+                  <button type="button" onClick={() => edit(pet.id)} disabled={editing !== null}>
                     Edit
                   </button>
                   <button type="button" class="danger" onClick={() => withdraw(pet)}>
@@ -190,9 +194,9 @@ export function PetsPage() {
               )}
             </tr>
           ))}
-          {pets.data?.data.length === 0 && (
+          {!pets.error && pets.data?.data.length === 0 && (
             <tr>
-              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || filtered ? ' match these filters' : ' yet'}.</td>
+              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || q || tags.length > 0 ? ' match these filters' : ' yet'}.</td>
             </tr>
           )}
         </tbody>
@@ -211,6 +215,17 @@ interface Draft {
   /** Tags as typed, separated by spaces or commas. */
   tags: string;
   description: string;
+}
+
+/**
+ * One animal and its entity tag, read from the listing (`GET /v1/pets?id=`): the deprecated
+ * GET /v1/pets/{petId} is not used. The listed `etag` is the animal's own ETag, which If-Match takes.
+ */
+async function readPet(client: Petstore, id: number): Promise<{ data: Pet; etag: string }> {
+  const [listed] = (await client.pets.list({ id: [id] })).data;
+  if (listed === undefined) throw new Error(`Pet ${id} is no longer in the store (it may have been withdrawn).`);
+  const { etag, ...data } = listed;
+  return { data, etag };
 }
 
 const draftOf = (pet: Pet): Draft => ({
@@ -249,9 +264,11 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [conflict, setConflict] = useState<{ theirs: Pet; etag: string } | undefined>();
   const [saving, setSaving] = useState(false);
+  /** Add pet: photos chosen with the form, uploaded once the pet exists (the API takes a photo of a saved pet). */
+  const [files, setFiles] = useState<readonly File[]>([]);
   const load = useLoad(async () => {
     if (id === null) return undefined;
-    const { data, etag } = await client.pets.get.withResponse(id);
+    const { data, etag } = await readPet(client, id);
     setLoaded({ pet: data, etag });
     setDraft(draftOf(data));
     return data;
@@ -262,7 +279,7 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
   // A photo added or removed changes the pet's ETag: take the new one, keeping the person's draft.
   const photosChanged = async () => {
     if (id === null) return;
-    const { data, etag } = await client.pets.get.withResponse(id);
+    const { data, etag } = await readPet(client, id);
     setLoaded({ pet: data, etag });
   };
   const save = async (ifMatch?: string) => {
@@ -277,22 +294,28 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
     const description = draft.description === '' ? null : draft.description;
     setSaving(true);
     try {
-      if (id === null)
-        onDone(
-          await client.pets.create({
-            ...common,
-            ...(amount === null ? {} : { price: { amount } }),
-            ...(tags.length ? { tags } : {}),
-            ...(description === null ? {} : { description }),
-          }),
-        );
-      else
+      if (id === null) {
+        const created = await client.pets.create({
+          ...common,
+          ...(amount === null ? {} : { price: { amount } }),
+          ...(tags.length ? { tags } : {}),
+          ...(description === null ? {} : { description }),
+        });
+        try {
+          for (const file of files) await client.pets.addPhoto(created.id, file);
+        } catch (err) {
+          // The pet is saved; say which part did not happen rather than lose it.
+          setProblem({ fields: {}, general: `${created.name} was saved, but a photo was not: ${describeError(err)} Add it through Edit.` });
+          return;
+        }
+        onDone(created);
+      } else
         onDone(
           await client.pets.update(id, { ...common, price: amount === null ? null : { amount }, tags, description }, { ifMatch: ifMatch ?? loaded!.etag }),
         );
     } catch (err) {
       if (err instanceof PetstoreError && err.code === 'precondition_failed' && id !== null) {
-        const current = await client.pets.get.withResponse(id);
+        const current = await readPet(client, id);
         setConflict({ theirs: current.data, etag: current.etag });
       } else setProblem(problemOf(err));
     } finally {
@@ -389,6 +412,12 @@ function PetForm({ id, categories, onDone }: { id: number | null; categories: re
         )}
       </Field>
       {id !== null && <PetPhotos petId={id} onChanged={photosChanged} />}
+      {id === null && (
+        <label class="field">
+          Photos (JPEG, PNG or WebP; uploaded with the new pet)
+          <input type="file" multiple accept="image/jpeg,image/png,image/webp" onChange={(e) => setFiles([...(e.currentTarget.files ?? [])].slice(0, 10))} />
+        </label>
+      )}
       {problem.general && <Alert>{problem.general}</Alert>}
       <div class="buttons">
         <button type="submit" class="primary" disabled={saving || conflict !== undefined}>

@@ -1,13 +1,11 @@
 // Webhooks: endpoints, subscribing one, rotating its secret, its delivery log and "Retry". Needs webhooks:admin.
 import { type Delivery, EVENT_TYPES, type EventType, type Webhook } from '@petstore/client';
 import { useState } from 'preact/hooks';
-import { describeError } from '../session.ts';
 import {
   Alert,
   Field,
   Missing,
   NO_PROBLEM,
-  Notice,
   PageHeading,
   Pager,
   type Problem,
@@ -17,6 +15,7 @@ import {
   useLoad,
   usePager,
   useSession,
+  useOutcome,
 } from '../ui.tsx';
 
 export function WebhooksPage() {
@@ -42,8 +41,7 @@ function WebhooksAdmin() {
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const [secret, setSecret] = useState<{ id: number; secret: string; rotated: boolean } | undefined>();
   const [selected, setSelected] = useState<number | null>(null);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
 
   const subscribe = async (e: Event) => {
     e.preventDefault();
@@ -61,22 +59,22 @@ function WebhooksAdmin() {
   };
   const rotate = async (endpoint: Webhook) => {
     if (!confirm(`Rotate the signing secret of endpoint ${endpoint.id}? Deliveries are signed with the new one from now on.`)) return;
-    setFailure(undefined);
+    outcome.start();
     try {
       const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id);
       setSecret({ id: rotated.id, secret: rotated.secret, rotated: true });
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
   const toggle = async (endpoint: Webhook) => {
-    setFailure(undefined);
+    outcome.start();
     try {
       await client.webhookEndpoints.update(endpoint.id, { enabled: !endpoint.enabled });
-      setMessage(`Endpoint ${endpoint.id} ${endpoint.enabled ? 'disabled' : 'enabled'}.`);
+      outcome.succeeded(`Endpoint ${endpoint.id} ${endpoint.enabled ? 'disabled' : 'enabled'}.`);
       endpoints.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
@@ -125,8 +123,7 @@ function WebhooksAdmin() {
           </button>
         </section>
       )}
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {endpoints.error && <Alert>{endpoints.error}</Alert>}
       <table>
         <caption>Endpoints</caption>
@@ -142,14 +139,14 @@ function WebhooksAdmin() {
         <tbody>
           {endpoints.data?.data.map((w) => (
             <tr key={w.id}>
-              <td>{w.id}</td>
-              <td>
+              <td data-label="ID">{w.id}</td>
+              <td data-label="URL">
                 <code>{w.url}</code>
                 {w.description && <div class="muted">{w.description}</div>}
               </td>
-              <td>{w.events === null ? 'every type' : w.events.join(', ')}</td>
-              <td>{w.enabled ? 'enabled' : 'disabled'}</td>
-              <td class="actions">
+              <td data-label="Events">{w.events === null ? 'every type' : w.events.join(', ')}</td>
+              <td data-label="State">{w.enabled ? 'enabled' : 'disabled'}</td>
+              <td data-label="Actions" class="actions">
                 <button type="button" aria-pressed={selected === w.id} onClick={() => setSelected(selected === w.id ? null : w.id)}>
                   Deliveries
                 </button>
@@ -181,27 +178,25 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
   const { client } = session;
   const pager = usePager([webhookId]);
   const log = useLoad(() => client.webhookEndpoints.listDeliveries(webhookId, { limit: 20, cursor: pager.cursor }), [webhookId, pager.cursor]);
-  const [message, setMessage] = useState<string>();
-  const [failure, setFailure] = useState<string>();
+  const outcome = useOutcome();
   // Attempts change without an event of the feed: the open log is read again on every poll.
   useLive('every poll', log.reload);
 
   const retry = async (d: Delivery) => {
-    setFailure(undefined);
+    outcome.start();
     try {
       await client.webhookEndpoints.retryDelivery(webhookId, d.id);
-      setMessage(`Retrying ${d.eventId ?? `delivery ${d.id}`}.`);
+      outcome.succeeded(`Retrying ${d.eventId ?? `delivery ${d.id}`}.`);
       log.reload();
     } catch (err) {
-      setFailure(describeError(err));
+      outcome.failed(err);
     }
   };
 
   return (
     <section class="card" aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Deliveries of endpoint {webhookId}</h2>
-      {message && <Notice>{message}</Notice>}
-      {failure && <Alert>{failure}</Alert>}
+      {outcome.view}
       {log.error && <Alert>{log.error}</Alert>}
       <table>
         <caption>Delivery log of endpoint {webhookId}, newest first</caption>
@@ -219,13 +214,13 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
         <tbody>
           {log.data?.data.map((d) => (
             <tr key={d.id}>
-              <td>{d.id}</td>
-              <td>{d.type === 'attempt' ? <code>{d.eventId}</code> : d.type}</td>
-              <td>{d.attempt ?? '—'}</td>
-              <td>
+              <td data-label="ID">{d.id}</td>
+              <td data-label="Event">{d.type === 'attempt' ? <code>{d.eventId}</code> : d.type}</td>
+              <td data-label="Attempt">{d.attempt ?? '—'}</td>
+              <td data-label="Status">
                 <span class={`badge ${d.status}`}>{d.status}</span>
               </td>
-              <td>
+              <td data-label="Response">
                 {[
                   d.httpStatus !== null ? `HTTP ${d.httpStatus}` : '',
                   d.error !== `HTTP ${d.httpStatus}` ? (d.error ?? '') : '',
@@ -234,8 +229,10 @@ function DeliveryLog({ webhookId }: { webhookId: number }) {
                   .filter(Boolean)
                   .join(' ')}
               </td>
-              <td>{d.status === 'pending' && d.nextAttemptAt ? `due ${formatTime(d.nextAttemptAt)}` : formatTime(d.attemptedAt ?? d.createdAt)}</td>
-              <td class="actions">
+              <td data-label="When">
+                {d.status === 'pending' && d.nextAttemptAt ? `due ${formatTime(d.nextAttemptAt)}` : formatTime(d.attemptedAt ?? d.createdAt)}
+              </td>
+              <td data-label="Actions" class="actions">
                 {d.type === 'attempt' && d.status === 'failed' && (
                   <button type="button" onClick={() => retry(d)}>
                     Retry

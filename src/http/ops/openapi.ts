@@ -54,6 +54,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
       security: [{ bearerAuth: [] }],
       tags: [
         { name: 'Pets', description: 'Animals offered in the store, and their categories' },
+        { name: 'Health', description: "Each animal's health log (vaccinations, deworming, examinations, treatments, notes) and the care due" },
         { name: 'Store', description: 'Orders: how an animal moves from available to pending to sold; the inventory' },
         { name: 'Events', description: 'Every change, as a feed: replay what a webhook endpoint missed' },
         { name: 'Webhooks', description: 'Endpoints that receive every change as a signed POST (Standard Webhooks 1.0), and their delivery logs' },
@@ -61,7 +62,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
       ],
       'x-tagGroups': [
         { name: 'Store', tags: ['Store'] },
-        { name: 'Pets', tags: ['Pets'] },
+        { name: 'Pets', tags: ['Pets', 'Health'] },
         { name: 'Events', tags: ['Events', 'Webhooks'] },
         { name: 'Administration', tags: ['Keys'] },
       ],

@@ -29,3 +29,21 @@ export function tagged<T extends object>(request: FastifyRequest, reply: Fastify
   if (condition === undefined || ifNoneMatchPasses(condition, tag)) return resource;
   return reply.code(304).send();
 }
+
+const withTags = new WeakMap<object, object>();
+
+/**
+ * `resource` with its entity tag as the member `etag`, for a listing (a list has no ETag per item):
+ * the tag is that of the resource without the member, the one `If-Match` is compared with. For a
+ * frozen resource (the read caches') the tagged copy is made once and frozen too, so the
+ * serializer's memory of frozen items and pages keeps working.
+ */
+export function withEntityTag<T extends object>(resource: T): T & { readonly etag: string } {
+  const known = withTags.get(resource) as (T & { etag: string }) | undefined;
+  if (known !== undefined) return known;
+  const copy = { ...resource, etag: entityTag(resource) };
+  if (!Object.isFrozen(resource)) return copy;
+  Object.freeze(copy);
+  withTags.set(resource, copy);
+  return copy;
+}

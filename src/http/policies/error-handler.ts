@@ -1,9 +1,11 @@
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError, ERROR_STATUS, StorageUnavailableError, type ErrorCode } from '../../errors.ts';
+import { AppError, ERROR_STATUS, errorBody, StorageUnavailableError, type ErrorCode, type FieldError } from '../../errors.ts';
 import { JSON_TYPE } from '../../json.ts';
 import { closeGracefullyAfter } from '../edge/graceful-close.ts';
 import { describeValidationError } from './validation.ts';
+import { fieldError } from './validation.words.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -17,6 +19,8 @@ export interface HttpError {
   readonly code: ErrorCode;
   readonly message: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** validation_failed: the rule broken, where, in words for people. */
+  readonly errors?: readonly FieldError[];
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -40,13 +44,18 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
  * 4xx keep a message that helps the client; 5xx never show internals.
  */
 export function toHttpError(err: unknown): HttpError {
-  if (err instanceof AppError) return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+  if (err instanceof AppError) {
+    const http = { status: err.status, code: err.code, message: err.message, headers: err.headers };
+    return err.errors === undefined ? http : { ...http, errors: err.errors };
+  }
   if (err instanceof StorageUnavailableError) {
     return { status: 503, code: 'service_unavailable', message: 'the database is unreachable; retry later', headers: { 'retry-after': '1' } };
   }
   const e = err as Partial<FastifyError> & { validation?: unknown[]; validationContext?: string };
   if (Array.isArray(e.validation) && e.validation.length > 0) {
-    return { status: 400, code: 'validation_failed', message: describeValidationError(e.validationContext ?? 'body', e.validation as never), headers: {} };
+    const part = e.validationContext ?? 'body';
+    const errors = e.validation as ErrorObject[];
+    return { status: 400, code: 'validation_failed', message: describeValidationError(part, errors), headers: {}, errors: [fieldError(part, errors[0])] };
   }
   const mapped = e.code ? FASTIFY_CODES[e.code] : undefined;
   if (mapped) {
@@ -73,7 +82,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
   // Fastify closes after a body it did not read (413, unparseable): without a reset (graceful-close.ts).
   if (reply.getHeader('connection') === 'close') closeGracefullyAfter(reply.raw);
   // Sent as the JSON text itself: an AppError keeps its body once written (the 401s are constants).
-  const body = err instanceof AppError ? err.body : JSON.stringify({ code: http.code, message: http.message, status: http.status });
+  const body = err instanceof AppError ? err.body : errorBody(http.code, http.message, http.status, http.errors);
   return reply.code(http.status).headers(http.headers).type(JSON_TYPE).send(body);
 }
 

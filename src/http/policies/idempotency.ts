@@ -7,7 +7,7 @@ import { AppError } from '../../errors.ts';
 import { canonicalJson, JSON_TYPE } from '../../json.ts';
 import { entityTag } from '../../preconditions.ts';
 import { parseBearer } from './auth.ts';
-import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../../storage/storage.ts';
+import type { IdempotencyId, IdempotencyRepository, IdempotentResponse } from '../../events/idempotency.store.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../schemas.ts';
 import { addRouteHook } from '../route-hooks.ts';
 

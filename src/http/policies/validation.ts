@@ -19,7 +19,7 @@ const INTEGER_TEXT = /^(?:0|[1-9][0-9]*)$/;
 const MAX_INTEGER_DIGITS = 16;
 
 interface ObjectSchema {
-  readonly properties?: Record<string, { type?: unknown; maximum?: number }>;
+  readonly properties?: Record<string, { type?: unknown; maximum?: number; items?: { type?: unknown; maximum?: number } }>;
 }
 
 const compilers = new WeakMap<readonly object[], FastifySchemaCompiler<unknown>>();
@@ -63,7 +63,11 @@ function withTextRules(validate: ValidateFunction, schema: ObjectSchema): Valida
   const integers = Object.entries(schema.properties ?? {}).filter(([, p]) => p.type === 'integer');
   // A list parameter (`tag=a&tag=b`) may be repeated: given once, it is a list of one.
   const lists = new Set(Object.entries(schema.properties ?? {}).flatMap(([name, p]) => (p.type === 'array' ? [name] : [])));
-  for (const [name, p] of integers) {
+  // A list of integers (`id=3&id=7`): each item under the same grammar as an integer parameter.
+  const integerLists = Object.entries(schema.properties ?? {}).flatMap(([name, p]) =>
+    p.type === 'array' && p.items?.type === 'integer' ? [[name, p.items] as const] : [],
+  );
+  for (const [name, p] of [...integers, ...integerLists]) {
     // A written integer too long to convert is refused by the range: there must be one.
     if (typeof p.maximum !== 'number') throw new Error(`parameter "${name}": an integer parameter needs a maximum`);
   }
@@ -83,6 +87,16 @@ function withTextRules(validate: ValidateFunction, schema: ObjectSchema): Valida
         if (typeof text !== 'string' || !INTEGER_TEXT.test(text)) continue;
         if (text.length > MAX_INTEGER_DIGITS) return refuse('maximum', name, { comparison: '<=', limit: p.maximum });
         data[name] = Number(text);
+      }
+      for (const [name, p] of integerLists) {
+        const items = data[name];
+        if (!Array.isArray(items)) continue;
+        for (let i = 0; i < items.length; i++) {
+          const text = items[i];
+          if (typeof text !== 'string' || !INTEGER_TEXT.test(text)) continue;
+          if (text.length > MAX_INTEGER_DIGITS) return refuse('maximum', `${name}/${i}`, { comparison: '<=', limit: p.maximum });
+          items[i] = Number(text);
+        }
       }
     }
     const valid = validate(data);

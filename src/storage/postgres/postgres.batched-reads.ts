@@ -3,58 +3,70 @@
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { frozenPet, PET_COLUMNS as COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
-import { petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
-import type { PetQuery, PetRepository } from '../storage.ts';
+import { frozenPet, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
+import { petListPlan, petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
+import { PETS_BY_IDS, UNINDEXED_PETS } from '../sql/sql.pets.ts';
+import type { SqlParam } from '../sql/sql.db.ts';
+import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import { postgresDialect } from './postgres.dialect.ts';
 import { BatchedLookup } from './postgres.batch.ts';
 import type { PgDb } from './postgres.db.ts';
 
-// Only live pets are read; a withdrawn one (deleted_at set) is absent everywhere.
-const LIVE = 'deleted_at IS NULL';
-
 export class PostgresPets implements PetRepository {
   readonly #db: PgDb;
   readonly #byId: BatchedLookup<number, Pet>;
-  readonly #pages: BatchedLookup<string, readonly Pet[]>;
+  readonly #pages: BatchedLookup<string, PetPage>;
 
   constructor(db: PgDb) {
     this.#db = db;
     // getPet: the reads of one loop turn share a query (BatchedLookup).
     this.#byId = new BatchedLookup<number, Pet>(async (ids) => {
-      const rows = await db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE id = ANY($1) AND ${LIVE}`, [ids]);
-      return new Map(rows.map((r) => [r.id, frozenPet(toPet(r))]));
+      const pets = (await db.query<PetRow>(PETS_BY_IDS(postgresDialect), [ids])).map((r) => frozenPet(toPet(r)));
+      return new Map(pets.map((p) => [p.id, p]));
     });
     // Listings: the requests of one loop turn that ask for the same page share its query (a hot
     // first page is asked for by many at once); different pages are separate queries.
-    this.#pages = new BatchedLookup<string, readonly Pet[]>(
-      async (keys) => new Map(await Promise.all(keys.map(async (k) => [k, await this.#page(k)] as const))),
-    );
+    this.#pages = new BatchedLookup<string, PetPage>(async (keys) => new Map(await Promise.all(keys.map(async (k) => [k, await this.#page(k)] as const))));
   }
 
   get(id: number): Promise<Pet | undefined> {
     return this.#byId.get(id);
   }
 
-  async list(q: PetQuery): Promise<Pet[]> {
+  async list(q: PetQuery): Promise<PetPage> {
     // A copy: the page's rows are shared by every request of the batch that asked for it.
-    return [...(await this.#pages.get(JSON.stringify(q)))!];
+    const { pets, walkedTo } = (await this.#pages.get(JSON.stringify(q)))!;
+    return { pets: [...pets], walkedTo };
   }
 
-  async #page(key: string): Promise<readonly Pet[]> {
+  async #page(key: string): Promise<PetPage> {
     // Only the filters given appear in the statement, so the planner sees which index serves it.
     const query = JSON.parse(key) as PetQuery;
+    if (query.words === undefined || (query.order !== undefined && query.order !== 'id')) return this.#planned(query);
     const page = (plan: 'dense' | 'walk' | 'sparse') => {
       const { sql, params } = petListStatement(query, postgresDialect, plan);
       return this.#db.query<PetRow>(sql, params);
     };
-    if (query.words === undefined) return freeze(await page('dense'));
     // A search whose words are common at the page's position walks there (SEARCH_SAMPLE in
     // sql.pet-list.ts); a rare one, or one the walk finds short, is read from the search index.
     const { sql, params } = searchSampleStatement(query, postgresDialect);
     const [{ m }] = await this.#db.query<{ m: number }>(sql, params);
     const walked = m >= SEARCH_DENSE ? await page('walk') : [];
-    return freeze(walked.length === query.limit ? walked : await page('sparse'));
+    return { pets: freeze(walked.length === query.limit ? walked : await page('sparse')) };
+  }
+
+  /** The steps of petListPlan (sql.pet-list.ts), one statement after the other. */
+  async #planned(q: PetQuery): Promise<PetPage> {
+    let rows: PetRow[] = [];
+    const plan = petListPlan(q, postgresDialect);
+    let step = plan.next();
+    while (!step.done) {
+      const { statement, pets } = step.value;
+      if (pets) rows = await this.#db.query<PetRow>(statement.sql, statement.params);
+      const [first] = pets ? [] : await this.#db.query<Record<string, SqlParam>>(statement.sql, statement.params);
+      step = plan.next(pets ? [rows.length] : first && Object.values(first));
+    }
+    return { pets: freeze(rows), walkedTo: step.value };
   }
 
   async inventory(): Promise<Inventory> {
@@ -70,8 +82,7 @@ export class PostgresPets implements PetRepository {
   }
 
   async unindexed(limit: number): Promise<Pet[]> {
-    const rows = await this.#db.query<PetRow>(`SELECT ${COLUMNS} FROM pets WHERE search_text IS NULL AND ${LIVE} ORDER BY id LIMIT $1`, [limit]);
-    return rows.map(toPet);
+    return (await this.#db.query<PetRow>(UNINDEXED_PETS, [limit])).map(toPet);
   }
 }
 
@@ -88,4 +99,4 @@ export function keysByHash(db: PgDb): (hash: string) => Promise<StoredPrincipal 
   return (hash) => active.get(hash);
 }
 
-const freeze = (rows: PetRow[]): readonly Pet[] => Object.freeze(rows.map((r) => frozenPet(toPet(r))));
+const freeze = (rows: PetRow[]): Pet[] => Object.freeze(rows.map((r) => frozenPet(toPet(r)))) as Pet[];

@@ -72,6 +72,8 @@ export class PgDb {
     // Timestamps leave the engine in the same form as SQLite's (Date#toISOString: UTC, milliseconds).
     const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
     types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (text: string) => (parseTimestamptz(text) as Date).toISOString());
+    // A date is a day in no time zone: its text (YYYY-MM-DD) as SQLite keeps it, never a Date at midnight somewhere.
+    types.setTypeParser(pg.types.builtins.DATE, (text: string) => text);
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize,

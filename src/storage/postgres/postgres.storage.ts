@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Migration } from '../migration.ts';
+import { type Migration, readMigrations } from '../migration.ts';
 import type { Storage } from '../storage.ts';
 import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
-import { POSTGRES_MIGRATIONS } from './migrations.ts';
-import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
+import { SqlCategories } from '../sql/sql.categories.ts';
+import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
+import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
@@ -39,7 +40,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Storage> {
   for (let attempt = 1, delay = 250; ; attempt++, delay = Math.min(delay * 2, 2000)) {
     try {
       if (options.migrate === false) await db.query('SELECT 1');
-      else await migratePostgres(db, POSTGRES_MIGRATIONS);
+      else await migratePostgres(db, readMigrations('postgres'));
       break;
     } catch (err) {
       // Retried until the window ends, the last wait cut short by it, however slow each attempt was.
@@ -76,6 +77,7 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     events: new SqlEvents(db.statements, postgresDialect),
     webhooks: new SqlWebhooks(db.statements, postgresDialect),
     photos: new SqlPhotos(db.statements),
+    health: new SqlHealth(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),

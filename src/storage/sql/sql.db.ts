@@ -1,5 +1,3 @@
-import type { NewEvent } from '../storage.ts';
-
 /** A statement's parameter: dates go in as ISO strings; an array is a list parameter (Dialect.items); bytes are a BLOB / bytea. */
 export type SqlParam = string | number | boolean | null | readonly string[] | readonly number[] | Uint8Array;
 
@@ -15,6 +13,9 @@ export interface SqlDb {
   run(sql: string, params?: readonly SqlParam[]): Promise<number>;
 }
 
+/** Only live rows are read: a withdrawn pet or a deleted category (deleted_at set) is absent everywhere. */
+export const LIVE = 'deleted_at IS NULL';
+
 /** The first row of one statement, if any. */
 export async function first<R>(db: SqlDb, sql: string, params?: readonly SqlParam[]): Promise<R | undefined> {
   return (await db.all<R>(sql, params))[0];
@@ -23,7 +24,10 @@ export async function first<R>(db: SqlDb, sql: string, params?: readonly SqlPara
 /** A PostgreSQL row lock, as the clause that ends a SELECT. */
 export type RowLock = 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE' | 'FOR UPDATE SKIP LOCKED' | 'FOR NO KEY UPDATE OF w SKIP LOCKED';
 
-/** What the engines say differently. */
+/**
+ * What the engines say differently: fragments of SQL and capabilities, no statement run (kysely's
+ * Dialect / DialectAdapter). The statements are written once, in this folder, over these.
+ */
 export interface Dialect {
   /**
    * The clause that takes `lock` on the rows a SELECT reads. PostgreSQL: the clause. SQLite: none,
@@ -32,11 +36,13 @@ export interface Dialect {
   lock(lock: RowLock): string;
   /** A FROM item `alias(item, n)`: the items of the list parameter `param` (as text), with their positions from 1. */
   items(param: string, alias: string): string;
+  /** The right side of a condition true when the left one equals an item of the list parameter `param`, its items as `type`. */
+  anyOf(param: string, type: 'BIGINT' | 'TEXT'): string;
   /**
-   * EventTx.publish: the events, each with the id of the transaction writing it (`xid`: the
-   * column's default), and the first attempts they owe (SUBSCRIBED).
+   * Whether a WITH may hold an INSERT (PostgreSQL's data-modifying CTE; not SQLite): EventTx.publish
+   * then writes a write's events and their first attempts in one statement.
    */
-  publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void>;
+  readonly dataModifyingCte: boolean;
   /**
    * A condition true when the transaction `xid` (events.xid, webhook_deliveries.xid) is older than
    * every transaction still running: it has committed or rolled back, and no transaction that
@@ -51,16 +57,17 @@ export interface Dialect {
    */
   alive(instance: string): string;
   /**
-   * Runs `sql`, a write that may give a live category a name another live one has (the unique
-   * index categories_name_live): its rows, or undefined when the index refused it — that statement
-   * undone, the transaction still usable.
+   * Whether a failed statement aborts the whole transaction (PostgreSQL): a statement that may fail
+   * on purpose (a category name already taken) then runs inside a savepoint.
    */
-  unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined>;
+  readonly failedStatementAbortsTransaction: boolean;
+  /** Whether `err` is the refusal of a unique index. */
+  isUniqueViolation(err: unknown): boolean;
   /**
-   * Makes the transactions that call it with the same `lock` take turns from here to COMMIT.
-   * PostgreSQL: a transaction-scoped advisory lock. SQLite: nothing (one writer holds the database).
+   * A statement that makes the transactions running it with the same `$1` take turns from there to
+   * COMMIT. PostgreSQL: a transaction-scoped advisory lock. SQLite: none (one writer holds the database).
    */
-  serialize(db: SqlDb, lock: number): Promise<void>;
+  readonly takeTurns: string | undefined;
   /** The search query of `words` (folded words of letters and digits, pets/pet.search.ts), each a word or the start of one. */
   searchTerms(words: readonly string[]): string;
   /**
@@ -70,6 +77,14 @@ export interface Dialect {
    * collected from the index first and then ordered.
    */
   searchPets(param: string, sparse: boolean): { readonly from: string; readonly where: string; readonly id: string };
+  /** A SELECT of the ids (`pet_id`) of the live pets matching the search query `param`, read from the search index alone. */
+  searchIds(param: string): string;
+  /**
+   * Whether counting a search's matches reads all of them (PostgreSQL: a GIN index is read as a
+   * bitmap of every match before a LIMIT can stop it), so that a search is sampled first
+   * (searchSampleStatement) and a common one walked without counting. FTS5 streams its matches.
+   */
+  readonly countReadsEveryMatch: boolean;
 }
 
 /** A statement whose text depends on the dialect, built once per dialect (not per call). */

@@ -1,7 +1,8 @@
 import type { Event, EventType } from '../../events/event.schemas.ts';
 import { EVENT_COLUMNS, toEvent, type EventRow } from '../rows.ts';
-import type { EventQuery, EventRepository, EventTx, NewEvent } from '../storage.ts';
+import type { EventQuery, EventRepository, EventTx, NewEvent } from '../../events/event.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
+import { SUBSCRIBED } from './sql.webhooks.ts';
 
 // The feed's order is (xid, id): the writing transactions' order, then the order within each
 // (docs/events.md). Only settled transactions are read, so an event never appears behind one a
@@ -41,6 +42,24 @@ export class SqlEvents implements EventRepository {
   }
 }
 
+// PostgreSQL, one statement: the events, then their first attempts, both with the writing
+// transaction's id (the columns' default, pg_current_xact_id()). Inserting a delivery takes a KEY
+// SHARE lock on its endpoint's row, which the dispatchers' claims (FOR NO KEY UPDATE) do not block.
+const PUBLISH = perDialect(
+  (d) => `WITH e AS (
+    INSERT INTO events (type, data, created_at)
+    SELECT t.item, x.item, CAST($3 AS TIMESTAMPTZ) FROM ${d.items('$1', 't')} JOIN ${d.items('$2', 'x')} ON x.n = t.n ORDER BY t.n
+    RETURNING id, type
+  )
+  INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
+  SELECT w.id, 'attempt', e.id, 1, 'pending', CAST($3 AS TIMESTAMPTZ), CAST($3 AS TIMESTAMPTZ) FROM e JOIN webhooks w ON ${SUBSCRIBED('e.type')}
+  ORDER BY e.id, w.id`,
+);
+// SQLite (no INSERT in a WITH), two statements per event.
+const INSERT_EVENT = 'INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3) RETURNING id';
+const FIRST_ATTEMPTS = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
+  SELECT w.id, 'attempt', $1, 1, 'pending', $2, $2 FROM webhooks w WHERE ${SUBSCRIBED('$3')}`;
+
 export class SqlEventTx implements EventTx {
   readonly #db: SqlDb;
   readonly #d: Dialect;
@@ -50,8 +69,22 @@ export class SqlEventTx implements EventTx {
     this.#d = dialect;
   }
 
-  publish(events: readonly NewEvent[], at: Date): Promise<void> {
-    return this.#d.publish(this.#db, events, at);
+  /**
+   * PostgreSQL writers do not wait for each other: an identity value is taken at insert, not at
+   * commit, so ids alone do not follow commit order; readers order by the writing transaction's id
+   * instead and read only what Dialect.settled lets through (docs/events.md). SQLite has one writer
+   * at a time: ids follow commit order by themselves (xid stays 0).
+   */
+  async publish(events: readonly NewEvent[], at: Date): Promise<void> {
+    const stamp = at.toISOString();
+    if (this.#d.dataModifyingCte) {
+      await this.#db.run(PUBLISH(this.#d), [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), stamp]);
+      return;
+    }
+    for (const e of events) {
+      const [{ id }] = await this.#db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), stamp]);
+      await this.#db.run(FIRST_ATTEMPTS, [id, stamp, e.type]);
+    }
   }
 
   async typeOf(sequence: number): Promise<EventType | undefined> {

@@ -3,18 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { ApiKey } from '../../keys/key.schemas.ts';
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import { IDEMPOTENCY_COLUMNS, KEY_COLUMNS, toApiKey, toIdempotencyRecord, type IdempotencyRow, type KeyRow } from '../rows.ts';
-import type {
-  ApiKeyCreate,
-  ApiKeyRepository,
-  ApiKeyTx,
-  IdempotencyId,
-  IdempotencyRecord,
-  IdempotencyRepository,
-  IdempotencyTx,
-  DescendantQuery,
-  KeyQuery,
-  StoredResponse,
-} from '../storage.ts';
+import type { IdempotencyId, IdempotencyRecord, IdempotencyRepository, IdempotencyTx, StoredResponse } from '../../events/idempotency.store.ts';
+import type { ApiKeyCreate, ApiKeyRepository, ApiKeyTx, DescendantQuery, KeyQuery } from '../../keys/key.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 
 const GET_KEY = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`;

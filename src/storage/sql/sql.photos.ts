@@ -3,7 +3,7 @@
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Photo, PhotoBlob, PhotoVariant, ProcessedPhoto } from '../../photos/photo.schemas.ts';
 import { PET_COLUMNS, PHOTO_COLUMNS, toPet, toPhoto, type PetRow, type PhotoRow } from '../rows.ts';
-import type { PhotoRepository, PhotoTx } from '../storage.ts';
+import type { PhotoRepository, PhotoTx } from '../../photos/photo.store.ts';
 import { first, type SqlDb } from './sql.db.ts';
 
 const PHOTOS_OF = `SELECT ${PHOTO_COLUMNS} FROM pet_photos ph JOIN photo_blobs b ON b.hash = ph.hash WHERE ph.pet_id = $1 ORDER BY ph.id`;

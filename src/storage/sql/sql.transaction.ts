@@ -1,7 +1,10 @@
 import type { Transaction } from '../storage.ts';
-import { SqlCategoryTx, SqlOrderTx, SqlPetTx } from './sql.catalogue.ts';
+import { SqlCategoryTx } from './sql.categories.ts';
+import { SqlOrderTx } from './sql.orders.ts';
+import { SqlPetTx } from './sql.pets.ts';
 import type { Dialect, SqlDb } from './sql.db.ts';
 import { SqlEventTx } from './sql.events.ts';
+import { SqlHealthTx } from './sql.health.ts';
 import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';
 import { SqlPhotoTx } from './sql.photos.ts';
 import { SqlDeliveryTx, SqlWebhookTx } from './sql.webhooks.ts';
@@ -21,5 +24,6 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     webhooks: new SqlWebhookTx(db, dialect),
     deliveries: new SqlDeliveryTx(db, dialect, instance),
     photos: new SqlPhotoTx(db),
+    health: new SqlHealthTx(db, dialect),
   };
 }

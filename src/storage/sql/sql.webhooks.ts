@@ -33,7 +33,7 @@ import type {
   WebhookRepository,
   WebhookState,
   WebhookTx,
-} from '../storage.ts';
+} from '../../webhooks/webhook.store.ts';
 import { first, perDialect, type Dialect, type SqlDb } from './sql.db.ts';
 import { SUBTREE } from './sql.keys.ts';
 
@@ -183,7 +183,7 @@ export class SqlWebhookTx implements WebhookTx {
   async countForInsert(): Promise<number> {
     // PostgreSQL: registrations take turns from here to COMMIT, so each counts the ones before it
     // (READ COMMITTED: the next statement sees them). SQLite's one writer needs nothing.
-    await this.#d.serialize(this.#db, REGISTRATIONS_LOCK);
+    if (this.#d.takeTurns !== undefined) await this.#db.all(this.#d.takeTurns, [REGISTRATIONS_LOCK]);
     return (await first<{ n: number }>(this.#db, 'SELECT count(*) AS n FROM webhooks'))!.n;
   }
 

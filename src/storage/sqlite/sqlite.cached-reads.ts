@@ -4,15 +4,14 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
-import { frozenPet, PET_COLUMNS, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, tupleToPet, type PetRow, type PetTuple, type PrincipalRow } from '../rows.ts';
-import { petListStatement } from '../sql/sql.pet-list.ts';
-import type { PetQuery, PetRepository } from '../storage.ts';
+import { frozenPet, PRINCIPAL_COLUMNS, toStoredPrincipal, tupleToPet, type PetTuple, type PrincipalRow } from '../rows.ts';
+import { petListPlan } from '../sql/sql.pet-list.ts';
+import { PET_BY_ID, UNINDEXED_PETS } from '../sql/sql.pets.ts';
+import type { SqlParam } from '../sql/sql.db.ts';
+import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
-import { sqliteDialect } from './sqlite.db.ts';
+import { prepare, sqliteDialect } from './sqlite.db.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
-
-// Only live pets are read; a withdrawn one (deleted_at set) is absent everywhere.
-const LIVE = 'deleted_at IS NULL';
 
 export class SqlitePets implements PetRepository {
   readonly #writes: GroupCommit;
@@ -23,7 +22,7 @@ export class SqlitePets implements PetRepository {
   readonly #inventory: StatementSync;
   readonly #stockValue: StatementSync;
   readonly #unindexed: StatementSync;
-  readonly #pages: ReadCache<readonly Pet[]>;
+  readonly #pages: ReadCache<PetPage>;
   readonly #byId: ReadCache<Pet>;
 
   constructor(db: DatabaseSync, changes: DatabaseChanges, writes: GroupCommit) {
@@ -33,12 +32,14 @@ export class SqlitePets implements PetRepository {
     this.#pages = new ReadCache(changes, 2_000);
     // Single pets, for getPet: 10,000 small objects at most.
     this.#byId = new ReadCache(changes, 10_000);
-    this.#get = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ? AND ${LIVE}`);
+    // Rows as arrays: node:sqlite then builds no per-row objects with named keys.
+    this.#get = prepare(db, PET_BY_ID);
     this.#get.setReturnArrays(true);
     this.#inventory = db.prepare('SELECT available, pending, sold FROM pet_inventory');
     this.#stockValue = db.prepare('SELECT currency, amount FROM pet_stock_value WHERE amount <> 0 ORDER BY currency');
     this.#stockValue.setReturnArrays(true);
-    this.#unindexed = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE search_text IS NULL AND ${LIVE} ORDER BY id LIMIT ?`);
+    this.#unindexed = prepare(db, UNINDEXED_PETS);
+    this.#unindexed.setReturnArrays(true);
   }
 
   get(id: number): Promise<Pet | undefined> {
@@ -50,22 +51,34 @@ export class SqlitePets implements PetRepository {
     );
   }
 
-  list(q: PetQuery): Promise<Pet[]> {
+  list(q: PetQuery): Promise<PetPage> {
     // A hot listing is read once until the database changes; callers get a copy.
-    return this.#writes.outside(() => [
-      ...this.#pages.get(JSON.stringify(q), () => {
-        const { sql, params } = petListStatement(q, sqliteDialect);
-        const rows = this.#list(sql).all(...(params as (string | number | null)[])) as unknown as PetTuple[];
-        return Object.freeze(rows.map((r) => frozenPet(tupleToPet(r))));
-      })!,
-    ]);
+    return this.#writes.outside(() => {
+      const { pets, walkedTo } = this.#pages.get(JSON.stringify(q), () => this.#page(q))!;
+      return { pets: [...pets], walkedTo };
+    });
+  }
+
+  /** The steps of petListPlan, run in one synchronous read (one committed state). */
+  #page(q: PetQuery): PetPage {
+    let rows: PetTuple[] = [];
+    const plan = petListPlan(q, sqliteDialect);
+    let step = plan.next();
+    while (!step.done) {
+      const { statement, pets } = step.value;
+      const prepared = this.#list(statement.sql);
+      const params = statement.params as (string | number | null)[];
+      if (pets) rows = prepared.all(...params) as unknown as PetTuple[];
+      step = plan.next(pets ? [rows.length] : (prepared.get(...params) as unknown as SqlParam[] | undefined));
+    }
+    const pets = Object.freeze(rows.map((r) => frozenPet(tupleToPet(r)))) as Pet[];
+    return Object.freeze({ pets, walkedTo: step.value });
   }
 
   #list(sql: string): StatementSync {
     let statement = this.#lists.get(sql);
     if (statement === undefined) {
-      statement = this.#db.prepare(sql.replaceAll(/\$(\d+)/g, '?$1'));
-      // Rows as arrays: node:sqlite then builds no per-row objects with named keys.
+      statement = prepare(this.#db, sql);
       statement.setReturnArrays(true);
       this.#lists.set(sql, statement);
     }
@@ -81,7 +94,7 @@ export class SqlitePets implements PetRepository {
   }
 
   unindexed(limit: number): Promise<Pet[]> {
-    return this.#writes.outside(() => (this.#unindexed.all(limit) as unknown as PetRow[]).map(toPet));
+    return this.#writes.outside(() => (this.#unindexed.all(limit) as unknown as PetTuple[]).map(tupleToPet));
   }
 }
 

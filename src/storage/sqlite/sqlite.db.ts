@@ -1,7 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Dialect, SqlDb, SqlParam } from '../sql/sql.db.ts';
-import { SUBSCRIBED } from '../sql/sql.webhooks.ts';
-import type { NewEvent } from '../storage.ts';
 import type { GroupCommit } from './sqlite.group-commit.ts';
 
 /**
@@ -19,6 +17,11 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw err;
   }
+}
+
+/** A statement of storage/sql/ prepared on this connection: its `$n` parameters are SQLite's `?n`. */
+export function prepare(db: DatabaseSync, sql: string): StatementSync {
+  return db.prepare(sql.replaceAll(/\$(\d+)/g, '?$1'));
 }
 
 /** The statements of the connection, each prepared on first use; `$n` parameters are SQLite's `?n`. */
@@ -41,7 +44,7 @@ export class SqliteStatements {
   #prepare(sql: string): StatementSync {
     let statement = this.#prepared.get(sql);
     if (statement === undefined) {
-      statement = this.#db.prepare(sql.replaceAll(/\$(\d+)/g, '?$1'));
+      statement = prepare(this.#db, sql);
       this.#prepared.set(sql, statement);
     }
     return statement;
@@ -61,21 +64,13 @@ export function sqliteDb(statements: SqliteStatements, gate?: GroupCommit): SqlD
   return { all: (sql, params) => gate.outside(() => statements.all(sql, params)), run: (sql, params) => gate.outside(() => statements.run(sql, params)) };
 }
 
-const INSERT_EVENT = 'INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3) RETURNING id';
-const FIRST_ATTEMPTS = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
-  SELECT w.id, 'attempt', $1, 1, 'pending', $2, $2 FROM webhooks w WHERE ${SUBSCRIBED('$3')}`;
-
 export const sqliteDialect: Dialect = {
   // BEGIN IMMEDIATE holds the database's write lock for the whole batch: every read in it is a lock.
   lock: () => '',
   items: (param, alias) => `(SELECT value AS item, key + 1 AS n FROM json_each(${param})) AS ${alias}`,
-  // One writer at a time holds the database: ids follow commit order by themselves (xid stays 0).
-  async publish(db: SqlDb, events: readonly NewEvent[], at: Date): Promise<void> {
-    for (const e of events) {
-      const [{ id }] = await db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), at.toISOString()]);
-      await db.run(FIRST_ATTEMPTS, [id, at.toISOString(), e.type]);
-    }
-  },
+  anyOf: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  // No INSERT in a WITH: EventTx.publish takes two statements per event.
+  dataModifyingCte: false,
   settled: () => 'TRUE',
   alive: () => 'TRUE',
   // FTS5: every quoted word as a prefix ("lab"* matches labrador), all of them required.
@@ -84,16 +79,13 @@ export const sqliteDialect: Dialect = {
   // with the rowid range of a keyset page applied inside the index.
   // FTS5 yields its matches in rowid order however many there are: `sparse` changes nothing.
   searchPets: (param) => ({ from: 'pets_fts f CROSS JOIN pets p', where: `pets_fts MATCH ${param} AND p.id = f.rowid`, id: 'f.rowid' }),
+  // The FTS5 table holds live pets only (its triggers, migration 9).
+  searchIds: (param) => `SELECT rowid AS pet_id FROM pets_fts WHERE pets_fts MATCH ${param}`,
+  countReadsEveryMatch: false,
   // A failed statement is undone by SQLite alone; the transaction goes on.
-  async unlessNameTaken<R>(db: SqlDb, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
-    try {
-      return await db.all<R>(sql, params);
-    } catch (err) {
-      if (isUniqueViolation(err)) return undefined;
-      throw err;
-    }
-  },
-  async serialize(): Promise<void> {},
+  failedStatementAbortsTransaction: false,
+  isUniqueViolation,
+  takeTurns: undefined,
 };
 
 function isUniqueViolation(err: unknown): boolean {

@@ -1,10 +1,11 @@
 import { DatabaseSync } from 'node:sqlite';
 import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
-import type { Migration } from '../migration.ts';
-import { SQLITE_MIGRATIONS } from './migrations.ts';
-import { SqlCategories, SqlOrders } from '../sql/sql.catalogue.ts';
+import { type Migration, readMigrations } from '../migration.ts';
+import { SqlCategories } from '../sql/sql.categories.ts';
+import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
+import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
@@ -41,7 +42,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   db.exec('PRAGMA busy_timeout = 5000');
   if (options.migrate !== false) {
     if (options.path === ':memory:') migrateMemory(db);
-    else migrateSqlite(db, SQLITE_MIGRATIONS);
+    else migrateSqlite(db, readMigrations('sqlite'));
   }
   if (options.serve === true) releaseAbandoned(db);
 
@@ -65,6 +66,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     events: new SqlEvents(outside, sqliteDialect),
     webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
+    health: new SqlHealth(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     async ping() {
@@ -98,7 +100,7 @@ let migratedMemory: Uint8Array | undefined;
  */
 export function migrateMemory(db: DatabaseSync): void {
   if (migratedMemory === undefined) {
-    migrateSqlite(db, SQLITE_MIGRATIONS);
+    migrateSqlite(db, readMigrations('sqlite'));
     migratedMemory = db.serialize();
   } else {
     db.deserialize(migratedMemory);

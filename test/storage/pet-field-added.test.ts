@@ -1,0 +1,124 @@
+// The proof of docs/contributing.md's "Add a field": a scratch copy of src/ gets an optional,
+// searchable pet field (`breed`) by editing only the schemas and the field table beside them
+// (pets/pet.schemas.ts) and adding one migration per engine; the copy then stores it, lists it,
+// patches it, searches it and documents it on every engine, with no other edit.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { ENGINES } from '../helpers/engines.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** `text` with `insert` between `anchor` and `next`, which must follow it there once only. */
+function after(text: string, anchor: string, insert: string, next = ''): string {
+  const at = text.indexOf(anchor + next);
+  assert.ok(at !== -1 && text.indexOf(anchor + next, at + 1) === -1, `pet.schemas.ts has one ${JSON.stringify(anchor + next)}`);
+  return text.slice(0, at + anchor.length) + insert + text.slice(at + anchor.length);
+}
+
+// Each schema gets the member, and the field table its row: the edit a contributor makes.
+function addBreed(schemas: string): string {
+  const breed = "const breed = Type.String({ minLength: 1, maxLength: 100, pattern: TEXT_PATTERN, description: 'The breed; searched by `q`' });\n";
+  let s = after(schemas, 'export type PriceInput = Static<ReturnType<typeof priceInput>>;\n', breed);
+  const member = '    breed: Type.Optional(breed),\n';
+  s = after(s, '    description: Type.Optional(description),\n', member, '    tags: Type.Optional(tags),'); // NewPet
+  s = after(s, '    description: Type.Optional(description),\n', member, '    tags,'); // Pet
+  s = after(
+    s,
+    "  description: Type.Optional(Type.Union([description, Type.Null()], { description: 'The new description; `null` removes it' })),\n",
+    "  breed: Type.Optional(Type.Union([breed, Type.Null()], { description: 'The new breed; `null` removes it' })),\n",
+  );
+  return after(
+    s,
+    "  { member: 'description', columns: ['description'], kind: 'text', written: 'always', searched: true },\n",
+    "  { member: 'breed', columns: ['breed'], kind: 'text', written: 'always', searched: true },\n",
+  );
+}
+
+// What the copy runs: the real app (test/helpers/app.ts) on every engine, through HTTP.
+const PROOF = `
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTestApp } from './helpers/app.ts';
+import { ENGINES } from './helpers/engines.ts';
+
+for (const engine of ENGINES) {
+  test(engine + ': breed is stored, listed, patched, searched and documented', async (t) => {
+    const { app, auth } = await buildTestApp(t, { engine });
+    const json = { ...auth, 'content-type': 'application/json' };
+    const created = await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'Rex', categoryId: 1, breed: 'Labrador Retriever' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json().id;
+    assert.equal(created.json().breed, 'Labrador Retriever');
+    const other = await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'Tom', categoryId: 1 } });
+    assert.equal(other.statusCode, 201, other.body);
+    assert.equal('breed' in other.json(), false, 'absent when not given');
+
+    const listed = await app.inject({ url: '/v1/pets', headers: auth });
+    assert.deepEqual(listed.json().map((p) => p.breed ?? null), ['Labrador Retriever', null]);
+    const found = await app.inject({ url: '/v1/pets?q=retr', headers: auth });
+    assert.deepEqual(found.json().map((p) => p.id), [id]);
+
+    const patched = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { breed: 'Border Collie' } });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.equal(patched.json().breed, 'Border Collie');
+    assert.equal((await app.inject({ url: '/v1/pets/' + id, headers: auth })).json().breed, 'Border Collie');
+    assert.deepEqual((await app.inject({ url: '/v1/pets?q=collie', headers: auth })).json().map((p) => p.id), [id]);
+    assert.deepEqual((await app.inject({ url: '/v1/pets?q=retriever', headers: auth })).json(), []);
+    const unchanged = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { breed: 'Border Collie' } });
+    assert.equal(unchanged.json().updatedAt, patched.json().updatedAt, 'the same value changes nothing');
+    const removed = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { breed: null } });
+    assert.equal(removed.statusCode, 200, removed.body);
+    assert.equal('breed' in removed.json(), false);
+    assert.equal((await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'X', categoryId: 1, breed: '' } })).statusCode, 400);
+
+    const doc = (await app.inject({ url: '/v1/openapi.json' })).json();
+    for (const schema of ['Pet', 'NewPet', 'PetPatch']) assert.ok(doc.components.schemas[schema].properties.breed, schema);
+    assert.match(doc.paths['/pets/{petId}'].patch.description, /\`description\`, \`breed\`, \`tags\`/);
+    assert.match(doc.components.schemas.PetPatch.description, /\`null\` removes \`description\`, \`breed\`, \`tags\` or \`price\`/);
+    const q = doc.paths['/pets'].get.parameters.find((p) => p.name === 'q');
+    assert.match(q.description, /name, description, breed or tags/);
+  });
+}
+`;
+
+test('an optional, searchable pet field takes the field table and the schemas (one file) and a migration per engine', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'petstore-field-'));
+  try {
+    cpSync(join(ROOT, 'src'), join(scratch, 'src'), { recursive: true });
+    cpSync(join(ROOT, 'test/helpers'), join(scratch, 'test/helpers'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(scratch, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
+
+    const schemas = join(scratch, 'src/pets/pet.schemas.ts');
+    writeFileSync(schemas, addBreed(readFileSync(schemas, 'utf8')));
+    const migrations = join(scratch, 'src/storage/migrations');
+    const next = String(readdirSync(migrations).length + 1).padStart(4, '0');
+    mkdirSync(join(migrations, `${next}-pet-breed`));
+    for (const engine of ['sqlite', 'postgres']) {
+      writeFileSync(join(migrations, `${next}-pet-breed`, `${engine}.sql`), '-- name: pets: breed\n\nALTER TABLE pets ADD COLUMN breed TEXT;\n');
+    }
+    writeFileSync(join(scratch, 'test/proof.test.ts'), PROOF);
+
+    // A test run of its own (without this runner's context), on the engines this one runs.
+    const { NODE_TEST_CONTEXT, ...env } = process.env;
+    const child = spawn(process.execPath, ['--import', './test/helpers/strip-cache.ts', '--test', '--test-reporter=tap', 'test/proof.test.ts'], {
+      cwd: scratch,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((done) => child.on('close', done));
+    assert.equal(code, 0, output);
+    assert.match(output, /# pass [1-9]\n/);
+    assert.match(output, /# fail 0\n/);
+    for (const engine of ENGINES) assert.match(output, new RegExp(`\\nok \\d+ - ${engine}: breed is stored`), `ran on ${engine}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
