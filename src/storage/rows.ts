@@ -251,6 +251,7 @@ export interface WebhookRow {
   created_at: string;
   failing_since: string | null;
   owner_key_id: number | null;
+  host?: string | null; // read by lock only (WebhookState)
 }
 export const toWebhook = (r: WebhookRow): Webhook => ({
   id: r.id,
@@ -261,7 +262,7 @@ export const toWebhook = (r: WebhookRow): Webhook => ({
   keyId: r.owner_key_id,
   createdAt: r.created_at,
 });
-export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since });
+export const toWebhookState = (r: WebhookRow): WebhookState => ({ webhook: toWebhook(r), failingSince: r.failing_since, host: r.host ?? null });
 /** webhooks.events as the release before migration 7 reads it (space-separated, NULL = every type); still written for it. */
 export const eventList = (events: readonly EventType[] | null): string | null => (events === null ? null : events.join(' '));
 

@@ -106,10 +106,21 @@ const portOf = (protocol: string, port: string | number | undefined): number => 
 
 /**
  * Where a URL delivers to, as deliveries are grouped and limited per destination
- * (WEBHOOK_HOST_CONCURRENCY): its host and port (the port left out when it is the scheme's).
+ * (WEBHOOK_HOST_CONCURRENCY): the lowest of the addresses its host resolved to when it was checked
+ * (AddressPolicy.check), and its port — so that two names of one machine (`localhost:8443`,
+ * `127.0.0.1:8443`) share its slots; without addresses, its host and port as the URL spells them.
  */
-export function destination(url: string): string {
-  return new URL(url).host;
+export function destination(url: string, addresses: readonly string[] = []): string {
+  const parsed = new URL(url);
+  if (addresses.length === 0) return parsed.host;
+  const address = [...addresses].sort()[0];
+  return `${address.includes(':') ? `[${address}]` : address}:${portOf(parsed.protocol, parsed.port)}`;
+}
+
+/** A URL as it will be called, and its destination (`destination`). */
+export interface CheckedUrl {
+  readonly url: string;
+  readonly destination: string;
 }
 
 export interface AddressPolicyOptions {
@@ -158,8 +169,8 @@ export class AddressPolicy {
     return why && `${address} (${why})`;
   }
 
-  /** The URL as it will be called (WHATWG-normalized); throws AppError('webhook_url_not_allowed'). */
-  async check(raw: string): Promise<string> {
+  /** The URL as it will be called (WHATWG-normalized) and its destination; throws AppError('webhook_url_not_allowed'). */
+  async check(raw: string): Promise<CheckedUrl> {
     let url: URL;
     try {
       url = new URL(raw);
@@ -181,8 +192,17 @@ export class AddressPolicy {
     const port = portOf(url.protocol, url.port);
     let addresses: string[];
     if (isIP(host)) addresses = [host];
-    else if (this.#allows(host, port)) return url.href;
-    else {
+    else if (this.#allows(host, port)) {
+      // Allowed whatever it resolves to; resolved only to name its destination.
+      const resolved = await this.#resolve(host).catch(() => []);
+      return {
+        url: url.href,
+        destination: destination(
+          url.href,
+          resolved.map((a) => a.address),
+        ),
+      };
+    } else {
       try {
         addresses = (await this.#resolve(host)).map((a) => a.address);
       } catch {
@@ -197,7 +217,7 @@ export class AddressPolicy {
       if (why)
         throw refuse(isIP(host) ? `its host is ${why}, not a public address` : `its host ${host} is not a public address (it resolves to one that is not)`);
     }
-    return url.href;
+    return { url: url.href, destination: destination(url.href, addresses) };
   }
 
   /**

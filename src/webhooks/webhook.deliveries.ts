@@ -168,7 +168,7 @@ export function finishAttempt(storage: Storage, r: AttemptResult): Promise<Attem
 async function disableEndpoint(tx: Transaction, endpoint: WebhookState, failingSince: string | null, at: Date, why: string): Promise<void> {
   const { webhook } = endpoint;
   await tx.deliveries.failPending(webhook.id, ENDPOINT_DISABLED);
-  await tx.webhooks.update(webhook.id, { ...webhook, host: destination(webhook.url), enabled: false, failingSince }, at);
+  await tx.webhooks.update(webhook.id, { ...webhook, host: endpoint.host ?? destination(webhook.url), enabled: false, failingSince }, at);
   await tx.deliveries.logDisabled(webhook.id, why, at);
 }
 

@@ -26,6 +26,8 @@ export interface WebhookChange {
   readonly events?: readonly EventType[] | null;
   readonly description?: string | null;
   readonly enabled?: boolean;
+  /** The new URL's destination (AddressPolicy.check); default: `destination(url)`. */
+  readonly host?: string;
 }
 
 export function webhookLimitReached(max: number): AppError {
@@ -50,7 +52,7 @@ function treeLimitReached(root: number, max: number): AppError {
  */
 export function createWebhook(
   storage: Storage,
-  input: Omit<WebhookCreate, 'host' | 'keyId'>,
+  input: Omit<WebhookCreate, 'host' | 'keyId'> & { readonly host?: string },
   owner: WebhookActor,
   maxEndpoints: number,
   ctx: WriteContext<Webhook>,
@@ -65,7 +67,7 @@ export function createWebhook(
       const max = maxOwnedBelow(maxEndpoints);
       if ((await tx.webhooks.countOwnedBelow(root)) >= max) throw treeLimitReached(root, max);
     }
-    return withoutEvents(await tx.webhooks.insert({ ...input, host: destination(input.url), keyId: owner.keyId }, ctx.now));
+    return withoutEvents(await tx.webhooks.insert({ ...input, host: input.host ?? destination(input.url), keyId: owner.keyId }, ctx.now));
   });
 }
 
@@ -89,7 +91,7 @@ export function updateWebhook(storage: Storage, id: number, change: WebhookChang
     if (url !== webhook.url) await tx.deliveries.failPending(id, URL_CHANGED);
     const fields = {
       url,
-      host: destination(url),
+      host: url === webhook.url ? (current.host ?? destination(url)) : (change.host ?? destination(url)),
       keyId: owner.keyId,
       events,
       description: change.description === undefined ? webhook.description : change.description,
@@ -156,9 +158,9 @@ export class WebhookService {
   async create(input: NewWebhook, owner: WebhookActor): Promise<WebhookWithSecret> {
     const events = input.events ?? null;
     assertMaySubscribe(owner.scopes, events);
-    const url = await this.#policy.check(input.url);
+    const { url, destination: host } = await this.#policy.check(input.url);
     const secret = generateSecret();
-    const endpoint = { url, events, description: input.description ?? null, secret: this.#box.seal(secret) };
+    const endpoint = { url, host, events, description: input.description ?? null, secret: this.#box.seal(secret) };
     const webhook = await createWebhook(this.#storage, endpoint, owner, this.#maxEndpoints, { now: this.#clock.now() });
     return { ...webhook, secret };
   }
@@ -174,8 +176,8 @@ export class WebhookService {
   }
 
   async update(id: number, change: WebhookUpdate, owner: WebhookActor): Promise<Webhook> {
-    const url = change.url === undefined ? undefined : await this.#policy.check(change.url);
-    return updateWebhook(this.#storage, id, { ...change, url }, owner, { now: this.#clock.now() });
+    const checked = change.url === undefined ? undefined : await this.#policy.check(change.url);
+    return updateWebhook(this.#storage, id, { ...change, url: checked?.url, host: checked?.destination }, owner, { now: this.#clock.now() });
   }
 
   delete(id: number, actor: KeyManager): Promise<void> {

@@ -35,6 +35,8 @@ export interface WebhookState {
   readonly webhook: Webhook;
   /** The first failed attempt since the last success; null when the last attempt succeeded. */
   readonly failingSince: string | null;
+  /** Its destination as stored (WebhookCreate.host); null for an endpoint older than migration 12. */
+  readonly host: string | null;
 }
 
 /** What a workflow writes of an endpoint it locked. */

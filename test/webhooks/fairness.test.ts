@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { TEST_ENV, webhookTest } from './helpers.ts';
+import { movableClock, TEST_ENV, webhookTest } from './helpers.ts';
 
 // Both names are this machine; to the dispatcher they are two destinations.
 const resolve = async () => [{ address: '127.0.0.1', family: 4 }];
@@ -47,6 +47,33 @@ for (const engine of ENGINES) {
       assert.ok(after < timeoutMs / 2, `the healthy endpoint's first attempt came ${Math.round(after)} ms after its event`);
       assert.equal(slow.received.length, 2, 'two attempts in flight to the slow host, no more');
       await slow.close(); // ends the attempts in flight, so that the app stops at once
+    });
+
+    test('two names of one address and port are one destination: they share WEBHOOK_HOST_CONCURRENCY (issue 34, item 6)', async (t) => {
+      const timeoutMs = 10_000;
+      const slow = await startReceiver(t, () => 'hang');
+      const clock = movableClock();
+      const w = await webhookTest(t, engine, {
+        clock,
+        env: {
+          WEBHOOK_CONCURRENCY: '8',
+          WEBHOOK_HOST_CONCURRENCY: '2',
+          WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+          WEBHOOK_RETRY_SCHEDULE_MS: '0',
+          WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*,alias.test:*',
+        },
+        webhooks: { resolve },
+      });
+      for (let i = 0; i < 3; i++) await w.register({ url: `http://alias.test:${slow.port}/hooks/${i}`, events: ['pet.created'] });
+      for (let i = 0; i < 3; i++) await w.register({ url: `http://127.0.0.1:${slow.port}/hooks/${i}`, events: ['pet.created'] });
+      await w.register({ url: `http://127.0.0.1:${w.receiver.port}/hooks`, events: ['pet.created'] });
+      await w.createPet();
+      // The healthy endpoint (another port) is served: by then every claim has seen the slow destination.
+      await w.receiver.waitFor(1, timeoutMs / 2);
+      await slow.waitFor(2, timeoutMs / 2);
+      await clock.looks(5); // the dispatcher has looked again and again: nothing more may go
+      assert.equal(slow.received.length, 2, 'two attempts in flight to 127.0.0.1:port, whichever name the URL uses');
+      await slow.close();
     });
   });
 }

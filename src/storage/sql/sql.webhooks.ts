@@ -42,7 +42,7 @@ const WEBHOOK = `SELECT w.id, w.url, w.description, w.enabled, w.created_at, w.f
   CASE WHEN w.all_events THEN NULL ELSE (SELECT string_agg(event_type, ' ' ORDER BY position) FROM webhook_subscriptions s WHERE s.webhook_id = w.id) END AS events
   FROM webhooks w`;
 const GET = `${WEBHOOK} WHERE w.id = $1`;
-const LOCK = perDialect((d) => `${GET} ${d.lock('FOR NO KEY UPDATE')}`);
+const LOCK = perDialect((d) => `${WEBHOOK.replace(' FROM webhooks w', ', w.host FROM webhooks w')} WHERE w.id = $1 ${d.lock('FOR NO KEY UPDATE')}`);
 const SUBSCRIBE = perDialect((d) => `INSERT INTO webhook_subscriptions (event_type, webhook_id, position) SELECT t.item, $1, t.n FROM ${d.items('$2', 't')}`);
 /**
  * Which endpoints an event of type `type` owes a first attempt (EventTx.publish), as a condition on
