@@ -50,6 +50,7 @@ import { OrderService } from './store/order.service.ts';
 import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
 import { eventRoutes } from './events/event.routes.ts';
 import { EventService, retentionJob } from './events/event.service.ts';
+import { EventStreams, type StreamSettings } from './events/event.stream.ts';
 import type { Job } from './jobs.ts';
 import { AddressPolicy, type Resolve } from './webhooks/webhook.address.ts';
 import { WebhookDispatcher } from './webhooks/webhook.dispatcher.ts';
@@ -71,6 +72,8 @@ export interface AppOptions {
   readonly limits?: Limits;
   /** How webhook delivery resolves hosts, polls and jitters; tests replace them. */
   readonly webhooks?: { readonly resolve?: Resolve; readonly pollMs?: number; readonly random?: () => number };
+  /** How open event streams poll and keep alive (event.stream.ts, STREAM_DEFAULTS); tests shorten them. */
+  readonly eventStreams?: Partial<StreamSettings>;
   /** Where the built console is (default console/dist); tests point it elsewhere. */
   readonly consoleDir?: string;
 }
@@ -138,6 +141,7 @@ export async function buildApp({
   metrics = new Metrics(storage),
   limits: givenLimits,
   webhooks = {},
+  eventStreams,
   consoleDir,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -211,7 +215,11 @@ export async function buildApp({
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
-    await v1.register(eventRoutes, { events: new EventService(storage.events, cursors), base });
+    const events = new EventService(storage.events, cursors);
+    const streams = new EventStreams(events, eventStreams);
+    // Before the server stops accepting and waits for open requests: a stream never finishes on its own.
+    app.addHook('preClose', () => streams.closeAll());
+    await v1.register(eventRoutes, { events, streams, base });
     await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock, config.webhooks.maxEndpoints), base });
     await v1.register(inventoryRoutes, { pets: storage.pets, currency: config.storeCurrency });
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock, config.keysMaxPerTree), base });

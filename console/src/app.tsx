@@ -120,7 +120,7 @@ function SignIn({ notice, onSignedIn, refused }: { notice?: string | undefined; 
 
 function Console({ session, signOut }: { session: Session; signOut: () => void }) {
   const route = useRoute();
-  const live = useMemo(() => new LiveFeed(session.client, session.can('events:read')), [session]);
+  const live = useMemo(() => new LiveFeed(session.client, session.can('events:read'), session.openEventStream), [session]);
   useEffect(() => {
     live.start();
     return () => live.stop();

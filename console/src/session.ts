@@ -11,6 +11,8 @@ export interface Session {
   readonly client: Petstore;
   readonly me: CallingKey;
   can(scope: Scope): boolean;
+  /** Opens GET /v1/events as a Server-Sent Events stream after `after` (live.ts reads it). */
+  openEventStream(after: string | undefined, signal: AbortSignal): Promise<Response>;
 }
 
 /** The API beside the console: `/console/` → `/v1`, so a proxy's path prefix is kept. */
@@ -42,7 +44,13 @@ export async function signIn(apiKey: string, refused: () => void): Promise<Sessi
   signedIn = true;
   sessionStorage.setItem(STORED, apiKey.trim());
   const scopes = new Set<string>(me.scopes);
-  return { client, me, can: (scope) => scopes.has(scope) };
+  // An EventSource cannot send Authorization: the stream is read with fetch (a 401 still signs out).
+  const openEventStream = (after: string | undefined, signal: AbortSignal) =>
+    fetchWatching(`${apiBaseUrl()}/events${after === undefined ? '' : `?after=${after}`}`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${apiKey.trim()}` },
+      signal,
+    });
+  return { client, me, can: (scope) => scopes.has(scope), openEventStream };
 }
 
 /** What to tell a person about a failed call: the service's message, or why it could not be reached. */

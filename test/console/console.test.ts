@@ -519,6 +519,11 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
       });
 
       await t.test('the events page tails the feed', async () => {
+        // Live without polling: the console holds a Server-Sent Events stream and asks no page of the feed meanwhile.
+        const feedRequests: string[] = [];
+        b.on('request', (r) => {
+          if (new URL(r.url()).pathname === '/v1/events') feedRequests.push(`${r.url()} ${r.headers().accept}`);
+        });
         await open(b, 'Events');
         const log = b.getByRole('log', { name: 'Event tail' });
         await log.getByText('pet.updated').first().waitFor();
@@ -535,6 +540,11 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
           .getByText(/^Frodo \(pet \d+\) changed: now \w+/)
           .first()
           .waitFor();
+        // The page's own first read of recent events is a page; no polling (after=…) follows it.
+        assert.deepEqual(
+          feedRequests.filter((r) => r.includes('after=')),
+          [],
+        );
         await assertAccessible(b, 'Events', engine);
         await shot(b, 'events', engine);
       });

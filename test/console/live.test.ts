@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Petstore } from '@petstore/client';
-import { newestEventId } from '../../console/src/live.ts';
+import { LiveFeed, newestEventId, readEventStream } from '../../console/src/live.ts';
 
 /** A client whose events.list answers like GET /v1/events?after=…&limit=1 over these ids, counting calls. */
 function feed(ids: readonly number[]): { client: Petstore; calls: () => number } {
@@ -37,4 +37,49 @@ test('takes about 2·log2(newest id) requests, not one per page', async () => {
   const f = feed(ids);
   assert.equal(await newestEventId(f.client), 1_000_000);
   assert.ok(f.calls() <= 2 * Math.ceil(Math.log2(1_000_000)) + 2, `${f.calls()} requests`);
+});
+
+/** A body that sends these chunks, then stays open until `end` is called (or ends at once). */
+function body(chunks: readonly string[], stayOpen = false): { stream: ReadableStream<Uint8Array>; end: () => void } {
+  let close = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+      if (stayOpen) close = () => controller.close();
+      else controller.close();
+    },
+  });
+  return { stream, end: () => close() };
+}
+
+test('reads Server-Sent Events: messages split anywhere across chunks, comments skipped', async () => {
+  const seen: string[][] = [];
+  const { stream } = body([': hello\nretry: 1000\n\nid: evt_1\nevent: pet.created\nda', 'ta: {"a":1}\n\nid: evt_2\ndata: {"b":2}\n', '\n: heartbeat\n\n']);
+  await readEventStream(stream, (data) => seen.push(data));
+  assert.deepEqual(seen.flat(), ['{"a":1}', '{"b":2}']);
+});
+
+test('LiveFeed follows the stream from the newest event and polls only when the stream is refused', async () => {
+  const f = feed([5]);
+  const opened: (string | undefined)[] = [];
+  const live = new LiveFeed(f.client, true, async (after) => {
+    opened.push(after);
+    if (opened.length > 1) return new Response('{"code":"rate_limited"}', { status: 429, headers: { 'content-type': 'application/json' } });
+    const { stream } = body([`id: evt_6\nevent: pet.created\ndata: ${JSON.stringify({ id: 'evt_6', type: 'pet.created' })}\n\n`]);
+    return new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8' } });
+  });
+  const received: string[] = [];
+  const polled = new Promise<void>((resolve) =>
+    live.subscribe((events) => {
+      received.push(...events.map((e) => e.id));
+      // The feed is read as a page only after the second stream was refused.
+      if (opened.length === 2 && f.calls() > 2) resolve();
+    }),
+  );
+  live.start();
+  await polled;
+  live.stop();
+  assert.deepEqual(opened, ['evt_5', 'evt_6']);
+  assert.deepEqual(received, ['evt_6']);
+  assert.equal(live.position, 6);
 });

@@ -28,6 +28,7 @@ export interface TestAppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   readonly metrics?: Metrics;
   readonly webhooks?: AppOptions['webhooks'];
+  readonly eventStreams?: AppOptions['eventStreams'];
 }
 
 /** Builds the real app for one test and closes it (and its storage) when the test ends. */
@@ -42,7 +43,15 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     await built?.close();
     await own?.dispose();
   });
-  built = await buildApp({ config: loadConfig(options.env ?? {}), storage, clock: options.clock, logger: options.logger, metrics, webhooks: options.webhooks });
+  built = await buildApp({
+    config: loadConfig(options.env ?? {}),
+    storage,
+    clock: options.clock,
+    logger: options.logger,
+    metrics,
+    webhooks: options.webhooks,
+    eventStreams: options.eventStreams,
+  });
   const app = built;
   return withOwnerKey(app, storage);
 }

@@ -377,6 +377,8 @@ export interface paths {
          * List events
          * @description Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).
          *
+         *     **Live**: with `Accept: text/event-stream` the answer is a Server-Sent Events stream of the same events under the same rule, resuming after `Last-Event-ID` (what an EventSource sends when it reconnects) or `after`; it reads the feed every 1 s and sends a comment at least every 15 s. A stream is one request: counted once against the rate limit and logged once, when it ends. At most 4 streams per key are open on one instance (429 beyond). The stream ends when the service shuts down; reconnect with `Last-Event-ID`.
+         *
          *     Requires scope `events:read`.
          */
         get: operations["listEvents"];
@@ -6239,9 +6241,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Events"];
+                    /**
+                     * @example id: evt_42
+                     *     event: pet.created
+                     *     data: {"id":"evt_42","type":"pet.created","createdAt":"2026-11-22T12:00:00.000Z","data":{"id":1,"name":"Rex"}}
+                     */
+                    "text/event-stream": string;
                 };
             };
-            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, a stream asked with `cursor` or with a `Last-Event-ID` that is not an event id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6285,7 +6293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key, or too many failed authentications from this address; or, for a stream, 4 streams of this key open on this instance already (`rate_limited`) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -4,6 +4,13 @@ import { REQUEST_ID } from '../edge/request-id.ts';
 import { deprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
 import type { ErrorFacts, Stage } from './openapi.errors.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Media types the 200 response may have besides application/json, as OpenAPI content entries (documentation only). */
+    alsoContent?: Readonly<Record<string, object>>;
+  }
+}
+
 /** What the route says about its responses beyond their schemas. */
 export interface ResponseKind {
   readonly deprecation: Deprecation | undefined;
@@ -19,6 +26,8 @@ export interface ResponseKind {
   readonly public?: boolean;
   /** Immutable bytes named by their SHA-256 (config.immutable, the photos): cacheable for a year, the hash is the ETag. */
   readonly immutable?: boolean;
+  /** Other media types the 200 response may have (config.alsoContent: the event feed's `text/event-stream`). */
+  readonly alsoContent?: Readonly<Record<string, object>>;
 }
 
 /** A shared schema (one with an $id) is referenced from components, not repeated inline. */
@@ -49,7 +58,14 @@ export function documentResponses(
         const example = r.examples?.[0];
         return [
           status,
-          { description: r.description, headers, content: { 'application/json': { schema: referenced(r), ...(example !== undefined && { example }) } } },
+          {
+            description: r.description,
+            headers,
+            content: {
+              'application/json': { schema: referenced(r), ...(example !== undefined && { example }) },
+              ...(status === '200' && kind.alsoContent),
+            },
+          },
         ];
       }
       if (r.$ref !== 'Error#') return [status, value];

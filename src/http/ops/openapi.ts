@@ -98,6 +98,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
         etag: route.config?.etag === true,
         public: route.config?.public === true,
         immutable: route.config?.immutable === true,
+        alsoContent: route.config?.alsoContent,
       };
       return {
         schema: {

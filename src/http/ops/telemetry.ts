@@ -7,6 +7,14 @@ import { addRouteHook } from '../route-hooks.ts';
 // Requests no route matched are counted under one label, so probing random URLs cannot blow up
 // the metrics' cardinality.
 const UNMATCHED = 'unmatched';
+const noop = () => {};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Some answers are streams that end when the client leaves (the event feed): logged then too. */
+    streams?: boolean;
+  }
+}
 
 /**
  * One JSON log line and one metrics observation per request, keyed by the route pattern
@@ -59,7 +67,20 @@ async function telemetry(app: FastifyInstance, { metrics }: { readonly metrics: 
       done();
     };
   };
-  app.addHook('onRoute', (route) => addRouteHook(route, 'onResponse', recorder(route.url, accessLog(route.logLevel))));
+  app.addHook('onRoute', (route) => {
+    const record = recorder(route.url, accessLog(route.logLevel));
+    addRouteHook(route, 'onResponse', record);
+    // A stream ends when its client leaves: the response never finishes, so Fastify runs no
+    // onResponse for it, and its one line is written when the connection closes instead. Only
+    // the routes that stream (config.streams) pay for the listener.
+    if (route.config?.streams === true)
+      addRouteHook(route, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        reply.raw.once('close', () => {
+          if (reply.raw.headersSent && !reply.raw.writableFinished) record(request, reply, noop);
+        });
+        done();
+      });
+  });
   const unmatched = recorder(UNMATCHED, accessLog(undefined), true);
   app.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()));
 }
