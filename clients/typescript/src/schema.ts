@@ -669,7 +669,7 @@ export interface webhooks {
         put?: never;
         /**
          * pet.updated
-         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         * @description An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change. Sent to every enabled endpoint subscribed to `pet.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
          */
         post: operations["petUpdatedWebhook"];
         delete?: never;
@@ -1572,7 +1572,7 @@ export interface components {
             data: components["schemas"]["Pet"];
         };
         /**
-         * @description An animal's name, category or status changed (orders change the status too): `data` is the Pet after the change.
+         * @description An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change.
          * @example {
          *       "id": "evt_42",
          *       "type": "pet.updated",
