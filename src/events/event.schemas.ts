@@ -84,7 +84,7 @@ const health = ref<HealthRecord>('HealthRecord');
  */
 export const EVENT_SCHEMAS = [
   eventSchema('pet.created', pet, 'An animal was added: `data` is the Pet.', PET),
-  eventSchema('pet.updated', pet, "An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change.", {
+  eventSchema('pet.updated', pet, 'An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change.', {
     ...PET,
     status: 'pending',
   }),
