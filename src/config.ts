@@ -4,6 +4,7 @@
 // main.ts prints that one line and exits.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { RECORD_FIELDS, RECORD_REQUIRED_DEFAULT, type RecordField } from './pets/pet.schemas.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -299,6 +300,21 @@ const currencyCode =
     return raw;
   };
 
+/** RECORD_REQUIRED_FIELDS: members of the animal's record, comma-separated; `none` for none. */
+const recordFields =
+  (name: string, fallback: readonly RecordField[]): Setting<readonly RecordField[]> =>
+  (env) => {
+    const raw = value(env, name);
+    if (raw === undefined) return Object.freeze([...fallback]);
+    if (raw === 'none') return Object.freeze([]);
+    const fields = list(raw);
+    for (const f of fields) {
+      if (!(RECORD_FIELDS as readonly string[]).includes(f))
+        throw new ConfigError(name, `each entry must be one of ${RECORD_FIELDS.join(', ')} (or the whole value none), got "${f}"`);
+    }
+    return Object.freeze(RECORD_FIELDS.filter((f) => fields.includes(f)));
+  };
+
 const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
 
 /** Node refuses a header deadline later than the whole-request deadline. */
@@ -353,6 +369,14 @@ const SETTINGS = {
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
   storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
+  /** What every animal's record must hold to be complete (docs/api.md, "The animal's record"). */
+  record: {
+    requiredFields: recordFields('RECORD_REQUIRED_FIELDS', RECORD_REQUIRED_DEFAULT),
+    /** Adds microchip to the required fields. */
+    requiresMicrochip: flag('RECORD_REQUIRES_MICROCHIP'),
+    /** Refuse to deliver an order for an animal whose record is incomplete (409 record_incomplete). */
+    enforceOnSale: flag('RECORD_ENFORCE_ON_SALE'),
+  },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
   /** How webhooks are delivered (docs/events.md). */

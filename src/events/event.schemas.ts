@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { Category } from '../categories/category.schemas.ts';
 import type { HealthRecord } from '../health/health.schemas.ts';
-import type { Pet } from '../pets/pet.schemas.ts';
+import { PET_EXAMPLE, type Pet } from '../pets/pet.schemas.ts';
 import { Cursor, Id, Limit } from '../schemas.ts';
 import type { Order } from '../store/order.schemas.ts';
 
@@ -28,7 +28,7 @@ const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
 const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
 
 const AT = '2026-11-22T12:00:00.000Z';
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available', tags: [], createdAt: AT, updatedAt: AT };
+const PET = PET_EXAMPLE;
 const ORDER = { id: 7, petId: 1, status: 'placed', createdAt: AT, updatedAt: AT };
 const CATEGORY = { id: 7, name: 'Horses' };
 const HEALTH = {

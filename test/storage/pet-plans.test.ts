@@ -71,6 +71,13 @@ const FILTERS: Partial<ListPetsQuery>[] = [
   { tag: ['t7', 't8'], status: 'available' },
   { q: 'w42' },
   { q: 'w42 pet', categoryId: 2, tag: ['t7'] },
+  { sex: 'female' },
+  { recordComplete: 'false' },
+  { recordComplete: 'false', sex: 'male', status: 'available' },
+  { breed: 'poodle' },
+  { breed: 'toy poodle', sex: 'female', recordComplete: 'true' },
+  { microchip: '985000000001234' },
+  { microchip: '985000000001234', q: 'pet', tag: ['t7'], recordComplete: 'true' },
 ];
 
 type Kind = PlanStep['kind'];
@@ -123,10 +130,20 @@ if (ENGINES.includes('sqlite')) {
           assert.doesNotMatch(plan, /^SCAN (pets|p|t0)$/m, `no full scan: ${context}`);
           // Only the matches of a filter its index holds few of (SORTED_FEW) are sorted.
           if (kind !== 'few') assert.doesNotMatch(plan, /USE TEMP B-TREE/, `no sort: ${context}`);
-          if (kind === 'walk' || kind === 'bound') assert.match(plan, /(SCAN|SEARCH) pets USING (COVERING )?INDEX pets_live_(name|price|created)\b/, context);
+          if (query.microchip !== undefined) assert.match(plan, /SEARCH pets USING INDEX pets_live_microchip \(microchip=\?\)/, context);
+          else if (kind === 'walk' || kind === 'bound')
+            assert.match(plan, /(SCAN|SEARCH) pets USING (COVERING )?INDEX pets_live_(name|price|created)\b/, context);
           else if (query.words !== undefined) assert.match(plan, /SCAN (f|pets_fts) VIRTUAL TABLE INDEX/, context);
           else if (query.tags !== undefined) assert.match(plan, /SEARCH (t0|pet_tags) USING PRIMARY KEY \(tag=\?/, context);
           else assert.match(plan, /USING (COVERING )?INDEX pets_live_/, context);
+          // The sex and record-state filters alone in id order: each its own index (migration 15).
+          const only = (key: string) =>
+            Object.entries(query)
+              .filter(([k, v]) => v !== undefined && !['limit', 'order', 'descending', 'after'].includes(k))
+              .map(([k]) => k)
+              .join() === key;
+          if (kind === 'page' && only('sex')) assert.match(plan, /INDEX pets_live_sex_id/, context);
+          if (kind === 'page' && only('recordComplete')) assert.match(plan, /INDEX pets_live_record_id/, context);
         }
       });
     }
@@ -142,10 +159,10 @@ if (ENGINES.includes('sqlite')) {
       const db = new DatabaseSync(path, { enableForeignKeyConstraints: false });
       migrateSqlite(db, readMigrations('sqlite'));
       db.exec(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 20000)
-        INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
+        INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key, sex, record_complete, microchip)
         SELECT 'pet ' || i, 1 + i % 6, CASE i % 3 WHEN 0 THEN 'available' WHEN 1 THEN 'pending' ELSE 'sold' END, '["t' || (i % 50) || '"]',
                CASE WHEN i % 4 > 0 THEN i END, 'EUR', strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '-' || i || ' minutes'), '2026-01-01T00:00:00.000Z',
-               'pet w' || i, 'pet ' || i
+               'pet w' || i, 'pet ' || i, CASE i % 3 WHEN 0 THEN 'male' WHEN 1 THEN 'female' ELSE 'unknown' END, i % 2, 985000000000000 + i
         FROM s;
         INSERT INTO pet_tags (tag, pet_id) SELECT 't' || (id % 50), id FROM pets;`);
       db.close();
@@ -169,9 +186,11 @@ if (ENGINES.includes('postgres')) {
       db = new PgDb({ url: target.url, poolSize: 1, timeouts: { statementMs: 120_000, queryMs: 130_000 } });
       await migratePostgres(db, readMigrations('postgres'));
       // Realistic statistics: each word w<i> names one pet, "pet" every one; 50 tags of 100 pets.
-      await db.query(`INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key)
+      // Half the records complete, three sexes, each pet its own microchip number.
+      await db.query(`INSERT INTO pets (name, category_id, status, tags, price_amount, price_currency, created_at, updated_at, search_text, name_key, sex, record_complete, microchip)
         SELECT 'pet ' || i, 1 + i % 6, (ARRAY['available', 'pending', 'sold'])[1 + i % 3], '["t' || (i % 50) || '"]',
-               CASE WHEN i % 4 > 0 THEN i END, 'EUR', now() - i * interval '1 minute', now(), 'pet w' || i, 'pet ' || i
+               CASE WHEN i % 4 > 0 THEN i END, 'EUR', now() - i * interval '1 minute', now(), 'pet w' || i, 'pet ' || i,
+               (ARRAY['male', 'female', 'unknown'])[1 + i % 3], i % 2 = 0, (985000000000000 + i)::text
         FROM generate_series(1, 20000) AS i`);
       await db.query(`INSERT INTO pet_tags (tag, pet_id) SELECT 't' || i % 50, i FROM generate_series(1, 20000) AS i`);
       await db.query('ANALYZE pets, pet_tags');
@@ -262,13 +281,16 @@ if (ENGINES.includes('postgres')) {
           // order (as for the sparse search, above).
           const walks = kind === 'walk' || kind === 'bound';
           if (kind !== 'page') await db.query(`SET enable_seqscan = off${walks ? '; SET enable_sort = off' : ''}`);
-          const plan = await explain(kind === 'page' && query.words !== undefined ? petListStatement(query, postgresDialect, 'walk') : statement);
+          const plan = await explain(
+            kind === 'page' && query.words !== undefined && query.microchip === undefined ? petListStatement(query, postgresDialect, 'walk') : statement,
+          );
           if (kind !== 'page') await db.query('RESET enable_seqscan; RESET enable_sort');
           const context = `${kind}:\n${plan}`;
           // The planner may sort what an index found for a selective filter (a tag's pets, a
           // search's matches, the rows after a cursor); it never reads the whole table.
           assert.doesNotMatch(plan, /Seq Scan/, `no full scan: ${context}`);
-          if (kind === 'walk' || kind === 'bound') {
+          if (query.microchip !== undefined) assert.match(plan, /Index Scan using pets_live_microchip/, context);
+          else if (kind === 'walk' || kind === 'bound') {
             assert.match(plan, /pets_live_(name|price|created)\b/, context);
             assert.doesNotMatch(plan, /Sort/, `no sort: ${context}`);
           } else if (query.words !== undefined) assert.match(plan, /pets_live_search|pets_live_id/, context);

@@ -14,6 +14,28 @@ describe('loadConfig', () => {
     }
   });
 
+  test("the animal's record: the §402 list by default, members in their own order, none, flags; unknown members refused naming the variable", () => {
+    assert.deepEqual(loadConfig({}).record, {
+      requiredFields: ['source', 'acquiredAt', 'birthDate', 'colour', 'sex', 'breed'],
+      requiresMicrochip: false,
+      enforceOnSale: false,
+    });
+    const c = loadConfig({ RECORD_REQUIRED_FIELDS: ' microchip, sex ,sex', RECORD_REQUIRES_MICROCHIP: 'true', RECORD_ENFORCE_ON_SALE: 'true' });
+    assert.deepEqual(c.record, { requiredFields: ['sex', 'microchip'], requiresMicrochip: true, enforceOnSale: true });
+    assert.deepEqual(loadConfig({ RECORD_REQUIRED_FIELDS: 'none' }).record.requiredFields, []);
+    for (const [env, variable] of [
+      [{ RECORD_REQUIRED_FIELDS: 'source,weight' }, 'RECORD_REQUIRED_FIELDS'],
+      [{ RECORD_REQUIRED_FIELDS: 'Sex' }, 'RECORD_REQUIRED_FIELDS'],
+      [{ RECORD_REQUIRES_MICROCHIP: 'yes' }, 'RECORD_REQUIRES_MICROCHIP'],
+      [{ RECORD_ENFORCE_ON_SALE: '1' }, 'RECORD_ENFORCE_ON_SALE'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.variable === variable,
+      );
+    }
+  });
+
   test('defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);

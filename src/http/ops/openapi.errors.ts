@@ -7,6 +7,7 @@ import { CursorCodec } from '../../paging.ts';
 import { categoryInUse, duplicateCategory } from '../../categories/category.service.ts';
 import { assertIfMatch, parseCondition } from '../../preconditions.ts';
 import { petHasOpenOrder, unknownCategory } from '../../pets/pet.service.ts';
+import { microchipInUse, recordIncomplete } from '../../pets/pet.record.ts';
 import { tooManyPixels, unreadable } from '../../photos/photo.image.ts';
 import { tooManyPhotos } from '../../photos/photo.service.ts';
 import { alreadyVoided } from '../../health/health.service.ts';
@@ -104,6 +105,8 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),
     too_many_photos: facts(counted, () => tooManyPhotos(42)),
+    microchip_in_use: facts(counted, () => microchipInUse('985112345678903', 7, true)),
+    record_incomplete: facts(counted, () => recordIncomplete(42, ['source', 'acquiredAt'])),
     already_voided: facts(counted, () =>
       alreadyVoided({
         id: 3,

@@ -42,7 +42,8 @@ export class PostgresPets implements PetRepository {
   async #page(key: string): Promise<PetPage> {
     // Only the filters given appear in the statement, so the planner sees which index serves it.
     const query = JSON.parse(key) as PetQuery;
-    if (query.words === undefined || (query.order !== undefined && query.order !== 'id')) return this.#planned(query);
+    // A microchip number names at most one pet: its index answers, whatever the other filters.
+    if (query.microchip !== undefined || query.words === undefined || (query.order !== undefined && query.order !== 'id')) return this.#planned(query);
     const page = (plan: 'dense' | 'walk' | 'sparse') => {
       const { sql, params } = petListStatement(query, postgresDialect, plan);
       return this.#db.query<PetRow>(sql, params);
