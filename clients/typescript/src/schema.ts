@@ -1650,12 +1650,13 @@ export interface components {
          *       "type": "pet.health.recorded",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
-         *         "id": 3,
+         *         "id": 1,
          *         "petId": 1,
          *         "kind": "vaccination",
          *         "date": "2026-11-20",
          *         "name": "Nobivac DHPPi",
-         *         "givenBy": "Dr. A. Jones",
+         *         "batch": "A123B45",
+         *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z"
          *       }
@@ -1687,16 +1688,17 @@ export interface components {
          *       "type": "pet.health.voided",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
-         *         "id": 3,
+         *         "id": 1,
          *         "petId": 1,
          *         "kind": "vaccination",
          *         "date": "2026-11-20",
          *         "name": "Nobivac DHPPi",
-         *         "givenBy": "Dr. A. Jones",
+         *         "batch": "A123B45",
+         *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z",
          *         "voided": {
-         *           "at": "2026-11-22T12:00:00.000Z",
+         *           "at": "2026-11-23T09:00:00.000Z",
          *           "reason": "Recorded against the wrong animal"
          *         }
          *       }
@@ -8699,12 +8701,13 @@ export interface operations {
                  *       "type": "pet.health.recorded",
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
-                 *         "id": 3,
+                 *         "id": 1,
                  *         "petId": 1,
                  *         "kind": "vaccination",
                  *         "date": "2026-11-20",
                  *         "name": "Nobivac DHPPi",
-                 *         "givenBy": "Dr. A. Jones",
+                 *         "batch": "A123B45",
+                 *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z"
                  *       }
@@ -8754,16 +8757,17 @@ export interface operations {
                  *       "type": "pet.health.voided",
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
-                 *         "id": 3,
+                 *         "id": 1,
                  *         "petId": 1,
                  *         "kind": "vaccination",
                  *         "date": "2026-11-20",
                  *         "name": "Nobivac DHPPi",
-                 *         "givenBy": "Dr. A. Jones",
+                 *         "batch": "A123B45",
+                 *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z",
                  *         "voided": {
-                 *           "at": "2026-11-22T12:00:00.000Z",
+                 *           "at": "2026-11-23T09:00:00.000Z",
                  *           "reason": "Recorded against the wrong animal"
                  *         }
                  *       }
