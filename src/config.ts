@@ -342,6 +342,8 @@ const SETTINGS = {
   photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
   /** Uploads decoded at once per instance; one more is refused (503) rather than queued. */
   photoConcurrency: integer('PHOTO_CONCURRENCY', 2, 1, 1_000),
+  /** Milliseconds of image work (decoding and re-encoding uploads) one key tree may use per minute; 0 disables. */
+  photoBudgetMsPerMinute: integer('PHOTO_BUDGET_MS_PER_MINUTE', 20_000, 0, 3_600_000),
   /** Separate port for /metrics, /healthz, /readyz; undefined → served on the main port. */
   metricsPort: optionalInteger('METRICS_PORT', 0, 65535),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
