@@ -214,6 +214,7 @@ export async function buildApp({
     await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
+      imageWork: limits.imageWork,
       maxBytes: config.photoMaxBytes,
       maxPixels: config.photoMaxPixels,
     });

@@ -269,18 +269,31 @@ const pemFile =
     return Object.freeze(certificates);
   };
 
-/** 32-byte keys in base64, comma-separated. */
+/**
+ * 32-byte keys in base64, comma-separated: in `name` itself, or in the file `name`_FILE names (a
+ * mounted secret outside the data folder; surrounding whitespace ignored). Not both.
+ */
 const secretKeys =
   (name: string): Setting<readonly Buffer[]> =>
   (env) => {
-    const raw = value(env, name);
+    const file = value(env, `${name}_FILE`);
+    let raw = value(env, name);
+    if (file !== undefined) {
+      if (raw !== undefined) throw new ConfigError(`${name}_FILE`, `set ${name} or ${name}_FILE, not both`);
+      try {
+        raw = readFileSync(file, 'utf8').trim();
+      } catch (err) {
+        throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+      }
+      if (raw === '') throw new ConfigError(`${name}_FILE`, `${file} is empty`);
+    }
     if (raw === undefined) return Object.freeze([]);
     return Object.freeze(
       raw.split(',').map((k) => {
         const key = Buffer.from(k.trim(), 'base64');
         if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(k.trim())) {
           throw new ConfigError(
-            name,
+            file === undefined ? name : `${name}_FILE`,
             'each key must be 32 random bytes in base64 (`openssl rand -base64 32`); separate several with commas, the first encrypts',
           );
         }
@@ -345,6 +358,8 @@ const SETTINGS = {
   photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
   /** Uploads decoded at once per instance; one more is refused (503) rather than queued. */
   photoConcurrency: integer('PHOTO_CONCURRENCY', 2, 1, 1_000),
+  /** Milliseconds of image work (decoding and re-encoding uploads) one key tree may use per minute; 0 disables. */
+  photoBudgetMsPerMinute: integer('PHOTO_BUDGET_MS_PER_MINUTE', 20_000, 0, 3_600_000),
   /** Separate port for /metrics, /healthz, /readyz; undefined → served on the main port. */
   metricsPort: optionalInteger('METRICS_PORT', 0, 65535),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -8,7 +8,9 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
-import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
+import { createApiKey } from '../../src/keys/key.service.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
+import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { animatedWebp, greyPng, jpegWithGps, pngBomb, rgba16Png, solid, webpBomb } from '../helpers/images.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
@@ -244,6 +246,25 @@ for (const engine of ENGINES) {
       assertError(second, 503, 'service_unavailable', /1 photo uploads are being processed.*PHOTO_CONCURRENCY/);
       assert.equal(second.headers['retry-after'], '1');
       assert.equal((await upload(app, auth, petId, images[1], 'image/png')).statusCode, 201, 'free again once the first is done');
+    });
+
+    test('PHOTO_BUDGET_MS_PER_MINUTE: the image work of a key tree is charged; past its budget uploads are 429 until the minute ends', async (t) => {
+      const clock = fixedClock(new Date('2026-11-28T10:00:10Z'));
+      // 1 ms a minute: any upload uses it up (each is charged at least 1 ms; one at exactly 1 ms leaves the next admitted).
+      const { app, auth, storage } = await buildTestApp(t, { engine, clock, env: { PHOTO_BUDGET_MS_PER_MINUTE: '1' } });
+      const petId = await newPet(app, auth);
+      const image = (colour: number) => solid('png', { width: 64, height: 64, colour });
+      assert.equal((await upload(app, auth, petId, await image(1), 'image/png')).statusCode, 201);
+      let refused = await upload(app, auth, petId, await image(2), 'image/png');
+      if (refused.statusCode === 201) refused = await upload(app, auth, petId, await image(3), 'image/png');
+      assertError(refused, 429, 'rate_limited', /used their 1 ms of image work in 60 s \(PHOTO_BUDGET_MS_PER_MINUTE\); retry in 50 s/);
+      assert.equal(refused.headers['retry-after'], '50');
+      // Another key tree has its own budget; other requests of this one are not limited by it.
+      const other = { authorization: `Bearer ${(await createApiKey(storage, 'other', SCOPES, { owner: true })).key}` };
+      assert.equal((await upload(app, other, petId, await image(4), 'image/png')).statusCode, 201);
+      assert.equal((await app.inject({ method: 'GET', url: `/v1/pets/${petId}/photos`, headers: auth })).statusCode, 200);
+      clock.set(new Date('2026-11-28T10:01:00Z'));
+      assert.equal((await upload(app, auth, petId, await image(5), 'image/png')).statusCode, 201, 'a new minute, a new budget');
     });
 
     test('at most 10 photos per pet (409 too_many_photos); a removal makes room', async (t) => {

@@ -85,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Add a photo of an animal
-         * @description The image is the body: JPEG, PNG or WebP, at most 5,242,880 bytes (`PHOTO_MAX_BYTES`), 40,000,000 pixels (`PHOTO_MAX_PIXELS`, every frame of an animation counted), 10,000 px on its longest side, that side at most 20 times the shortest, a PNG decoding to at most 64 MB, an animation at most 100 frames and 10,000,000 pixels over all its frames. Its type is decided from its bytes, never from `Content-Type` (a PNG sent as `image/jpeg` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's 800 px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (`GET /photos/{hash}`). An animal has at most 10 photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without `Idempotency-Key`). Adding a photo changes the animal's `photoUrls` and records `pet.updated`. Each instance decodes at most `PHOTO_CONCURRENCY` uploads at once; one more is answered 503 with `Retry-After`.
+         * @description The image is the body: JPEG, PNG or WebP, at most 5,242,880 bytes (`PHOTO_MAX_BYTES`), 40,000,000 pixels (`PHOTO_MAX_PIXELS`, every frame of an animation counted), 10,000 px on its longest side, that side at most 20 times the shortest, a PNG decoding to at most 64 MB, an animation at most 100 frames and 10,000,000 pixels over all its frames. Its type is decided from its bytes, never from `Content-Type` (a PNG sent as `image/jpeg` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's 800 px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (`GET /photos/{hash}`). An animal has at most 10 photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without `Idempotency-Key`). Adding a photo changes the animal's `photoUrls` and records `pet.updated`. Each instance decodes at most `PHOTO_CONCURRENCY` uploads at once; one more is answered 503 with `Retry-After`. The time each upload's image work takes is charged to the key's tree: past `PHOTO_BUDGET_MS_PER_MINUTE` milliseconds in a minute, uploads are answered 429 with `Retry-After` until the minute ends.
          *
          *     Requires scope `pets:write`.
          */
@@ -2034,12 +2034,13 @@ export interface components {
          *       "type": "pet.health.recorded",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
-         *         "id": 3,
+         *         "id": 1,
          *         "petId": 1,
          *         "kind": "vaccination",
          *         "date": "2026-11-20",
          *         "name": "Nobivac DHPPi",
-         *         "givenBy": "Dr. A. Jones",
+         *         "batch": "A123B45",
+         *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z"
          *       }
@@ -2071,16 +2072,17 @@ export interface components {
          *       "type": "pet.health.voided",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
-         *         "id": 3,
+         *         "id": 1,
          *         "petId": 1,
          *         "kind": "vaccination",
          *         "date": "2026-11-20",
          *         "name": "Nobivac DHPPi",
-         *         "givenBy": "Dr. A. Jones",
+         *         "batch": "A123B45",
+         *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z",
          *         "voided": {
-         *           "at": "2026-11-22T12:00:00.000Z",
+         *           "at": "2026-11-23T09:00:00.000Z",
          *           "reason": "Recorded against the wrong animal"
          *         }
          *       }
@@ -4111,7 +4113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key, too many failed authentications from this address, or this key's tree used its `PHOTO_BUDGET_MS_PER_MINUTE` of image work this minute (`rate_limited`); retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9188,12 +9190,13 @@ export interface operations {
                  *       "type": "pet.health.recorded",
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
-                 *         "id": 3,
+                 *         "id": 1,
                  *         "petId": 1,
                  *         "kind": "vaccination",
                  *         "date": "2026-11-20",
                  *         "name": "Nobivac DHPPi",
-                 *         "givenBy": "Dr. A. Jones",
+                 *         "batch": "A123B45",
+                 *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z"
                  *       }
@@ -9243,16 +9246,17 @@ export interface operations {
                  *       "type": "pet.health.voided",
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
-                 *         "id": 3,
+                 *         "id": 1,
                  *         "petId": 1,
                  *         "kind": "vaccination",
                  *         "date": "2026-11-20",
                  *         "name": "Nobivac DHPPi",
-                 *         "givenBy": "Dr. A. Jones",
+                 *         "batch": "A123B45",
+                 *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z",
                  *         "voided": {
-                 *           "at": "2026-11-22T12:00:00.000Z",
+                 *           "at": "2026-11-23T09:00:00.000Z",
                  *           "reason": "Recorded against the wrong animal"
                  *         }
                  *       }

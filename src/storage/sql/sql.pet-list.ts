@@ -26,12 +26,14 @@ export interface Statement {
 }
 
 /**
- * How PostgresPets plans a search (Dialect.searchPets): it reads the words of the SEARCH_SAMPLE
- * live pets from the page's position, in id order. Where at least SEARCH_DENSE of them match, the
- * words are common there, and the page is found by walking the id index checking each pet (the
- * `walk` plan), for at most SEARCH_WALK pets. Otherwise — or when the walk comes up short, the
- * other filters being rare among the matches — the matches are collected from the search index
- * (`sparse`), which costs in proportion to how many there are.
+ * How a search in id order is read where counting its matches reads every one (PostgreSQL's GIN
+ * index, Dialect.countReadsEveryMatch): the words of the SEARCH_SAMPLE live pets from the page's
+ * position, in id order, are checked. Where at least SEARCH_DENSE of them match, the words are
+ * common there, and the page is found by walking the id index checking each pet (the `walk`
+ * plan), for at most SEARCH_WALK pets; a walk that comes up short (the other filters rare among
+ * the matches) answers what it found and where it stopped. Otherwise the matches are collected
+ * from the search index (`sparse`), which costs in proportion to how many there are: few, since
+ * the sample found them rare.
  */
 export const SEARCH_SAMPLE = 500;
 export const SEARCH_DENSE = 5;
@@ -41,7 +43,7 @@ export const SEARCH_DENSE = 5;
  * — and the engine answers with how many it read; else it reads one row of values, the answer.
  */
 export interface PlanStep {
-  readonly kind: 'page' | 'sample' | 'count' | 'few' | 'walk' | 'bound';
+  readonly kind: 'page' | 'sample' | 'sparse' | 'count' | 'few' | 'walk' | 'bound';
   readonly statement: Statement;
   readonly pets: boolean;
 }
@@ -74,7 +76,9 @@ export function* petListPlan(q: PetQuery, d: Dialect): Generator<PlanStep, PetPo
     q.categoryId !== undefined ||
     q.sex !== undefined ||
     q.recordComplete !== undefined;
-  if (q.order === undefined || q.order === 'id' || !filtered) {
+  const idOrder = q.order === undefined || q.order === 'id';
+  if (idOrder && q.words !== undefined && d.countReadsEveryMatch) return yield* searchInIdOrder(q, d);
+  if (idOrder || !filtered) {
     yield { kind: 'page', statement: petListStatement(q, d), pets: true };
     return undefined;
   }
@@ -97,6 +101,25 @@ export function* petListPlan(q: PetQuery, d: Dialect): Generator<PlanStep, PetPo
     return undefined;
   }
   return boundPosition(end);
+}
+
+/** A search in id order where a count reads every match (SEARCH_SAMPLE above). */
+function* searchInIdOrder(q: PetQuery, d: Dialect): Generator<PlanStep, PetPosition | undefined, SqlParam[] | undefined> {
+  const sampled = yield { kind: 'sample', statement: searchSampleStatement(q, d), pets: false };
+  if (Number(sampled?.[0] ?? 0) < SEARCH_DENSE) {
+    yield { kind: 'sparse', statement: petListStatement(q, d, 'sparse'), pets: true };
+    return undefined;
+  }
+  const found = yield { kind: 'walk', statement: petListStatement(q, d, 'walk'), pets: true };
+  if (Number(found?.[0] ?? 0) >= q.limit) return undefined;
+  const params: SqlParam[] = [];
+  const end = yield {
+    kind: 'bound',
+    statement: { sql: fromPosition(q, (value) => `$${params.push(value)}`, 'id', `LIMIT 1 OFFSET ${SEARCH_WALK - 1}`), params },
+    pets: false,
+  };
+  // No SEARCH_WALK-th pet: the walk reached the end, and the page is complete.
+  return end === undefined ? undefined : { id: Number(end[0]) };
 }
 
 /** The position a walk's bound row (sort value, id) stands for. */
