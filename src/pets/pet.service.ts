@@ -109,14 +109,13 @@ export async function applyRecordRule(storage: Storage, rule: RecordRule, batch 
   let done = 0;
   for (let after: number | undefined; ; ) {
     const { pets } = await storage.pets.list({ limit: batch, after: after === undefined ? undefined : { id: after } });
-    const stale = pets.filter((pet) => !same(recordState(pet, rule), { recordComplete: pet.recordComplete, recordMissing: pet.recordMissing }));
+    const stale = pets.filter((pet) => !same(recordState(pet, rule).recordMissing, pet.recordMissing));
     if (stale.length > 0) {
       await storage.transaction(async (tx) => {
         for (const { id } of stale) {
           const current = await tx.pets.lock(id);
           if (current === undefined) continue;
-          const next = { ...current, ...recordState(current, rule) };
-          await tx.pets.update(next, indexOf(next), indexOf(current).terms);
+          await tx.pets.restate(id, recordState(current, rule));
           done++;
         }
       });
