@@ -1,5 +1,6 @@
 // Events: a live tail of the feed, newest first, as the console receives it.
-import type { Event } from '@petstore/client';
+import type { Event, HealthRecord } from '@petstore/client';
+import { KIND_LABELS } from './health.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { formatMoney } from '../money.ts';
 import { describeError } from '../session.ts';
@@ -14,7 +15,14 @@ interface Data {
   readonly status?: string;
   readonly petId?: number;
   readonly price?: { readonly amount: number; readonly currency: string } | null;
+  /** A health record's (pet.health.*). */
+  readonly kind?: HealthRecord['kind'];
+  readonly date?: string;
+  readonly voided?: { readonly reason: string };
 }
+
+/** A health record in words: "Vaccination Nobivac DHPPi of 2026-03-01". */
+const health = (d: Data) => `${d.kind ? KIND_LABELS[d.kind] : 'Health record'} ${d.name ?? ''} of ${d.date}`.replace('  ', ' ');
 
 /** An event as a sentence a person reads ("Order 4 placed for pet 3 — €600.00"); the raw JSON stays one click away. */
 export function sentence(e: Event): string {
@@ -30,6 +38,10 @@ export function sentence(e: Event): string {
       return `Pet ${d.id} withdrawn`;
     case 'order.placed':
       return `Order ${d.id} placed for pet ${d.petId}${price}`;
+    case 'pet.health.recorded':
+      return `${health(d)} recorded for pet ${d.petId}`;
+    case 'pet.health.voided':
+      return `${health(d)} voided for pet ${d.petId}${d.voided ? `: ${d.voided.reason}` : ''}`;
     case 'category.created':
       return `Category ${d.name} added`;
     case 'category.updated':
