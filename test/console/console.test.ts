@@ -15,7 +15,7 @@ import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { solid } from '../helpers/images.ts';
 import { ROOT } from '../helpers/process.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { eventually, startReceiver } from '../helpers/receiver.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -317,19 +317,21 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await open(a, 'Orders');
         await a.getByLabel('Pet ID').fill(String(petId));
         await a.getByRole('button', { name: 'Place order' }).click();
-        const row = a.getByRole('row', { name: new RegExp(`^\\d+ ${petId} placed`) });
+        const row = a.getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) placed`) });
         await row.waitFor();
+        // The row names the animal and links to its page.
+        assert.equal(await row.getByRole('link').getAttribute('href'), `${base}/console/pets/${petId}`);
         await count('pending', 1).waitFor({ timeout: LIVE_MS });
         await row.getByRole('button', { name: 'Approve' }).click();
-        const approved = a.getByRole('row', { name: new RegExp(`^\\d+ ${petId} approved`) });
+        const approved = a.getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) approved`) });
         await approved.waitFor();
         await assertAccessible(a, 'Orders', engine);
         await shot(a, 'orders', engine);
         await approved.getByRole('button', { name: 'Deliver' }).click();
-        await a.getByRole('row', { name: new RegExp(`^\\d+ ${petId} delivered`) }).waitFor();
+        await a.getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) delivered`) }).waitFor();
         assert.equal(
           await a
-            .getByRole('row', { name: new RegExp(`^\\d+ ${petId} delivered`) })
+            .getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) delivered`) })
             .getByRole('button')
             .count(),
           0,
@@ -547,6 +549,35 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         );
         await assertAccessible(b, 'Events', engine);
         await shot(b, 'events', engine);
+
+        // Filtered by type, then by animal: the animal's history is read through GET /v1/events?petId=.
+        const items = () => log.locator('.event-sentence').allTextContents();
+        await b.getByLabel('Type').selectOption('category.created');
+        const categories = await eventually(
+          async () => {
+            const shown = await items();
+            return shown.includes('Category Hedgehogs added') && shown.every((i) => /^Category .* added$/.test(i)) ? shown : undefined;
+          },
+          5000,
+          'only category.created events',
+        );
+        assert.ok(categories.length >= 2);
+        await b.getByLabel('Type').selectOption('');
+        await b.getByLabel('Animal').fill(String(petId));
+        await b.getByText(/^Frodo: its history$/).waitFor();
+        const history = await eventually(
+          async () => {
+            const shown = await items();
+            return shown.some((i) => i.startsWith('Order ')) && shown.every((i) => i.includes(`pet ${petId}`)) ? shown : undefined;
+          },
+          5000,
+          "only the animal's events",
+        );
+        assert.match(history.at(-1)!, new RegExp(`\\(pet ${petId}\\) added`), 'back to its first event');
+        assert.ok(feedRequests.some((r) => r.includes(`petId=${petId}`)));
+        await b.getByLabel('Animal').fill('x');
+        assert.match((await b.locator('#events-pet-error').textContent()) ?? '', /Animal must be a pet ID/);
+        await b.getByLabel('Animal').fill('');
       });
 
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
@@ -689,6 +720,12 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     assert.ok(width.page <= width.viewport, `the animal's page at 390 px: page ${width.page} px wide`);
     await assertAccessible(p, "the animal's page at 390 px", engine);
     await shot(p, 'pet-390', engine);
+
+    // Each order row shows its animal's thumbnail and name, linking to its page.
+    await p.setViewportSize({ width: 1280, height: 800 });
+    await open(p, 'Orders');
+    const orderRow = p.getByRole('row', { name: new RegExp(`^${order.id} Rex \\(pet ${pet.id}\\)`) });
+    assert.match((await orderRow.getByRole('link').locator('img.row-thumb').getAttribute('src')) ?? '', /\/v1\/photos\/[0-9a-f]{64}\/thumb$/);
 
     // The pets list links each animal to its page.
     await open(p, 'Pets');

@@ -4,7 +4,22 @@
 import type { HealthRecord, NewHealthRecord } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { petHref, pageHref, useRoute } from '../route.ts';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
+import {
+  Alert,
+  Field,
+  Missing,
+  NO_PROBLEM,
+  Notice,
+  PageHeading,
+  Pager,
+  type Problem,
+  problemOf,
+  useLive,
+  useLoad,
+  usePager,
+  usePetsById,
+  useSession,
+} from '../ui.tsx';
 
 type Kind = HealthRecord['kind'];
 /** The kinds in the API's order, with the words staff read (checked against the API's enum by the type). */
@@ -32,19 +47,6 @@ function usePetInRoute(): number | undefined {
   const route = useRoute();
   const id = route.kind === 'page' && route.page === 'health' ? Number(route.rest[0]) : Number.NaN;
   return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-}
-
-/** The names of the animals with these ids (one GET /v1/pets?id=… for the lot); a withdrawn one is not listed. */
-export function usePetNames(ids: readonly number[]): ReadonlyMap<number, string> {
-  const { session } = useSession();
-  const unique = [...new Set(ids)].sort((a, b) => a - b);
-  const key = unique.join(',');
-  const names = useLoad(async () => {
-    if (unique.length === 0) return new Map<number, string>();
-    const page = await session.client.pets.list({ id: unique, limit: Math.min(100, unique.length) });
-    return new Map(page.data.map((p) => [p.id, p.name]));
-  }, [key]);
-  return names.data ?? new Map();
 }
 
 export function HealthPage() {
@@ -105,7 +107,7 @@ function PickAnimal() {
 
 /** The log of the animal the address names, under its name, with a link to its page. */
 function OpenLog({ petId }: { petId: number }) {
-  const name = usePetNames([petId]).get(petId);
+  const name = usePetsById([petId]).get(petId)?.name;
   return (
     <>
       <p>
@@ -123,7 +125,7 @@ function DueList() {
   const pager = usePager([before]);
   const due = useLoad(() => session.client.health.listDue({ before, limit: 20, cursor: pager.cursor }), [before, pager.cursor]);
   useLive(isHealthEvent, due.reload);
-  const names = usePetNames(due.data?.data.map((r) => r.petId) ?? []);
+  const pets = usePetsById(due.data?.data.map((r) => r.petId) ?? []);
   return (
     <>
       <h2 id="due-title">Due for care</h2>
@@ -148,7 +150,7 @@ function DueList() {
           {due.data?.data.map((r) => (
             <tr key={r.id}>
               <td data-label="Animal">
-                <a href={petHref(r.petId)}>{names.get(r.petId) ?? `Pet ${r.petId}`}</a>
+                <a href={petHref(r.petId)}>{pets.get(r.petId)?.name ?? `Pet ${r.petId}`}</a>
               </td>
               <td data-label="Care">
                 {KIND_LABELS[r.kind]}: {r.name}

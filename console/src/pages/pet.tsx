@@ -2,12 +2,12 @@
 // the store still has to fill in marked; its health log (HealthLog, as on the Health page) and the
 // next care due; its orders; its history — the events of this animal (GET /v1/events?petId=),
 // newest first. Each part asks for what its scope reads, and says so when the key cannot.
-import type { Category, Event, HealthRecord, Pet } from '@petstore/client';
+import type { Category, HealthRecord, Pet } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { formatMoney } from '../money.ts';
 import { pageHref } from '../route.ts';
 import { Alert, Missing, PageHeading, Pager, formatTime, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
-import { sentence } from './events.tsx';
+import { concernsPet, sentence } from './events.tsx';
 import { HealthLog, KIND_LABELS } from './health.tsx';
 import { PetForm, readPet } from './pets.tsx';
 
@@ -67,7 +67,7 @@ export function PetPage({ petId }: { petId: number }) {
   const { client } = session;
   const pet = useLoad(() => readPet(client, petId), [petId]);
   const categories = useLoad(() => client.categories.list(), []);
-  useLive((e) => e.type.startsWith('pet.') && !e.type.startsWith('pet.health.') && concerns(e, petId), pet.reload);
+  useLive((e) => e.type.startsWith('pet.') && !e.type.startsWith('pet.health.') && concernsPet(e, petId), pet.reload);
   const [editing, setEditing] = useState(false);
   const outcome = useOutcome();
   const name = pet.data?.data.name;
@@ -139,7 +139,7 @@ export function PetPage({ petId }: { petId: number }) {
 function Photos({ petId, name }: { petId: number; name: string }) {
   const { session } = useSession();
   const photos = useLoad(() => session.client.pets.listPhotos(petId), [petId]);
-  useLive((e) => e.type === 'pet.updated' && concerns(e, petId), photos.reload);
+  useLive((e) => e.type === 'pet.updated' && concernsPet(e, petId), photos.reload);
   const list = photos.data ?? [];
   return (
     <section aria-labelledby="photos-title">
@@ -216,7 +216,7 @@ function Health({ petId, name }: { petId: number; name: string }) {
   const { session } = useSession();
   const canRead = session.can('health:read');
   const recent = useLoad(async () => (canRead ? (await session.client.health.list(petId, { limit: 100 })).data : []), [petId, canRead]);
-  useLive((e) => e.type.startsWith('pet.health.') && concerns(e, petId), recent.reload);
+  useLive((e) => e.type.startsWith('pet.health.') && concernsPet(e, petId), recent.reload);
   const next = recent.data && nextCare(recent.data);
   const today = new Date().toISOString().slice(0, 10);
   return (
@@ -256,7 +256,7 @@ function Orders({ petId }: { petId: number }) {
     async () => (canRead ? await session.client.orders.list({ petId, limit: 20, cursor: pager.cursor }) : undefined),
     [petId, pager.cursor, canRead],
   );
-  useLive((e) => e.type.startsWith('order.') && concerns(e, petId), orders.reload);
+  useLive((e) => e.type.startsWith('order.') && concernsPet(e, petId), orders.reload);
   return (
     <section aria-labelledby="orders-title">
       <h2 id="orders-title">Orders</h2>
@@ -314,7 +314,7 @@ function History({ petId }: { petId: number }) {
     async () => (canRead ? (await session.client.events.iterate({ petId, limit: 100 }).toArray({ limit: HISTORY_MAX })).reverse() : []),
     [petId, canRead],
   );
-  useLive((e) => concerns(e, petId), events.reload);
+  useLive((e) => concernsPet(e, petId), events.reload);
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
@@ -338,11 +338,4 @@ function History({ petId }: { petId: number }) {
       )}
     </section>
   );
-}
-
-/** Whether an event of the feed concerns the animal: the service's rule (eventPetId, src/events/event.schemas.ts), which the console cannot import. */
-function concerns(e: Event, petId: number): boolean {
-  const data = e.data as { id?: number; petId?: number };
-  if (e.type.startsWith('category.')) return false;
-  return (e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id) === petId;
 }
