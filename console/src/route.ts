@@ -9,7 +9,12 @@ const PET_PATH = /pets\/(\d+)\/?$/;
 
 /** The console's own address (`…/console/`), from any of its pages: a proxy's path prefix is kept. */
 export function consoleRoot(): string {
-  const url = new URL(location.href);
+  return consoleRootOf(location.href);
+}
+
+/** consoleRoot for the page at `href`. */
+export function consoleRootOf(href: string): string {
+  const url = new URL(href);
   url.hash = '';
   url.search = '';
   url.pathname = url.pathname.replace(PET_PATH, '');
@@ -25,9 +30,14 @@ export const pageHref = (path: string): string => `${consoleRoot()}#/${path}`;
 export type Route = { readonly kind: 'pet'; readonly petId: number } | { readonly kind: 'page'; readonly page: string; readonly rest: readonly string[] };
 
 export function currentRoute(): Route {
-  const pet = PET_PATH.exec(location.pathname);
+  return routeOf(location.pathname, location.hash);
+}
+
+/** The route of the page at `pathname` with `hash`. */
+export function routeOf(pathname: string, hash: string): Route {
+  const pet = PET_PATH.exec(pathname);
   if (pet) return { kind: 'pet', petId: Number(pet[1]) };
-  const [page = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/');
+  const [page = '', ...rest] = hash.replace(/^#\/?/, '').split('/');
   return { kind: 'page', page: page || 'pets', rest };
 }
 

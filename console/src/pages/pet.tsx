@@ -2,9 +2,10 @@
 // the store still has to fill in marked; its health log (HealthLog, as on the Health page) and the
 // next care due; its orders; its history — the events of this animal (GET /v1/events?petId=),
 // newest first. Each part asks for what its scope reads, and says so when the key cannot.
-import type { Category, HealthRecord, Pet } from '@petstore/client';
+import type { Category, Pet } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { formatMoney } from '../money.ts';
+import { nextCare } from '../care.ts';
 import { pageHref } from '../route.ts';
 import { Alert, Missing, PageHeading, Pager, formatTime, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
 import { concernsPet, sentence } from './events.tsx';
@@ -200,16 +201,6 @@ function Record({ pet }: { pet: Pet }) {
       </dl>
     </section>
   );
-}
-
-/**
- * The next care due: of the latest record of each kind that is not voided (what GET /v1/health/due
- * goes by), the earliest `nextDue` — read from the newest 100 records of the log.
- */
-export function nextCare(records: readonly HealthRecord[]): HealthRecord | undefined {
-  const latest = new Map<HealthRecord['kind'], HealthRecord>();
-  for (const r of records) if (!r.voided && !latest.has(r.kind)) latest.set(r.kind, r);
-  return [...latest.values()].filter((r) => r.nextDue !== undefined).sort((a, b) => (a.nextDue! < b.nextDue! ? -1 : 1))[0];
 }
 
 function Health({ petId, name }: { petId: number; name: string }) {
