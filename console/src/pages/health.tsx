@@ -64,14 +64,14 @@ export function HealthPage() {
       <PageHeading>Health</PageHeading>
       <DueList />
       <h2 id="log-title">Health log</h2>
-      <PickAnimal />
+      <PickAnimal open={petId} />
       {petId === undefined ? <p class="muted">Find an animal by its name, or choose one from the care due above.</p> : <OpenLog petId={petId} />}
     </section>
   );
 }
 
 /** Finds animals by name (the API's search) and opens the log of the one chosen. */
-function PickAnimal() {
+function PickAnimal({ open }: { open: number | undefined }) {
   const { session } = useSession();
   const [typed, setTyped] = useState('');
   const [q, setQ] = useState('');
@@ -92,7 +92,9 @@ function PickAnimal() {
         <ul class="found" aria-label="Animals found">
           {found.data.map((p) => (
             <li key={p.id}>
-              <a href={pageHref(`health/${p.id}`)}>{p.name}</a>{' '}
+              <a href={pageHref(`health/${p.id}`)} aria-current={p.id === open ? 'true' : undefined}>
+                {p.name}
+              </a>{' '}
               <span class="muted">
                 (pet {p.id}, {p.status})
               </span>
