@@ -1,4 +1,4 @@
-// An animal's history (GET /v1/events?petId=) is read through events_pet_xid_id (migration 18), in
+// An animal's history (GET /v1/events?petId=) is read through events_pet_xid_id (migration 16), in
 // the feed's order: the plan of the statement the engines run walks that index and sorts nothing,
 // among 20,000 events of 200 animals — never a scan of the feed.
 import assert from 'node:assert/strict';

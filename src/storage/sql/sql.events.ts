@@ -9,7 +9,7 @@ import { SUBSCRIBED } from './sql.webhooks.ts';
 // reader has already passed. A NULL type switches the filter off; (type, xid, id) and (xid, id)
 // serve both forms. The position of `after` is its event's (xid, id), looked up first. A list of
 // types (the ones the reader may read) and an animal (`pet_id`, walked on (pet_id, xid, id):
-// migration 18) are further forms of each, their parameters after the others, so the usual read,
+// migration 16) are further forms of each, their parameters after the others, so the usual read,
 // of every type, keeps its plain plan.
 const PAGE = (d: Dialect, from: string, next: number, types: boolean, pet: boolean) => {
   const typeParam = types ? `$${next++}` : '';

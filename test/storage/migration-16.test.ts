@@ -1,4 +1,4 @@
-// Migration 18 on a feed written before it: each pet.*, pet.health.* and order.* event gets the
+// Migration 16 on a feed written before it: each pet.*, pet.health.* and order.* event gets the
 // animal it concerns from its data, so an animal's history (EventRepository.list with petId)
 // holds its events from before the upgrade too; a category's event belongs to none. On every engine.
 import assert from 'node:assert/strict';
@@ -18,12 +18,12 @@ const FEED: readonly [string, object][] = [
 ];
 
 for (const engine of ENGINES) {
-  describe(`${engine}: migration 18 on an existing feed`, () => {
+  describe(`${engine}: migration 16 on an existing feed`, () => {
     test("each event of an animal is found in its history; a category's in none", async (t) => {
       const { storage } = await upgraded(
         t,
         engine,
-        (v) => v < 18,
+        (v) => v < 16,
         async (exec) => {
           for (const [type, data] of FEED) await exec('INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3)', [type, JSON.stringify(data), AT]);
         },
