@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { Category } from '../categories/category.schemas.ts';
-import type { HealthRecord } from '../health/health.schemas.ts';
-import type { Pet } from '../pets/pet.schemas.ts';
+import { HEALTH_RECORD_EXAMPLE, type HealthRecord, VOIDED_HEALTH_RECORD_EXAMPLE } from '../health/health.schemas.ts';
+import { PET_EXAMPLE, type Pet } from '../pets/pet.schemas.ts';
 import { Cursor, Id, Limit } from '../schemas.ts';
 import type { Order } from '../store/order.schemas.ts';
 
@@ -39,19 +39,9 @@ const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
 const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
 
 const AT = '2026-11-22T12:00:00.000Z';
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available', tags: [], createdAt: AT, updatedAt: AT };
+const PET = PET_EXAMPLE;
 const ORDER = { id: 7, petId: 1, status: 'placed', createdAt: AT, updatedAt: AT };
 const CATEGORY = { id: 7, name: 'Horses' };
-const HEALTH = {
-  id: 3,
-  petId: 1,
-  kind: 'vaccination',
-  date: '2026-11-20',
-  name: 'Nobivac DHPPi',
-  givenBy: 'Dr. A. Jones',
-  nextDue: '2027-11-20',
-  recordedAt: AT,
-};
 
 /** `pet.created` → `PetCreatedEvent`: the schema's name in the OpenAPI document. */
 export const eventSchemaId = (type: EventType): string =>
@@ -100,11 +90,18 @@ export const EVENT_SCHEMAS = [
     status: 'pending',
   }),
   eventSchema('pet.deleted', Deleted, 'An animal was withdrawn: `data` is `{id}`.', { id: 1 }),
-  eventSchema('pet.health.recorded', health, "A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.", HEALTH),
-  eventSchema('pet.health.voided', health, 'A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.', {
-    ...HEALTH,
-    voided: { at: AT, reason: 'Recorded against the wrong animal' },
-  }),
+  eventSchema(
+    'pet.health.recorded',
+    health,
+    "A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.",
+    HEALTH_RECORD_EXAMPLE,
+  ),
+  eventSchema(
+    'pet.health.voided',
+    health,
+    'A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.',
+    VOIDED_HEALTH_RECORD_EXAMPLE,
+  ),
   eventSchema('order.placed', order, 'An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.', ORDER),
   eventSchema('order.approved', order, 'An order was approved: `data` is the Order.', { ...ORDER, status: 'approved' }),
   eventSchema('order.delivered', order, 'An order was delivered (its animal becomes `sold`): `data` is the Order.', { ...ORDER, status: 'delivered' }),
