@@ -690,7 +690,8 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     assert.equal(await p.title(), 'Rex · Pet Store console');
     await p.getByRole('img', { name: 'Rex (1 of 1)' }).waitFor();
     const record = p.getByRole('region', { name: 'Record' });
-    await record.getByText('Breed').waitFor();
+    await record.getByText('Breed', { exact: true }).waitFor();
+    await record.getByText('The record is incomplete:').waitFor();
     const orders = p.getByRole('table', { name: 'Orders for this animal' });
     await orders.getByRole('cell', { name: String(order.id), exact: true }).waitFor();
     const history = p.getByRole('list', { name: 'History' });
