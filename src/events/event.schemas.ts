@@ -22,6 +22,17 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The animal an event concerns, for the feed's `petId` filter: a `pet.*` event's Pet (or `{id}` of a
+ * withdrawn one), the animal of a `pet.health.*` record or of an `order.*`; none for a category.
+ */
+export function eventPetId(e: { readonly type: EventType; readonly data: object }): number | undefined {
+  if (e.type.startsWith('category.')) return undefined;
+  const data = e.data as { id?: unknown; petId?: unknown };
+  const id = e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id;
+  return typeof id === 'number' ? id : undefined;
+}
+
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
 const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
@@ -129,6 +140,11 @@ export const ListEventsQuery = Type.Object(
   {
     limit: Type.Optional(Limit),
     type: Type.Optional(Type.Unsafe<EventType>({ $ref: 'EventType#', description: 'Only events of this type' })),
+    petId: Type.Optional(
+      Id(
+        "Only the events of this animal (its history): the `pet.*` events of the Pet with this id, the `pet.health.*` events of its health records and the `order.*` events of its orders. Combines with `type`; each is still read under the key's scopes",
+      ),
+    ),
     after: Type.Optional(
       Type.String({
         pattern: '^evt_[1-9][0-9]{0,15}$',

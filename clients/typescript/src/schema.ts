@@ -375,7 +375,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).
+         * @description Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403). `petId` narrows the feed to the history of one animal (its `pet.*`, `pet.health.*` and `order.*` events, under the same rule), read through an index.
          *
          *     **Live**: with `Accept: text/event-stream` the answer is a Server-Sent Events stream of the same events under the same rule, resuming after `Last-Event-ID` (what an EventSource sends when it reconnects) or `after`; it reads the feed every 1 s and sends a comment at least every 15 s. A stream is one request: counted once against the rate limit and logged once, when it ends. At most 4 streams per key are open on one instance (429 beyond). The stream ends when the service shuts down; reconnect with `Last-Event-ID`.
          *
@@ -6668,6 +6668,8 @@ export interface operations {
                 /** @description Maximum number of items returned */
                 limit?: number;
                 type?: components["schemas"]["EventType"];
+                /** @description Only the events of this animal (its history): the `pet.*` events of the Pet with this id, the `pet.health.*` events of its health records and the `order.*` events of its orders. Combines with `type`; each is still read under the key's scopes */
+                petId?: number;
                 /**
                  * @description Start after this event: the last one you processed (a delivery's `webhook-id`, or the last item of the last page). Not together with `cursor`
                  * @example evt_41
@@ -6704,7 +6706,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, a stream asked with `cursor` or with a `Last-Event-ID` that is not an event id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `type`, `petId`, `after` or `cursor`, both `after` and `cursor`, a stream asked with `cursor` or with a `Last-Event-ID` that is not an event id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
