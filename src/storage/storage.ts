@@ -68,6 +68,10 @@ export interface Storage {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** A random secret created once per database, shared by every instance (signs cursors). */
   secret(name: string): Promise<string>;
+  /** A value the service keeps about the database itself (the `meta` table), if one was saved under `name`. */
+  setting(name: string): Promise<string | undefined>;
+  /** Saves (or replaces) the value `setting(name)` reads. */
+  saveSetting(name: string, value: string): Promise<void>;
   /** Resolves when the database answers a trivial query and migrations are applied. */
   ping(): Promise<void>;
   /** Connection gauges; optional so an engine without meaningful figures can omit it. */

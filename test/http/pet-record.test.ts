@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../../src/keys/key.service.ts';
+import { recordRule } from '../../src/pets/pet.record.ts';
+import { applyRecordRule, RECORD_RULE_SETTING } from '../../src/pets/pet.service.ts';
 import { buildTestApp, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, openTestStorage } from '../helpers/engines.ts';
 import { assertError } from '../helpers/errors.ts';
@@ -222,5 +224,22 @@ describe("the store's record settings", () => {
     assert.deepEqual(await list(second.app, second.auth, 'recordComplete=false'), []);
     const none = await buildTestApp(t, { storage, env: { RECORD_REQUIRED_FIELDS: 'none', RECORD_REQUIRES_MICROCHIP: 'true' } });
     assert.deepEqual(await list(none.app, none.auth, 'recordComplete=false'), ['Rex']);
+  });
+
+  test('the rule last applied is kept in the database: a start-up under the same rule reads no animal', async (t) => {
+    const storage = await openTestStorage(t, 'sqlite');
+    const rule = recordRule(['colour'], false);
+    assert.equal(await applyRecordRule(storage, rule), 0, 'an empty store');
+    assert.equal(await storage.setting(RECORD_RULE_SETTING), JSON.stringify(rule));
+    // A pet whose stored state disagrees with the rule (as an instance under another rule writes
+    // it): the same rule again does not read it; another rule does, and the first one again too.
+    const { app, auth } = await buildTestApp(t, { storage, env: { RECORD_REQUIRED_FIELDS: 'colour' } });
+    const pet = (await create(app, auth, {})).json();
+    const lists = t.mock.method(storage.pets, 'list');
+    assert.equal(await applyRecordRule(storage, rule), 0);
+    assert.equal(lists.mock.callCount(), 0, 'no animal read');
+    assert.equal(await applyRecordRule(storage, recordRule(['sex'], false)), 1, `pet ${pet.id} now lacks sex, not colour`);
+    assert.ok(lists.mock.callCount() > 0);
+    assert.equal(await applyRecordRule(storage, rule), 1, 'and colour again');
   });
 });

@@ -6,7 +6,7 @@ import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
-import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
@@ -69,6 +69,8 @@ export function openSqlite(options: SqliteOptions): Storage {
     health: new SqlHealth(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
+    setting: (name) => databaseSetting(outside, name),
+    saveSetting: (name, value) => saveDatabaseSetting(outside, name, value),
     async ping() {
       if (closed) throw new StorageUnavailableError('the SQLite database is closed');
       try {
