@@ -7,6 +7,19 @@ import { lazyChildLogger } from './logger.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category, CategoryPatch, NewCategory } from './categories/category.schemas.ts';
 import { CategoryService } from './categories/category.service.ts';
+import { customerRoutes } from './customers/customer.routes.ts';
+import {
+  Address,
+  Customer,
+  CustomerErasure,
+  CustomerExport,
+  CustomerPatch,
+  CustomerRecord,
+  Customers,
+  ListedCustomer,
+  NewCustomer,
+} from './customers/customer.schemas.ts';
+import { CustomerService, saleRetentionJob } from './customers/customer.service.ts';
 import { healthRoutes } from './health/health.routes.ts';
 import { HealthRecord, HealthRecords, HealthVoid, NewHealthRecord } from './health/health.schemas.ts';
 import { HealthService } from './health/health.service.ts';
@@ -45,7 +58,7 @@ import type { Storage } from './storage/storage.ts';
 import { inventoryRoutes } from './store/inventory.routes.ts';
 import { Inventory } from './store/inventory.schemas.ts';
 import { orderRoutes } from './store/order.routes.ts';
-import { NewOrder, Order, OrderStatus, OrderUpdate, Orders } from './store/order.schemas.ts';
+import { NewOrder, Order, OrderStatus, OrderUpdate, Orders, SaleMethod } from './store/order.schemas.ts';
 import { OrderService } from './store/order.service.ts';
 import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
 import { eventRoutes } from './events/event.routes.ts';
@@ -98,11 +111,21 @@ export const SHARED_SCHEMAS = [
   Categories,
   NewCategory,
   CategoryPatch,
+  Address,
+  NewCustomer,
+  CustomerPatch,
+  Customer,
+  ListedCustomer,
+  Customers,
+  CustomerRecord,
+  CustomerErasure,
   OrderStatus,
+  SaleMethod,
   NewOrder,
   OrderUpdate,
   Order,
   Orders,
+  CustomerExport,
   EventTypeSchema,
   ...EVENT_SCHEMAS,
   Event,
@@ -214,7 +237,8 @@ export async function buildApp({
     });
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
-    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base });
+    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base, docsUrl });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
     // Before the server stops accepting and waits for open requests: a stream never finishes on its own.
@@ -233,6 +257,7 @@ export async function buildApp({
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
     idempotencyPurge(idempotency, app.log),
+    saleRetentionJob(storage, clock, (err) => app.log.warn({ err }, 'erasing the names and addresses kept for sale records failed')),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
       storage,

@@ -355,6 +355,8 @@ const SETTINGS = {
   storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+  /** How long a sale record keeps an erased buyer's name and address after the sale (docs/api.md, "Customers"). */
+  saleRecordRetentionDays: integer('SALE_RECORD_RETENTION_DAYS', 730, 1, 36500),
   /** How webhooks are delivered (docs/events.md). */
   webhooks: {
     /** An attempt succeeds only with a 2xx within this. */

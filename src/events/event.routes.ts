@@ -55,7 +55,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         tags: ['Events'],
         summary: 'List events',
         description:
-          'Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).' +
+          'Every change to pets, orders, categories and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).' +
           live,
         'x-stability': 'experimental',
         querystring: ListEventsQuery,

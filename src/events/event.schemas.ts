@@ -19,12 +19,17 @@ export const EVENT_TYPES = [
   'category.created',
   'category.updated',
   'category.deleted',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
 const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
+/** What a customer event carries: the customer's id only, never personal data (docs/events.md, "Customers"). */
+const CustomerRef = Type.Object({ id: Id('The customer; read it with `GET /customers/{customerId}` (`customers:read`)') }, { additionalProperties: false });
 const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
 
 const AT = '2026-11-22T12:00:00.000Z';
@@ -104,6 +109,14 @@ export const EVENT_SCHEMAS = [
   eventSchema('category.created', category, 'A category was added: `data` is the Category.', CATEGORY),
   eventSchema('category.updated', category, 'A category was renamed: `data` is the Category.', { ...CATEGORY, name: 'Ponies' }),
   eventSchema('category.deleted', Deleted, 'A category was deleted: `data` is `{id}`.', { id: 7 }),
+  eventSchema(
+    'customer.created',
+    CustomerRef,
+    'A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.',
+    { id: 1 },
+  ),
+  eventSchema('customer.updated', CustomerRef, 'A customer changed: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
+  eventSchema('customer.deleted', CustomerRef, 'A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
 ] as const;
 
 /**

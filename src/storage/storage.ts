@@ -8,6 +8,7 @@
 // One way to say "not found": a read or a transaction method returns undefined (false for a
 // yes/no question); a workflow that needs the row throws AppError('not_found').
 import type { CategoryRepository, CategoryTx } from '../categories/category.store.ts';
+import type { CustomerRepository, CustomerTx } from '../customers/customer.store.ts';
 import type { EventRepository, EventTx } from '../events/event.store.ts';
 import type { HealthRepository, HealthTx } from '../health/health.store.ts';
 import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency.store.ts';
@@ -33,6 +34,7 @@ export interface Transaction {
   readonly deliveries: DeliveryTx;
   readonly photos: PhotoTx;
   readonly health: HealthTx;
+  readonly customers: CustomerTx;
 }
 
 /**
@@ -57,6 +59,7 @@ export interface Storage {
   readonly webhooks: WebhookRepository;
   readonly photos: PhotoRepository;
   readonly health: HealthRepository;
+  readonly customers: CustomerRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

@@ -50,6 +50,13 @@ export type CallingKey = Schemas['CallingKey'];
 export type Photo = Schemas['Photo'];
 export type HealthRecord = Schemas['HealthRecord'];
 export type NewHealthRecord = Schemas['NewHealthRecord'];
+export type Customer = Schemas['Customer'];
+export type NewCustomer = Schemas['NewCustomer'];
+export type CustomerPatch = Schemas['CustomerPatch'];
+export type Address = Schemas['Address'];
+export type CustomerExport = Schemas['CustomerExport'];
+export type CustomerErasure = Schemas['CustomerErasure'];
+export type SaleMethod = Schemas['SaleMethod'];
 export type Scope = Schemas['Scope'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json

@@ -10,6 +10,8 @@ import { petHasOpenOrder, unknownCategory } from '../../pets/pet.service.ts';
 import { tooManyPixels, unreadable } from '../../photos/photo.image.ts';
 import { tooManyPhotos } from '../../photos/photo.service.ts';
 import { alreadyVoided } from '../../health/health.service.ts';
+import { customerHasOpenSale } from '../../customers/customer.service.ts';
+import { unknownCustomer } from '../../store/order.service.ts';
 import { assertPetOrderable, assertTransition } from '../../store/order.lifecycle.ts';
 import { webhookDisabled } from '../../webhooks/webhook.deliveries.ts';
 import { AddressPolicy } from '../../webhooks/webhook.address.ts';
@@ -87,6 +89,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     bad_request: facts(['connection', 'auth', 'counted'], () => malformedIdempotencyKey()),
     unknown_category: facts(counted, () => unknownCategory(42)),
     unknown_pet: facts(counted, () => thrownBy(() => assertPetOrderable(42, undefined))),
+    unknown_customer: facts(counted, () => unknownCustomer(42)),
     invalid_cursor: facts(counted, () => thrownBy(() => new CursorCodec('example').decode('pets', 'not-a-cursor'))),
     webhook_url_not_allowed: facts(counted, () => refusedUrl),
     invalid_image: facts(counted, () => unreadable('VipsJpeg: premature end of input file')),
@@ -100,6 +103,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     invalid_transition: facts(counted, () => thrownBy(() => assertTransition(7, { status: 'delivered' }, 'cancelled'))),
     idempotency_key_in_use: facts(counted, () => idempotencyKeyInUse()),
     pet_has_open_order: facts(counted, () => petHasOpenOrder(42, 'status')),
+    customer_has_open_sale: facts(counted, () => customerHasOpenSale(1, { id: 7, status: 'placed' })),
     category_exists: facts(counted, () => duplicateCategory('Horses')),
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),

@@ -3,6 +3,7 @@ import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
 import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
+import { SqlCustomers } from '../sql/sql.customers.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
@@ -67,6 +68,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
     health: new SqlHealth(outside),
+    customers: new SqlCustomers(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     async ping() {
