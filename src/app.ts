@@ -20,6 +20,9 @@ import {
   NewCustomer,
 } from './customers/customer.schemas.ts';
 import { CustomerService, saleRetentionJob } from './customers/customer.service.ts';
+import { holdRoutes } from './holds/hold.routes.ts';
+import { Hold, HoldCancel, Holds, HoldState, NewHold } from './holds/hold.schemas.ts';
+import { HoldService, holdExpiryJob } from './holds/hold.service.ts';
 import { healthRoutes } from './health/health.routes.ts';
 import { HealthRecord, HealthRecords, HealthVoid, NewHealthRecord } from './health/health.schemas.ts';
 import { HealthService } from './health/health.service.ts';
@@ -125,6 +128,11 @@ export const SHARED_SCHEMAS = [
   OrderUpdate,
   Order,
   Orders,
+  HoldState,
+  NewHold,
+  HoldCancel,
+  Hold,
+  Holds,
   CustomerExport,
   EventTypeSchema,
   ...EVENT_SCHEMAS,
@@ -238,6 +246,7 @@ export async function buildApp({
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base, docsUrl });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
@@ -257,6 +266,7 @@ export async function buildApp({
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
     idempotencyPurge(idempotency, app.log),
+    holdExpiryJob(storage, clock, (err) => app.log.warn({ err }, 'expiring holds failed')),
     saleRetentionJob(storage, clock, (err) => app.log.warn({ err }, 'erasing the names and addresses kept for sale records failed')),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   too_many_photos: 409,
   already_voided: 409,
   customer_has_open_sale: 409,
+  pet_on_hold: 409,
+  hold_not_live: 409,
   webhook_limit_reached: 409,
   key_limit_reached: 409,
   request_timeout: 408,

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText as text, Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import type { Hold } from '../holds/hold.schemas.ts';
 import type { Order } from '../store/order.schemas.ts';
 import { COUNTRIES, type Country } from './countries.ts';
 
@@ -237,6 +238,7 @@ export const CustomerExport = Type.Object(
     exportedAt: Timestamp('When the export was made'),
     customer: Type.Unsafe<CustomerRecord>({ $ref: 'CustomerRecord#', description: 'The customer as the store holds it' }),
     orders: Type.Array(Type.Unsafe<Order>({ $ref: 'Order#' }), { description: "The customer's orders (their sale records), ascending by id" }),
+    holds: Type.Array(Type.Unsafe<Hold>({ $ref: 'Hold#' }), { description: 'The animals held for the customer, live or ended, ascending by id' }),
   },
   {
     $id: 'CustomerExport',
@@ -248,10 +250,11 @@ export const CustomerExport = Type.Object(
         orders: [
           { id: 7, petId: 1, customerId: 1, status: 'delivered', method: 'sale', createdAt: '2026-11-22T12:00:00.000Z', updatedAt: '2026-11-22T15:00:00.000Z' },
         ],
+        holds: [],
       },
     ],
     description:
-      "Everything the store holds on one person (GDPR Art. 15 and 20), as JSON: the customer, and every order naming them. Events and webhook deliveries carry only the customer's id",
+      "Everything the store holds on one person (GDPR Art. 15 and 20), as JSON: the customer, every order naming them and every hold for them. Events and webhook deliveries carry only the customer's id",
   },
 );
 export type CustomerExport = Static<typeof CustomerExport>;

@@ -6,7 +6,7 @@ import { periodic, type Job } from '../jobs.ts';
 import { canonicalJson } from '../json.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import type { Order } from '../store/order.schemas.ts';
 import {
@@ -85,16 +85,18 @@ export function updateCustomer(storage: Storage, id: number, patch: CustomerPatc
   });
 }
 
-/** A customer with an open sale (an order placed or approved) cannot be withdrawn or erased until it is closed. */
-function assertNoOpenSale(id: number, orders: readonly Order[]): void {
+/** A customer with an open sale (an order placed or approved, or a live hold) cannot be withdrawn or erased until it is closed. */
+async function assertNoOpenSale(tx: Transaction, id: number, orders: readonly Order[]): Promise<void> {
   const open = orders.find((o) => OPEN_ORDER_STATUSES.includes(o.status));
-  if (open !== undefined) throw customerHasOpenSale(id, open);
+  if (open !== undefined) throw customerHasOpenSale(id, `order ${open.id} is ${open.status}`);
+  if (await tx.holds.customerHasLive(id)) throw customerHasOpenSale(id, 'an animal is on hold for them');
 }
 
-export function customerHasOpenSale(id: number, open: Pick<Order, 'id' | 'status'>): AppError {
+/** 409: the customer's sale is still open (`what`: the order or the hold). */
+export function customerHasOpenSale(id: number, what: string): AppError {
   return new AppError(
     'customer_has_open_sale',
-    `customer ${id} has an open order (order ${open.id} is ${open.status}); deliver or cancel it first, then try again`,
+    `customer ${id} has an open sale (${what}); deliver or cancel the order, or cancel or convert the hold, first, then try again`,
   );
 }
 
@@ -104,7 +106,7 @@ export function withdrawCustomer(storage: Storage, id: number, ctx: ConditionalW
     const current = await tx.customers.lock(id);
     assertFound(`customer ${id}`, current);
     assertIfMatch(`customer ${id}`, ctx.ifMatch, current);
-    assertNoOpenSale(id, await tx.orders.ofCustomer(id));
+    await assertNoOpenSale(tx, id, await tx.orders.ofCustomer(id));
     await tx.customers.withdraw(id, ctx.now);
     return { result: undefined, events: [{ type: 'customer.deleted', data: { id } }] };
   });
@@ -133,7 +135,7 @@ export function eraseCustomer(storage: Storage, id: number, retentionDays: numbe
     const current = await tx.customers.lockRecord(id);
     assertFound(`customer ${id}`, current);
     const orders = await tx.orders.ofCustomer(id);
-    assertNoOpenSale(id, orders);
+    await assertNoOpenSale(tx, id, orders);
     const kept = saleRetention(orders, retentionDays, ctx.now);
     // A second erasure keeps no more than the first did: what it erased is gone.
     const keepUntil = kept !== undefined && (current.erasedAt === undefined || current.retainedUntil !== undefined) ? kept.until : undefined;
@@ -213,6 +215,7 @@ export class CustomerService {
     const exportedAt = this.#clock.now().toISOString();
     const customer = await this.#storage.customers.record(id);
     if (customer === undefined) throw notFound(`customer ${id}`);
-    return { exportedAt, customer, orders: await this.#storage.orders.ofCustomer(id) };
+    const [orders, holds] = await Promise.all([this.#storage.orders.ofCustomer(id), this.#storage.holds.ofCustomer(id)]);
+    return { exportedAt, customer, orders, holds };
   }
 }

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { Category } from '../categories/category.schemas.ts';
 import type { HealthRecord } from '../health/health.schemas.ts';
+import type { Hold } from '../holds/hold.schemas.ts';
 import type { Pet } from '../pets/pet.schemas.ts';
 import { Cursor, Id, Limit } from '../schemas.ts';
 import type { Order } from '../store/order.schemas.ts';
@@ -22,6 +23,10 @@ export const EVENT_TYPES = [
   'customer.created',
   'customer.updated',
   'customer.deleted',
+  'hold.placed',
+  'hold.cancelled',
+  'hold.converted',
+  'hold.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -81,6 +86,8 @@ const pet = ref<Pet>('Pet');
 const order = ref<Order>('Order');
 const category = ref<Category>('Category');
 const health = ref<HealthRecord>('HealthRecord');
+const hold = ref<Hold>('Hold');
+const HOLD = { id: 3, petId: 1, customerId: 1, state: 'live', method: 'sale', until: '2026-11-29T18:00:00.000Z', createdAt: AT, updatedAt: AT };
 
 /**
  * One schema per event type, in EVENT_TYPES order: the body of the feed's items and of every
@@ -117,6 +124,29 @@ export const EVENT_SCHEMAS = [
   ),
   eventSchema('customer.updated', CustomerRef, 'A customer changed: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
   eventSchema('customer.deleted', CustomerRef, 'A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
+  eventSchema(
+    'hold.placed',
+    hold,
+    'An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    HOLD,
+  ),
+  eventSchema(
+    'hold.cancelled',
+    hold,
+    'A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    { ...HOLD, state: 'cancelled' },
+  ),
+  eventSchema('hold.converted', hold, 'A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.', {
+    ...HOLD,
+    state: 'converted',
+    orderId: 7,
+  }),
+  eventSchema(
+    'hold.expired',
+    hold,
+    'A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    { ...HOLD, state: 'expired' },
+  ),
 ] as const;
 
 /**

@@ -8,6 +8,7 @@ import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { PetCreate, PetIndex } from './pet.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
+import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
 import { NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
@@ -40,9 +41,16 @@ export function updatePet(storage: Storage, id: number, patch: PetPatch, currenc
     if (!changed) return withoutEvents(current);
     if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
     if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
+    await assertNotHeld(tx, id, next.status !== current.status);
     const pet = await savePet(tx, current, next, ctx.now);
     return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
   });
+}
+
+/** While a live hold keeps an animal for a customer, its status is the hold's and it cannot be withdrawn (409 pet_on_hold). */
+async function assertNotHeld(tx: Transaction, id: number, changes: boolean): Promise<void> {
+  const hold = changes ? await tx.holds.liveFor(id) : undefined;
+  if (hold !== undefined) throw petOnHold(id, hold);
 }
 
 /** Writes `next` over `current` (a pet the transaction locked), its updatedAt `now` and its index rewritten. */
@@ -94,6 +102,7 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
     assertFound(`pet ${id}`, current);
     assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
     if (await tx.orders.exists(id, OPEN_ORDER_STATUSES)) throw petHasOpenOrder(id, 'withdraw');
+    await assertNotHeld(tx, id, true);
     await tx.pets.withdraw(current, ctx.now);
     return { result: undefined, events: [{ type: 'pet.deleted', data: { id } }] };
   });

@@ -6,6 +6,7 @@ import type { Country } from '../customers/countries.ts';
 import type { Address, Customer, CustomerRecord } from '../customers/customer.schemas.ts';
 import type { CustomerWrite } from '../customers/customer.store.ts';
 import type { HealthKind, HealthRecord } from '../health/health.schemas.ts';
+import type { Hold, HoldState } from '../holds/hold.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import { PET_FIELDS, type Pet, type PetField, type PetFieldKind, type Price } from '../pets/pet.schemas.ts';
@@ -166,8 +167,10 @@ export interface OrderRow {
   updated_at: string;
   price_amount: number | null;
   price_currency: string | null;
+  deposit_amount: number | null;
+  deposit_currency: string | null;
 }
-export const ORDER_COLUMNS = 'id, pet_id, customer_id, status, method, created_at, updated_at, price_amount, price_currency';
+export const ORDER_COLUMNS = 'id, pet_id, customer_id, status, method, created_at, updated_at, price_amount, price_currency, deposit_amount, deposit_currency';
 export const toOrder = (r: OrderRow): Order => {
   const order: Order = {
     id: r.id,
@@ -179,6 +182,7 @@ export const toOrder = (r: OrderRow): Order => {
     updatedAt: r.updated_at,
   };
   if (r.price_amount !== null && r.price_currency !== null) order.price = { amount: r.price_amount, currency: r.price_currency };
+  if (r.deposit_amount !== null && r.deposit_currency !== null) order.deposit = { amount: r.deposit_amount, currency: r.deposit_currency };
   return order;
 };
 
@@ -404,3 +408,33 @@ export function customerColumns(c: CustomerWrite['customer']): (string | null)[]
   const a = c.address;
   return [c.name, c.email ?? null, c.phone ?? null, a.line1, a.line2 ?? null, a.city, a.postalCode, a.region ?? null, a.country, c.notes ?? null];
 }
+
+export interface HoldRow {
+  id: number;
+  pet_id: number;
+  customer_id: number;
+  state: HoldState;
+  method: SaleMethod;
+  until: string;
+  deposit_amount: number | null;
+  deposit_currency: string | null;
+  deposit_refunded: boolean | number | null;
+  order_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export const HOLD_COLUMNS =
+  'id, pet_id, customer_id, state, method, until, deposit_amount, deposit_currency, deposit_refunded, order_id, created_at, updated_at';
+export const toHold = (r: HoldRow): Hold => ({
+  id: r.id,
+  petId: r.pet_id,
+  customerId: r.customer_id,
+  state: r.state,
+  method: r.method,
+  until: r.until,
+  ...(r.deposit_amount === null || r.deposit_currency === null ? {} : { deposit: { amount: Number(r.deposit_amount), currency: r.deposit_currency } }),
+  ...(r.deposit_refunded === null ? {} : { depositRefunded: Boolean(r.deposit_refunded) }),
+  ...(r.order_id === null ? {} : { orderId: r.order_id }),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});

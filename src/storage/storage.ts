@@ -11,6 +11,7 @@ import type { CategoryRepository, CategoryTx } from '../categories/category.stor
 import type { CustomerRepository, CustomerTx } from '../customers/customer.store.ts';
 import type { EventRepository, EventTx } from '../events/event.store.ts';
 import type { HealthRepository, HealthTx } from '../health/health.store.ts';
+import type { HoldRepository, HoldTx } from '../holds/hold.store.ts';
 import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency.store.ts';
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
@@ -35,6 +36,7 @@ export interface Transaction {
   readonly photos: PhotoTx;
   readonly health: HealthTx;
   readonly customers: CustomerTx;
+  readonly holds: HoldTx;
 }
 
 /**
@@ -60,6 +62,7 @@ export interface Storage {
   readonly photos: PhotoRepository;
   readonly health: HealthRepository;
   readonly customers: CustomerRepository;
+  readonly holds: HoldRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

@@ -33,6 +33,7 @@ export const Order = Type.Object(
     createdAt: timestamp('When the order was placed'),
     updatedAt: timestamp('When the order last changed'),
     price: Type.Optional(Type.Unsafe<Price>({ $ref: 'Price#', description: "The animal's price when the order was placed; absent when it had none" })),
+    deposit: Type.Optional(Type.Unsafe<Price>({ $ref: 'Price#', description: 'The deposit paid on the hold this order was converted from; absent otherwise' })),
   },
   {
     $id: 'Order',

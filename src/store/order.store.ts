@@ -17,6 +17,8 @@ export interface OrderPlacement {
   readonly method: SaleMethod;
   /** The pet's price at the time; null when it had none. */
   readonly price: Price | null;
+  /** The deposit of the hold the order is converted from. */
+  readonly deposit?: Price;
 }
 
 export interface OrderRepository {

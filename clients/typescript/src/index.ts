@@ -57,6 +57,9 @@ export type Address = Schemas['Address'];
 export type CustomerExport = Schemas['CustomerExport'];
 export type CustomerErasure = Schemas['CustomerErasure'];
 export type SaleMethod = Schemas['SaleMethod'];
+export type Hold = Schemas['Hold'];
+export type NewHold = Schemas['NewHold'];
+export type HoldState = Schemas['HoldState'];
 export type Scope = Schemas['Scope'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json

@@ -58,6 +58,10 @@ export const METHODS = {
   deleteCustomer: 'customers.delete',
   exportCustomer: 'customers.export',
   eraseCustomer: 'customers.erase',
+  placeHold: 'holds.place',
+  listHolds: 'holds.list',
+  cancelHold: 'holds.cancel',
+  convertHold: 'holds.convert',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

@@ -416,6 +416,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pets/{petId}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an animal on hold for a customer
+         * @description Keeps an `available` animal for a live customer until `until` (after now, at most 90 days ahead), optionally against a deposit in the store's currency; the animal becomes `pending` in the same transaction. One live hold per animal: a second → 409 `pet_on_hold`. A hold ends once: cancelled, converted into the customer's order, or expired by the service at `until` (within 30 s; the animal is `available` again). Records `hold.placed` and `pet.updated`.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["placeHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List holds
+         * @description A page of holds, ascending by id, optionally of one customer (`customerId`) and in one state; paged like `GET /pets` (`Link: rel="next"`).
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["listHolds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds/{holdId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a hold
+         * @description Ends a live hold; the animal is `available` again. `depositRefunded` records whether the deposit was paid back (`false` when there is none). Records `hold.cancelled` and `pet.updated`.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["cancelHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds/{holdId}/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a hold into an order
+         * @description Places the order of the hold's customer for its animal (which stays `pending`), with the hold's `method`, the animal's price and the hold's deposit; the hold ends `converted`, naming the order. Records `hold.converted` and `order.placed`. `Location` names the order.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["convertHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/store/orders": {
         parameters: {
             query?: never;
@@ -481,7 +569,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders, categories and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).
+         * @description Every change to pets, orders, categories and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` and `hold.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).
          *
          *     **Live**: with `Accept: text/event-stream` the answer is a Server-Sent Events stream of the same events under the same rule, resuming after `Last-Event-ID` (what an EventSource sends when it reconnects) or `after`; it reads the feed every 1 s and sends a comment at least every 15 s. A stream is one request: counted once against the rate limit and logged once, when it ends. At most 4 streams per key are open on one instance (429 beyond). The stream ends when the service shuts down; reconnect with `Last-Event-ID`.
          *
@@ -1044,6 +1132,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "hold.placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.placed
+         * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.placed`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdPlacedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.cancelled
+         * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.cancelled`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.converted
+         * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.converted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdConvertedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.expired
+         * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.expired`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1069,7 +1237,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "webhook_limit_reached" | "key_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -2079,11 +2247,126 @@ export interface components {
              */
             updatedAt: string;
             price?: components["schemas"]["Price"];
+            deposit?: components["schemas"]["Price"];
         };
         /** @description A page of orders, ascending by id */
         Orders: components["schemas"]["Order"][];
         /**
-         * @description Everything the store holds on one person (GDPR Art. 15 and 20), as JSON: the customer, and every order naming them. Events and webhook deliveries carry only the customer's id
+         * @description live: the animal is kept for the customer (its status `pending`); cancelled, converted (into an order) or expired: ended
+         * @enum {string}
+         */
+        HoldState: "live" | "cancelled" | "converted" | "expired";
+        /**
+         * @example {
+         *       "customerId": 1,
+         *       "until": "2026-11-29T18:00:00Z",
+         *       "deposit": {
+         *         "amount": 5000
+         *       }
+         *     }
+         */
+        NewHold: {
+            /**
+             * Format: int64
+             * @description The customer to keep the animal for: a live customer
+             * @example 1
+             */
+            customerId: number;
+            /**
+             * Format: date-time
+             * @description When the hold expires (RFC 3339): after now, and at most 90 days ahead
+             * @example 2026-11-29T18:00:00Z
+             */
+            until: string;
+            method?: components["schemas"]["SaleMethod"];
+            /** @description A deposit the customer paid to hold the animal */
+            deposit?: {
+                /**
+                 * @description The deposit in the minor unit of the store's currency (`STORE_CURRENCY`)
+                 * @example 5000
+                 */
+                amount: number;
+            };
+        };
+        /**
+         * @example {
+         *       "depositRefunded": true
+         *     }
+         */
+        HoldCancel: {
+            /** @description Whether the deposit was paid back to the customer (`false` when the hold has no deposit: there is nothing to pay back) */
+            depositRefunded: boolean;
+        };
+        /**
+         * @description An animal kept for a customer until a time, possibly against a deposit
+         * @example {
+         *       "id": 3,
+         *       "petId": 1,
+         *       "customerId": 1,
+         *       "state": "live",
+         *       "method": "sale",
+         *       "until": "2026-11-29T18:00:00.000Z",
+         *       "deposit": {
+         *         "amount": 5000,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
+        Hold: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service
+             * @example 3
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The animal held
+             * @example 1
+             */
+            petId: number;
+            /**
+             * Format: int64
+             * @description The customer it is held for
+             * @example 1
+             */
+            customerId: number;
+            state: components["schemas"]["HoldState"];
+            method: components["schemas"]["SaleMethod"];
+            /**
+             * Format: date-time
+             * @description When the hold expires unless cancelled or converted first: the animal is then available again (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            until: string;
+            deposit?: components["schemas"]["Price"];
+            /** @description Set when a hold with a deposit was cancelled: whether the deposit was paid back */
+            depositRefunded?: boolean;
+            /**
+             * Format: int64
+             * @description The order the hold became (state `converted`)
+             * @example 7
+             */
+            orderId?: number;
+            /**
+             * Format: date-time
+             * @description When the hold was placed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the hold last changed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A page of holds, ascending by id */
+        Holds: components["schemas"]["Hold"][];
+        /**
+         * @description Everything the store holds on one person (GDPR Art. 15 and 20), as JSON: the customer, every order naming them and every hold for them. Events and webhook deliveries carry only the customer's id
          * @example {
          *       "exportedAt": "2026-11-23T09:00:00.000Z",
          *       "customer": {
@@ -2110,7 +2393,8 @@ export interface components {
          *           "createdAt": "2026-11-22T12:00:00.000Z",
          *           "updatedAt": "2026-11-22T15:00:00.000Z"
          *         }
-         *       ]
+         *       ],
+         *       "holds": []
          *     }
          */
         CustomerExport: {
@@ -2123,12 +2407,14 @@ export interface components {
             customer: components["schemas"]["CustomerRecord"];
             /** @description The customer's orders (their sale records), ascending by id */
             orders: components["schemas"]["Order"][];
+            /** @description The animals held for the customer, live or ended, ascending by id */
+            holds: components["schemas"]["Hold"][];
         };
         /**
          * @description What changed
          * @enum {string}
          */
-        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "pet.health.recorded" | "pet.health.voided" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted" | "customer.created" | "customer.updated" | "customer.deleted";
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "pet.health.recorded" | "pet.health.voided" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "hold.placed" | "hold.cancelled" | "hold.converted" | "hold.expired";
         /**
          * @description An animal was added: `data` is the Pet.
          * @example {
@@ -2658,6 +2944,155 @@ export interface components {
             };
         };
         /**
+         * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.placed",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "live",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldPlacedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.placed";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
+         * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.cancelled",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "cancelled",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldCancelledEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
+         * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.converted",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "converted",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z",
+         *         "orderId": 7
+         *       }
+         *     }
+         */
+        HoldConvertedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.converted";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
+         * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.expired",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "expired",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldExpiredEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.expired";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
          * @description One recorded change; `type` tells which of the event schemas it is
          * @example {
          *       "id": "evt_42",
@@ -2674,7 +3109,7 @@ export interface components {
          *       }
          *     }
          */
-        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["PetHealthRecordedEvent"] | components["schemas"]["PetHealthVoidedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"];
+        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["PetHealthRecordedEvent"] | components["schemas"]["PetHealthVoidedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["HoldPlacedEvent"] | components["schemas"]["HoldCancelledEvent"] | components["schemas"]["HoldConvertedEvent"] | components["schemas"]["HoldExpiredEvent"];
         /** @description A page of events, ascending by id (commit order) */
         Events: components["schemas"]["Event"][];
         /**
@@ -7115,7 +7550,8 @@ export interface operations {
                      *           "createdAt": "2026-11-22T12:00:00.000Z",
                      *           "updatedAt": "2026-11-22T15:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "holds": []
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerExport"];
@@ -7314,6 +7750,673 @@ export interface operations {
                 };
             };
             /** @description The customer has an open order (placed or approved): deliver or cancel it first (`customer_has_open_sale`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    placeHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the animal */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewHold"];
+            };
+        };
+        responses: {
+            /** @description The hold, live */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "petId": 1,
+                     *       "customerId": 1,
+                     *       "state": "live",
+                     *       "method": "sale",
+                     *       "until": "2026-11-29T18:00:00.000Z",
+                     *       "deposit": {
+                     *         "amount": 5000,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            /** @description Invalid `petId`, missing or invalid fields, `until` not ahead or more than 90 days ahead, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown, withdrawn or erased customer (`unknown_customer`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal with this id, or it was withdrawn (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The animal is on hold already (`pet_on_hold`), or it is not available (`pet_not_available`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    listHolds: {
+        parameters: {
+            query?: {
+                /** @description Only the holds of this customer */
+                customerId?: number;
+                state?: components["schemas"]["HoldState"];
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holds */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Holds"];
+                };
+            };
+            /** @description Invalid `customerId`, `state`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    cancelHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the hold */
+                holdId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HoldCancel"];
+            };
+        };
+        responses: {
+            /** @description The hold, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "petId": 1,
+                     *       "customerId": 1,
+                     *       "state": "live",
+                     *       "method": "sale",
+                     *       "until": "2026-11-29T18:00:00.000Z",
+                     *       "deposit": {
+                     *         "amount": 5000,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            /** @description `holdId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, a missing or invalid `depositRefunded` (`true` for a hold without a deposit), an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No hold with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The hold has ended: cancelled, converted, or expired (its `until` passed) (`hold_not_live`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    convertHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the hold */
+                holdId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order placed; `Location` names it, `ETag` is its entity tag */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "petId": 1,
+                     *       "customerId": 1,
+                     *       "status": "placed",
+                     *       "method": "sale",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `holdId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No hold with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The hold has ended: cancelled, converted, or expired (its `until` passed) (`hold_not_live`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11141,6 +12244,227 @@ export interface operations {
             };
         };
     };
+    holdPlacedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.placed",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "live",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldPlacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.cancelled",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "cancelled",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdConvertedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.converted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "converted",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z",
+                 *         "orderId": 7
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldConvertedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.expired",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "expired",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -11193,6 +12517,13 @@ export const pathsCustomersCustomerIdPatchResponses503HeadersCacheControlValues:
 export const pathsCustomersCustomerIdExportGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}/export"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersCustomerIdErasePostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}/erase"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCustomersCustomerIdErasePostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}/erase"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdHoldsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/holds"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsPetsPetIdHoldsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/holds"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHoldsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHoldsHoldIdCancelPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/cancel"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsHoldsHoldIdCancelPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/cancel"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHoldsHoldIdConvertPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/convert"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsHoldsHoldIdConvertPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/convert"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsStoreOrdersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
@@ -11224,7 +12555,7 @@ export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArr
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
 export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
 export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
@@ -11238,7 +12569,8 @@ export const customerPatchAddressCountryValues: ReadonlyArray<FlattenedDeepRequi
 export const customerErasureKeptValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerErasure"]["kept"]> = ["name", "address"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const saleMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SaleMethod"]> = ["sale", "adoption", "transfer"];
-export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted", "customer.created", "customer.updated", "customer.deleted"];
+export const holdStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldState"]> = ["live", "cancelled", "converted", "expired"];
+export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted", "customer.created", "customer.updated", "customer.deleted", "hold.placed", "hold.cancelled", "hold.converted", "hold.expired"];
 export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
 export const petDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetDeletedEvent"]["type"]> = ["pet.deleted"];
@@ -11254,6 +12586,10 @@ export const categoryDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired
 export const customerCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerCreatedEvent"]["type"]> = ["customer.created"];
 export const customerUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerUpdatedEvent"]["type"]> = ["customer.updated"];
 export const customerDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerDeletedEvent"]["type"]> = ["customer.deleted"];
+export const holdPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldPlacedEvent"]["type"]> = ["hold.placed"];
+export const holdCancelledEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldCancelledEvent"]["type"]> = ["hold.cancelled"];
+export const holdConvertedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldConvertedEvent"]["type"]> = ["hold.converted"];
+export const holdExpiredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldExpiredEvent"]["type"]> = ["hold.expired"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
 export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin"];

@@ -11,6 +11,7 @@ import { tooManyPixels, unreadable } from '../../photos/photo.image.ts';
 import { tooManyPhotos } from '../../photos/photo.service.ts';
 import { alreadyVoided } from '../../health/health.service.ts';
 import { customerHasOpenSale } from '../../customers/customer.service.ts';
+import { holdNotLive, petOnHold } from '../../holds/hold.rules.ts';
 import { unknownCustomer } from '../../store/order.service.ts';
 import { assertPetOrderable, assertTransition } from '../../store/order.lifecycle.ts';
 import { webhookDisabled } from '../../webhooks/webhook.deliveries.ts';
@@ -103,7 +104,9 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     invalid_transition: facts(counted, () => thrownBy(() => assertTransition(7, { status: 'delivered' }, 'cancelled'))),
     idempotency_key_in_use: facts(counted, () => idempotencyKeyInUse()),
     pet_has_open_order: facts(counted, () => petHasOpenOrder(42, 'status')),
-    customer_has_open_sale: facts(counted, () => customerHasOpenSale(1, { id: 7, status: 'placed' })),
+    pet_on_hold: facts(counted, () => petOnHold(42, { id: 3, until: '2026-11-29T18:00:00.000Z' })),
+    hold_not_live: facts(counted, () => holdNotLive({ id: 3, state: 'expired' })),
+    customer_has_open_sale: facts(counted, () => customerHasOpenSale(1, 'order 7 is placed')),
     category_exists: facts(counted, () => duplicateCategory('Horses')),
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),

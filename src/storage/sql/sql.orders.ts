@@ -50,9 +50,9 @@ export class SqlOrderTx implements OrderTx {
   }
 
   async insert(o: OrderPlacement, status: OrderStatus, at: Date): Promise<Order> {
-    const sql = `INSERT INTO orders (pet_id, customer_id, status, method, created_at, updated_at, price_amount, price_currency)
-      VALUES ($1, $2, $3, $4, $5, $5, $6, $7) RETURNING ${ORDER_COLUMNS}`;
-    const params = [o.petId, o.customerId ?? null, status, o.method, at.toISOString(), ...priceColumns(o.price ?? undefined)];
+    const sql = `INSERT INTO orders (pet_id, customer_id, status, method, created_at, updated_at, price_amount, price_currency, deposit_amount, deposit_currency)
+      VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9) RETURNING ${ORDER_COLUMNS}`;
+    const params = [o.petId, o.customerId ?? null, status, o.method, at.toISOString(), ...priceColumns(o.price ?? undefined), ...priceColumns(o.deposit)];
     return toOrder((await first<OrderRow>(this.#db, sql, params))!);
   }
 

@@ -4,6 +4,7 @@ import type { Storage } from '../storage.ts';
 import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlCustomers } from '../sql/sql.customers.ts';
+import { SqlHolds } from '../sql/sql.holds.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
@@ -69,6 +70,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     photos: new SqlPhotos(outside),
     health: new SqlHealth(outside),
     customers: new SqlCustomers(outside),
+    holds: new SqlHolds(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     async ping() {

@@ -33,6 +33,32 @@ CREATE INDEX customers_retained ON customers (retained_until) WHERE retained_unt
 ALTER TABLE orders ADD COLUMN customer_id INTEGER REFERENCES customers (id);
 ALTER TABLE orders ADD COLUMN method TEXT CHECK (method IN ('sale', 'adoption', 'transfer'));
 CREATE INDEX orders_customer ON orders (customer_id, id) WHERE customer_id IS NOT NULL;
+-- The deposit a hold carried into the order it became (docs/api.md "Holds").
+ALTER TABLE orders ADD COLUMN deposit_amount INTEGER;
+ALTER TABLE orders ADD COLUMN deposit_currency TEXT;
+-- Holds (src/holds/, docs/api.md "Holds"): an animal kept for a customer until `until`, with an
+-- optional deposit. At most one live hold per animal (holds_one_live); the expiry job finds the
+-- live holds due in holds_live_until. A hold ends once: cancelled, converted (order_id: the order
+-- it placed) or expired.
+CREATE TABLE holds (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  pet_id INTEGER NOT NULL REFERENCES pets (id),
+  customer_id INTEGER NOT NULL REFERENCES customers (id),
+  state TEXT NOT NULL CHECK (state IN ('live', 'cancelled', 'converted', 'expired')),
+  method TEXT NOT NULL CHECK (method IN ('sale', 'adoption', 'transfer')),
+  until TEXT NOT NULL,
+  deposit_amount INTEGER,
+  deposit_currency TEXT,
+  deposit_refunded INTEGER CHECK (deposit_refunded IN (0, 1)),
+  order_id INTEGER REFERENCES orders (id),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  CHECK ((deposit_amount IS NULL) = (deposit_currency IS NULL)),
+  CHECK ((state = 'converted') = (order_id IS NOT NULL))
+) STRICT;
+CREATE UNIQUE INDEX holds_one_live ON holds (pet_id) WHERE state = 'live';
+CREATE INDEX holds_live_until ON holds (until, id) WHERE state = 'live';
+CREATE INDEX holds_customer ON holds (customer_id, id);
 -- Scopes customers:read and customers:write (docs/api.md, "Authentication"): an owner key gets each
 -- as it holds orders:read and orders:write. A new key holds them only when they are named.
 UPDATE api_keys SET scopes = scopes || ' customers:read'
