@@ -37,6 +37,7 @@ import { deprecationPlugin } from './http/policies/deprecation.ts';
 import { consolePlugin } from './http/ops/console.ts';
 import { docsPlugin } from './http/ops/docs.ts';
 import { frontDoorPlugin } from './http/ops/front-door.ts';
+import { printPlugin } from './http/ops/print.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
 import { Metrics } from './http/ops/metrics.ts';
@@ -63,6 +64,7 @@ import { Inventory } from './store/inventory.schemas.ts';
 import { orderRoutes } from './store/order.routes.ts';
 import { NewOrder, Order, OrderStatus, OrderUpdate, Orders, SaleMethod } from './store/order.schemas.ts';
 import { OrderService } from './store/order.service.ts';
+import { BillOfSaleService } from './store/bill-of-sale.service.ts';
 import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
 import { eventRoutes } from './events/event.routes.ts';
 import { EventService, retentionJob } from './events/event.service.ts';
@@ -221,6 +223,7 @@ export async function buildApp({
   await app.register(docsPlugin, { config, path: DOCS_PATH });
   await app.register(consolePlugin, { path: CONSOLE_PATH, dir: consoleDir });
   await app.register(frontDoorPlugin, { target: FRONT_DOOR_PATH });
+  await app.register(printPlugin);
   if (config.metricsPort === undefined) {
     const serveMetrics = metricsOnApiPort(config);
     if (!serveMetrics)
@@ -247,7 +250,7 @@ export async function buildApp({
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
-    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), base, docsUrl });
+    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), bills: new BillOfSaleService(storage, config.store), base, docsUrl });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
     // Before the server stops accepting and waits for open requests: a stream never finishes on its own.

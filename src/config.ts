@@ -268,6 +268,23 @@ const pemFile =
     return Object.freeze(certificates);
   };
 
+/** The text of a file read once at start; `fallback` when unset. */
+const textFile =
+  (name: string, fallback: string): Setting<string> =>
+  (env) => {
+    const path = value(env, name);
+    if (path === undefined) return fallback;
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(name, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+  };
+
+/** The health disclosure a bill of sale prints when the operator gives none (SALE_DISCLOSURE_FILE). */
+export const DEFAULT_SALE_DISCLOSURE =
+  'The seller states that, to the best of its knowledge, the animal is in good health and shows no sign of contagious or infectious disease on the date of sale. The vaccinations and treatments it received are listed above. The buyer is advised to have the animal examined by a veterinarian of their choice within 14 days.';
+
 /** 32-byte keys in base64, comma-separated. */
 const secretKeys =
   (name: string): Setting<readonly Buffer[]> =>
@@ -353,6 +370,13 @@ const SETTINGS = {
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
   storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
+  /** What a bill of sale prints about the store (docs/api.md, "Bill of sale"). */
+  store: {
+    name: text('STORE_NAME', 'Pet Store'),
+    address: text('STORE_ADDRESS', ''),
+    licence: text('STORE_LICENCE', ''),
+    disclosure: textFile('SALE_DISCLOSURE_FILE', DEFAULT_SALE_DISCLOSURE),
+  },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
   /** How long a sale record keeps an erased buyer's name and address after the sale (docs/api.md, "Customers"). */

@@ -20,15 +20,18 @@ import { linkNext } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
 import { ORDER_WITHOUT_CUSTOMER, type OrderService } from './order.service.ts';
 import { formDeprecationHeaders } from '../http/policies/deprecation.ts';
+import { CONSOLE_CSP } from '../http/ops/console.ts';
+import type { BillOfSaleService } from './bill-of-sale.service.ts';
 
 export interface OrderRoutesOptions {
   readonly orders: OrderService;
+  readonly bills: BillOfSaleService;
   readonly base: string;
   /** The API guide, which the deprecation headers of an order without a customer link to. */
   readonly docsUrl: string;
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, base, docsUrl }) => {
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, bills, base, docsUrl }) => {
   const withoutCustomer = formDeprecationHeaders(ORDER_WITHOUT_CUSTOMER, docsUrl);
   const location = (order: Order) => `${base}/store/orders/${order.id}`;
 
@@ -143,5 +146,36 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
     async (request, reply) => tagged(request, reply, await orders.update(request.params.orderId, request.body.status, ifMatch(request))),
+  );
+
+  app.get(
+    '/store/orders/:orderId/bill-of-sale',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        operationId: 'getBillOfSale',
+        tags: ['Store'],
+        summary: 'The bill of sale of an order (printable HTML)',
+        description:
+          "A printable document (HTML, A4 or Letter) for the buyer: the store (`STORE_NAME`, `STORE_ADDRESS`, `STORE_LICENCE`), the buyer's name and address, the animal and its record, its health log, the price, the deposit, the date and method, and the health disclosure (`SALE_DISCLOSURE_FILE`). It names the buyer, so it takes `customers:read`. Every value is escaped; the page has no script and takes its stylesheet from `/print/bill-of-sale.css`, under the console's Content-Security-Policy.",
+        'x-stability': 'experimental',
+        params: OrderIdParams,
+        response: {
+          200: { description: 'The bill of sale', content: { 'text/html': { schema: { type: 'string', contentMediaType: 'text/html' } } } },
+          400: errorResponse`${invalidIds(['orderId'])} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No order with this id (${'not_found'})`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const html = await bills.render(request.params.orderId);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', CONSOLE_CSP)
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
+        .send(html);
+    },
   );
 };

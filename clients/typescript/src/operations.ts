@@ -62,6 +62,7 @@ export const METHODS = {
   listHolds: 'holds.list',
   cancelHold: 'holds.cancel',
   convertHold: 'holds.convert',
+  getBillOfSale: 'orders.billOfSale',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

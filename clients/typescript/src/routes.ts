@@ -39,6 +39,7 @@ export const ROUTES = {
   placeOrder: { method: "POST", path: "/store/orders", input: "body", paged: false, headers: ["idempotency-key"], etag: true, binary: false },
   getOrder: { method: "GET", path: "/store/orders/{orderId}", input: null, paged: false, headers: ["if-none-match"], etag: true, binary: false },
   updateOrder: { method: "PATCH", path: "/store/orders/{orderId}", input: "body", paged: false, headers: ["if-match"], etag: true, binary: false },
+  getBillOfSale: { method: "GET", path: "/store/orders/{orderId}/bill-of-sale", input: null, paged: false, headers: [], etag: false, binary: true },
   listEvents: { method: "GET", path: "/events", input: "query", paged: true, headers: [], etag: false, binary: false },
   listWebhooks: { method: "GET", path: "/webhooks", input: "query", paged: true, headers: [], etag: false, binary: false },
   createWebhook: { method: "POST", path: "/webhooks", input: "body", paged: false, headers: [], etag: false, binary: false },

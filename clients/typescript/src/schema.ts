@@ -560,6 +560,28 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
+    "/store/orders/{orderId}/bill-of-sale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bill of sale of an order (printable HTML)
+         * @description A printable document (HTML, A4 or Letter) for the buyer: the store (`STORE_NAME`, `STORE_ADDRESS`, `STORE_LICENCE`), the buyer's name and address, the animal and its record, its health log, the price, the deposit, the date and method, and the health disclosure (`SALE_DISCLOSURE_FILE`). It names the buyer, so it takes `customers:read`. Every value is escaped; the page has no script and takes its stylesheet from `/print/bill-of-sale.css`, under the console's Content-Security-Policy.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["getBillOfSale"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -9164,6 +9186,128 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    getBillOfSale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the order */
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bill of sale */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No order with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -12531,6 +12675,7 @@ export const pathsStoreOrdersPostResponses503HeadersCacheControlValues: Readonly
 export const pathsStoreOrdersOrderIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersOrderIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsStoreOrdersOrderIdBillOfSaleGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}/bill-of-sale"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsEventsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/events"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
