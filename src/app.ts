@@ -20,6 +20,7 @@ import {
   NewCustomer,
 } from './customers/customer.schemas.ts';
 import { CustomerService, saleRetentionJob } from './customers/customer.service.ts';
+import { dealerBookRoutes } from './records/dealer-book.routes.ts';
 import { holdRoutes } from './holds/hold.routes.ts';
 import { Hold, HoldCancel, Holds, HoldState, NewHold } from './holds/hold.schemas.ts';
 import { HoldService, holdExpiryJob } from './holds/hold.service.ts';
@@ -249,6 +250,7 @@ export async function buildApp({
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
     await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(dealerBookRoutes, { book: storage.dealerBook });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), bills: new BillOfSaleService(storage, config.store), base, docsUrl });
     const events = new EventService(storage.events, cursors);

@@ -17,6 +17,7 @@ import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
 import type { PhotoRepository, PhotoTx } from '../photos/photo.store.ts';
 import type { OrderRepository, OrderTx } from '../store/order.store.ts';
+import type { DealerBookRepository } from '../records/dealer-book.store.ts';
 import type { DeliveryTx, WebhookRepository, WebhookTx } from '../webhooks/webhook.store.ts';
 
 /**
@@ -63,6 +64,7 @@ export interface Storage {
   readonly health: HealthRepository;
   readonly customers: CustomerRepository;
   readonly holds: HoldRepository;
+  readonly dealerBook: DealerBookRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

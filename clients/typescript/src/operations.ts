@@ -63,6 +63,7 @@ export const METHODS = {
   cancelHold: 'holds.cancel',
   convertHold: 'holds.convert',
   getBillOfSale: 'orders.billOfSale',
+  getDealerBook: 'records.dealerBook',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

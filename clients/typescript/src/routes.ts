@@ -31,6 +31,7 @@ export const ROUTES = {
   updateCustomer: { method: "PATCH", path: "/customers/{customerId}", input: "body", paged: false, headers: ["if-match"], etag: true, binary: false },
   exportCustomer: { method: "GET", path: "/customers/{customerId}/export", input: null, paged: false, headers: [], etag: false, binary: false },
   eraseCustomer: { method: "POST", path: "/customers/{customerId}/erase", input: null, paged: false, headers: [], etag: false, binary: false },
+  getDealerBook: { method: "GET", path: "/records/dealer-book", input: "query", paged: false, headers: [], etag: false, binary: true },
   placeHold: { method: "POST", path: "/pets/{petId}/holds", input: "body", paged: false, headers: [], etag: false, binary: false },
   listHolds: { method: "GET", path: "/holds", input: "query", paged: true, headers: [], etag: false, binary: false },
   cancelHold: { method: "POST", path: "/holds/{holdId}/cancel", input: "body", paged: false, headers: [], etag: false, binary: false },

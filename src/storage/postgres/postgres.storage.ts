@@ -7,6 +7,7 @@ import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlCustomers } from '../sql/sql.customers.ts';
 import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
@@ -82,6 +83,7 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     health: new SqlHealth(db.statements),
     customers: new SqlCustomers(db.statements),
     holds: new SqlHolds(db.statements),
+    dealerBook: new SqlDealerBook(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),

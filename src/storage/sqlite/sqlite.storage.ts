@@ -5,6 +5,7 @@ import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlCustomers } from '../sql/sql.customers.ts';
 import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
@@ -71,6 +72,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     health: new SqlHealth(outside),
     customers: new SqlCustomers(outside),
     holds: new SqlHolds(outside),
+    dealerBook: new SqlDealerBook(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     async ping() {

@@ -1,0 +1,84 @@
+// The dealer's record book as CSV (docs/api.md, "Dealer's record book"): RFC 4180 — CRLF line
+// ends, a header row, a field quoted when it holds a comma, a quote or a line break, its quotes
+// doubled — in UTF-8. One row per animal acquired or disposed of in the period, with what New York
+// Agriculture and Markets Law §402 asks a dealer to record of each. Pure, but for the pages it asks for.
+import type { CustomerRecord } from '../customers/customer.schemas.ts';
+import type { DealerBookEntry, DealerBookRepository } from './dealer-book.store.ts';
+
+/** The animal record members the book has a column for (the record fields of pets, when an animal has them). */
+const RECORD_COLUMNS = ['breed', 'sex', 'birthDate', 'colour', 'microchip', 'source'] as const;
+
+export const DEALER_BOOK_HEADER = [
+  'animal_id',
+  'name',
+  'kind',
+  'breed',
+  'sex',
+  'birth_date',
+  'colour',
+  'microchip',
+  'acquired_from',
+  'acquired_at',
+  'disposed_at',
+  'method',
+  'buyer_name',
+  'buyer_address',
+  'price',
+  'currency',
+  'deposit',
+  'order_id',
+] as const;
+
+/** Rows read from the database per page: the memory a book takes, whatever its length. */
+export const DEALER_BOOK_PAGE = 500;
+
+// A field a spreadsheet would read as a formula (CWE-1236) starts with a quote mark, shown as text.
+const FORMULA = /^[=+\-@\t\r]/;
+
+/** One CSV field: quoted when it must be (RFC 4180 §2.6–2.7), a formula-like start defused. */
+export function csvField(value: string | number | undefined): string {
+  if (value === undefined) return '';
+  let text = String(value);
+  if (typeof value === 'string' && FORMULA.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const line = (fields: readonly (string | number | undefined)[]) => `${fields.map(csvField).join(',')}\r\n`;
+
+const address = (c: CustomerRecord | undefined) => {
+  const a = c?.address;
+  return a === undefined ? undefined : [a.line1, a.line2, a.postalCode, a.city, a.region, a.country].filter((p) => p !== undefined).join(', ');
+};
+
+/** The CSV row of one animal. */
+export function dealerBookRow(e: DealerBookEntry): string {
+  const record = e.pet as unknown as Record<string, unknown>;
+  const member = (m: string) => (record[m] === undefined || record[m] === null ? undefined : String(record[m]));
+  const price = e.sale?.price;
+  return line([
+    e.pet.id,
+    e.pet.name,
+    e.kind,
+    ...RECORD_COLUMNS.map(member),
+    e.pet.createdAt,
+    e.sale?.updatedAt,
+    e.sale === undefined ? undefined : (e.sale.method ?? 'sale'),
+    e.buyer?.name,
+    address(e.buyer),
+    price === undefined ? undefined : (price.amount / 100).toFixed(2),
+    price?.currency,
+    e.sale?.deposit === undefined ? undefined : (e.sale.deposit.amount / 100).toFixed(2),
+    e.sale?.id,
+  ]);
+}
+
+/** The book of [from, to): its header and rows, a page of animals at a time. */
+export async function* dealerBook(repo: DealerBookRepository, from: Date, to: Date): AsyncGenerator<string> {
+  yield line(DEALER_BOOK_HEADER);
+  for (let afterId = 0; ; ) {
+    const page = await repo.page({ from, to, afterId, limit: DEALER_BOOK_PAGE });
+    if (page.length > 0) yield page.map(dealerBookRow).join('');
+    if (page.length < DEALER_BOOK_PAGE) return;
+    afterId = page[page.length - 1].pet.id;
+  }
+}
