@@ -72,13 +72,13 @@ export function dealerBookRow(e: DealerBookEntry): string {
   ]);
 }
 
-/** The book of [from, to): its header and rows, a page of animals at a time. */
-export async function* dealerBook(repo: DealerBookRepository, from: Date, to: Date): AsyncGenerator<string> {
+/** The book of [from, to): its header and rows, `pageSize` animals at a time. */
+export async function* dealerBook(repo: DealerBookRepository, from: Date, to: Date, pageSize = DEALER_BOOK_PAGE): AsyncGenerator<string> {
   yield line(DEALER_BOOK_HEADER);
   for (let afterId = 0; ; ) {
-    const page = await repo.page({ from, to, afterId, limit: DEALER_BOOK_PAGE });
+    const page = await repo.page({ from, to, afterId, limit: pageSize });
     if (page.length > 0) yield page.map(dealerBookRow).join('');
-    if (page.length < DEALER_BOOK_PAGE) return;
+    if (page.length < pageSize) return;
     afterId = page[page.length - 1].pet.id;
   }
 }

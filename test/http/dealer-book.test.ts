@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
-import { DEALER_BOOK_HEADER, DEALER_BOOK_PAGE } from '../../src/records/dealer-book.ts';
+import { DEALER_BOOK_HEADER, dealerBook } from '../../src/records/dealer-book.ts';
 import { keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { assertError } from '../helpers/errors.ts';
@@ -17,6 +17,13 @@ async function post(app: FastifyInstance, auth: Auth, url: string, payload: obje
   const res = await app.inject({ method: 'POST', url, headers: auth, payload });
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
+}
+
+/** The whole text a generator of chunks yields. */
+async function text(chunks: AsyncIterable<string>): Promise<string> {
+  let all = '';
+  for await (const chunk of chunks) all += chunk;
+  return all;
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -59,17 +66,15 @@ for (const engine of ENGINES) {
       assert.equal(before.body, `${DEALER_BOOK_HEADER.join(',')}\r\n`);
     });
 
-    test(`walks the animals a page (${DEALER_BOOK_PAGE}) at a time without a gap or a repeat, refuses a period backwards, and takes customers:read`, async (t) => {
+    test('walks the animals a page at a time without a gap or a repeat, refuses a period backwards, and takes customers:read', async (t) => {
       const { app, auth, storage } = await appFor(t);
-      const res0 = await app.inject({ method: 'GET', url: `/v1/records/dealer-book?from=${today()}&to=${today()}`, headers: auth });
-      const start = parse(res0.body, { columns: true }).length;
-      const extra = DEALER_BOOK_PAGE + 3 - start;
-      // In rounds of 25: the pool of a PostgreSQL storage is 10 connections.
-      for (let i = 0; i < extra; i += 25)
-        await Promise.all(Array.from({ length: Math.min(25, extra - i) }, (_, k) => post(app, auth, '/v1/pets', { name: `p${i + k}`, categoryId: 1 })));
-      const res = await app.inject({ method: 'GET', url: `/v1/records/dealer-book?from=${today()}&to=${today()}`, headers: auth });
-      const ids = (parse(res.body, { columns: true }) as { animal_id: string }[]).map((r) => Number(r.animal_id));
-      assert.equal(ids.length, DEALER_BOOK_PAGE + 3);
+      for (let i = 0; i < 5; i++) await post(app, auth, '/v1/pets', { name: `p${i}`, categoryId: 1 });
+      const from = new Date(`${today()}T00:00:00.000Z`);
+      const to = new Date(from.getTime() + 24 * 60 * 60 * 1000);
+      const whole = await text(dealerBook(storage.dealerBook, from, to));
+      for (const pageSize of [1, 2, 3]) assert.equal(await text(dealerBook(storage.dealerBook, from, to, pageSize)), whole, `pages of ${pageSize}`);
+      const ids = (parse(whole, { columns: true }) as { animal_id: string }[]).map((r) => Number(r.animal_id));
+      assert.ok(ids.length >= 5);
       assert.deepEqual(
         ids,
         [...new Set(ids)].sort((a, b) => a - b),
