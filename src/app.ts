@@ -55,7 +55,8 @@ import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } fr
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
 import { ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
-import { indexUnindexedPets, PetService } from './pets/pet.service.ts';
+import { applyRecordRule, indexUnindexedPets, PetService } from './pets/pet.service.ts';
+import { recordRule } from './pets/pet.record.ts';
 import { photoRoutes } from './photos/photo.routes.ts';
 import { Photo, Photos } from './photos/photo.schemas.ts';
 import { PhotoService } from './photos/photo.service.ts';
@@ -236,14 +237,19 @@ export async function buildApp({
   // Pets written before migration 9 (or by the release before it, during a rolling deploy) get their search index.
   const indexed = await indexUnindexedPets(storage);
   if (indexed > 0) app.log.info({ pets: indexed }, 'indexed pets written before migration 9 for search and sort=name');
+  // Every animal's recordComplete and recordMissing as RECORD_REQUIRED_FIELDS now says.
+  const record = recordRule(config.record.requiredFields, config.record.requiresMicrochip);
+  const restated = await applyRecordRule(storage, record);
+  if (restated > 0) app.log.info({ pets: restated }, "restated the animals' record state under RECORD_REQUIRED_FIELDS");
   // Signing secrets are sealed with WEBHOOK_SECRET_KEY when set, else with a key kept in the
   // database; the database key always opens what it sealed before a configured key existed.
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, config.storeCurrency), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
+      imageWork: limits.imageWork,
       maxBytes: config.photoMaxBytes,
       maxPixels: config.photoMaxPixels,
     });
@@ -252,7 +258,12 @@ export async function buildApp({
     await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
     await v1.register(dealerBookRoutes, { book: storage.dealerBook });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
-    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock), bills: new BillOfSaleService(storage, config.store), base, docsUrl });
+    await v1.register(orderRoutes, {
+      orders: new OrderService(storage, cursors, clock, config.record.enforceOnSale),
+      bills: new BillOfSaleService(storage, config.store),
+      base,
+      docsUrl,
+    });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
     // Before the server stops accepting and waits for open requests: a stream never finishes on its own.

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   hold_not_live: 409,
   webhook_limit_reached: 409,
   key_limit_reached: 409,
+  microchip_in_use: 409,
+  record_incomplete: 409,
   request_timeout: 408,
   gone: 410,
   precondition_failed: 412,

@@ -34,6 +34,25 @@ export const HealthVoidInfo = Type.Object(
   { additionalProperties: false, description: 'Present once the record was voided: it stays in the log, struck through, and no longer counts' },
 );
 
+/** The one example of a health record: the schema's, the events' and the Error examples' that quote one. */
+export const HEALTH_RECORD_EXAMPLE = {
+  id: 1,
+  petId: 1,
+  kind: 'vaccination',
+  date: '2026-11-20',
+  name: 'Nobivac DHPPi',
+  batch: 'A123B45',
+  givenBy: 'Dr. A. Jones, MRCVS',
+  nextDue: '2027-11-20',
+  recordedAt: '2026-11-22T12:00:00.000Z',
+} as const;
+
+/** The example above, voided. */
+export const VOIDED_HEALTH_RECORD_EXAMPLE = {
+  ...HEALTH_RECORD_EXAMPLE,
+  voided: { at: '2026-11-23T09:00:00.000Z', reason: 'Recorded against the wrong animal' },
+} as const;
+
 export const HealthRecord = Type.Object(
   {
     id: { ...Id('Identifier of the record'), examples: [1] },
@@ -46,19 +65,7 @@ export const HealthRecord = Type.Object(
     $id: 'HealthRecord',
     additionalProperties: false,
     description: "One entry of an animal's health log: append-only, never edited or deleted; a wrong entry is voided with a reason and kept",
-    examples: [
-      {
-        id: 1,
-        petId: 1,
-        kind: 'vaccination',
-        date: '2026-11-20',
-        name: 'Nobivac DHPPi',
-        batch: 'A123B45',
-        givenBy: 'Dr. A. Jones, MRCVS',
-        nextDue: '2027-11-20',
-        recordedAt: '2026-11-22T12:00:00.000Z',
-      },
-    ],
+    examples: [HEALTH_RECORD_EXAMPLE],
   },
 );
 export type HealthRecord = Static<typeof HealthRecord>;

@@ -3,10 +3,8 @@
 // doubled — in UTF-8. One row per animal acquired or disposed of in the period, with what New York
 // Agriculture and Markets Law §402 asks a dealer to record of each. Pure, but for the pages it asks for.
 import type { CustomerRecord } from '../customers/customer.schemas.ts';
+import { birthWords, breedWords, sourceWords } from '../pets/pet.record-words.ts';
 import type { DealerBookEntry, DealerBookRepository } from './dealer-book.store.ts';
-
-/** The animal record members the book has a column for (the record fields of pets, when an animal has them). */
-const RECORD_COLUMNS = ['breed', 'sex', 'birthDate', 'colour', 'microchip', 'source'] as const;
 
 export const DEALER_BOOK_HEADER = [
   'animal_id',
@@ -17,8 +15,9 @@ export const DEALER_BOOK_HEADER = [
   'birth_date',
   'colour',
   'microchip',
-  'acquired_from',
   'acquired_at',
+  'acquired_from',
+  'acquired_from_address',
   'disposed_at',
   'method',
   'buyer_name',
@@ -52,15 +51,21 @@ const address = (c: CustomerRecord | undefined) => {
 
 /** The CSV row of one animal. */
 export function dealerBookRow(e: DealerBookEntry): string {
-  const record = e.pet as unknown as Record<string, unknown>;
-  const member = (m: string) => (record[m] === undefined || record[m] === null ? undefined : String(record[m]));
+  const p = e.pet;
   const price = e.sale?.price;
   return line([
-    e.pet.id,
-    e.pet.name,
+    p.id,
+    p.name,
     e.kind,
-    ...RECORD_COLUMNS.map(member),
-    e.pet.createdAt,
+    breedWords(p.breed),
+    p.sex,
+    birthWords(p),
+    p.colour,
+    p.microchip,
+    // The day the record says it was acquired; else the day it was added to the store.
+    p.acquiredAt ?? p.createdAt,
+    sourceWords(p.source),
+    p.source?.address,
     e.sale?.updatedAt,
     e.sale === undefined ? undefined : (e.sale.method ?? 'sale'),
     e.buyer?.name,

@@ -38,6 +38,10 @@ function decode(kind: PetFieldKind, value: unknown, next: unknown): unknown {
       return next === null ? undefined : { amount: value, currency: next };
     case 'photos': // the display images' hashes, space-separated, oldest first (migration 10)
       return (value as string).split(' ').map(photoPath);
+    case 'boolean': // SQLite: 0 or 1; PostgreSQL: boolean
+      return value === true || value === 1;
+    case 'json': // an object, as JSON text (migration 15)
+      return JSON.parse(value as string);
     default:
       return value;
   }
@@ -51,6 +55,10 @@ function encode(kind: PetFieldKind, value: unknown): Column[] {
       return priceColumns(value as Price | undefined);
     case 'photos':
       return [value === undefined ? null : (value as string[]).map((url) => url.slice(url.lastIndexOf('/') + 1)).join(' ')];
+    case 'boolean':
+      return [value === undefined ? null : value ? 1 : 0];
+    case 'json':
+      return [value === undefined ? null : JSON.stringify(value)];
     default:
       return [(value as Column | undefined) ?? null];
   }

@@ -3,6 +3,7 @@
 // (its stylesheet is /print/bill-of-sale.css), so it is served under the console's strict CSP.
 import type { CustomerRecord } from '../customers/customer.schemas.ts';
 import type { HealthRecord } from '../health/health.schemas.ts';
+import { recordLines } from '../pets/pet.record-words.ts';
 import type { Pet, Price } from '../pets/pet.schemas.ts';
 import type { Order } from './order.schemas.ts';
 
@@ -51,19 +52,7 @@ export interface BillOfSale {
   readonly health: readonly HealthRecord[];
 }
 
-/** The animal's record members a bill of sale names when the animal has them (the record fields of pets), with their labels. */
-const RECORD_MEMBERS: readonly (readonly [string, string])[] = [
-  ['breed', 'Breed'],
-  ['sex', 'Sex'],
-  ['birthDate', 'Date of birth'],
-  ['colour', 'Colour and markings'],
-  ['microchip', 'Microchip'],
-  ['source', 'Acquired from'],
-  ['neutered', 'Neutered'],
-];
-
 const money = (p: Price | undefined) => (p === undefined ? '—' : `${(p.amount / 100).toFixed(2)} ${p.currency}`);
-const shown = (v: unknown) => (typeof v === 'boolean' ? (v ? 'yes' : 'no') : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
 const row = (label: string, value: string) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`;
 
 function addressLines(c: CustomerRecord | undefined): string {
@@ -79,10 +68,7 @@ export function renderBillOfSale(b: BillOfSale): string {
   const petRows = [
     row('Animal', pet === undefined ? `animal ${order.petId} (withdrawn)` : `${pet.name} (no. ${pet.id})`),
     row('Kind', b.category ?? '—'),
-    ...RECORD_MEMBERS.flatMap(([member, label]) => {
-      const v = pet === undefined ? undefined : (pet as unknown as Record<string, unknown>)[member];
-      return v === undefined || v === null ? [] : [row(label, shown(v))];
-    }),
+    ...(pet === undefined ? [] : recordLines(pet).flatMap(([label, words]) => (words === undefined ? [] : [row(label, words)]))),
   ];
   const health =
     b.health.length === 0

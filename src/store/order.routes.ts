@@ -138,7 +138,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
           200: { ...Order, description: 'The order after the transition; `ETag` is its new entity tag' },
           400: errorResponse`Invalid \`orderId\`, body field or \`If-Match\`, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; a body nested deeper than 32 levels or ${MALFORMED}`,
           404: errorResponse`No order with this id (${'not_found'})`,
-          409: errorResponse`The transition is not allowed from the current state (${'invalid_transition'})`,
+          409: errorResponse`The transition is not allowed from the current state (${'invalid_transition'}); with \`RECORD_ENFORCE_ON_SALE=true\`, \`delivered\` for an animal whose record lacks a field the store requires (${'record_incomplete'}: the message names them)`,
           ...preconditionErrors,
           ...bodyErrors,
           ...commonErrors,

@@ -4,6 +4,7 @@ import { write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { Pet } from '../pets/pet.schemas.ts';
 import { savePet } from '../pets/pet.service.ts';
+import { assertRecordComplete } from '../pets/pet.record.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, NewEvent, WriteContext } from '../events/event.store.ts';
 import type { IdempotentResponse } from '../events/idempotency.store.ts';
@@ -64,13 +65,16 @@ export function placeOrder(storage: Storage, input: NewOrder, ctx: WriteContext<
  * transitions of one order queue on its row lock, the second checking against what the first
  * committed. Locks go order → pet (placeOrder takes the pet only), so the two cannot deadlock.
  */
-export function transitionOrder(storage: Storage, id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
+export function transitionOrder(storage: Storage, id: number, to: OrderStatus, ctx: ConditionalWrite<Order>, enforceRecord = false): Promise<Order> {
   return write(storage, ctx, async (tx) => {
     const current = await tx.orders.lock(id);
     assertFound(`order ${id}`, current);
     assertIfMatch(`order ${id}`, ctx.ifMatch, current);
     assertTransition(id, current, to);
-    const moved = await movePet(tx, await tx.pets.lock(current.petId), to, ctx.now);
+    const pet = await tx.pets.lock(current.petId);
+    // RECORD_ENFORCE_ON_SALE: an animal leaves the store with its legal record complete.
+    if (enforceRecord && to === 'delivered' && pet !== undefined) assertRecordComplete(pet);
+    const moved = await movePet(tx, pet, to, ctx.now);
     const order = await tx.orders.setStatus(id, to, ctx.now);
     return { result: order, events: [{ type: `order.${to}`, data: order }, ...moved] };
   });
@@ -91,10 +95,14 @@ export class OrderService {
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
 
-  constructor(storage: Storage, cursors: CursorCodec, clock: Clock) {
+  readonly #enforceRecord: boolean;
+
+  /** `enforceRecord` (RECORD_ENFORCE_ON_SALE): an order is delivered only for an animal whose record is complete. */
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock, enforceRecord = false) {
     this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
+    this.#enforceRecord = enforceRecord;
   }
 
   place(input: NewOrder, idempotency?: IdempotentResponse<Order>): Promise<Order> {
@@ -106,7 +114,7 @@ export class OrderService {
   }
 
   update(id: number, status: OrderStatus, ifMatch: Condition | undefined): Promise<Order> {
-    return transitionOrder(this.#storage, id, status, { now: this.#clock.now(), ifMatch });
+    return transitionOrder(this.#storage, id, status, { now: this.#clock.now(), ifMatch }, this.#enforceRecord);
   }
 
   list(q: ListOrdersQuery): Promise<Page<Order>> {

@@ -15,7 +15,7 @@ import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { solid } from '../helpers/images.ts';
 import { ROOT } from '../helpers/process.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { eventually, startReceiver } from '../helpers/receiver.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -317,19 +317,21 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await open(a, 'Orders');
         await a.getByLabel('Pet ID').fill(String(petId));
         await a.getByRole('button', { name: 'Place order' }).click();
-        const row = a.getByRole('row', { name: new RegExp(`^\\d+ ${petId} placed`) });
+        const row = a.getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) placed`) });
         await row.waitFor();
+        // The row names the animal and links to its page.
+        assert.equal(await row.getByRole('link').getAttribute('href'), `${base}/console/pets/${petId}`);
         await count('pending', 1).waitFor({ timeout: LIVE_MS });
         await row.getByRole('button', { name: 'Approve' }).click();
-        const approved = a.getByRole('row', { name: new RegExp(`^\\d+ ${petId} approved`) });
+        const approved = a.getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) approved`) });
         await approved.waitFor();
         await assertAccessible(a, 'Orders', engine);
         await shot(a, 'orders', engine);
         await approved.getByRole('button', { name: 'Deliver' }).click();
-        await a.getByRole('row', { name: new RegExp(`^\\d+ ${petId} delivered`) }).waitFor();
+        await a.getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) delivered`) }).waitFor();
         assert.equal(
           await a
-            .getByRole('row', { name: new RegExp(`^\\d+ ${petId} delivered`) })
+            .getByRole('row', { name: new RegExp(`^\\d+ .*\\(pet ${petId}\\) delivered`) })
             .getByRole('button')
             .count(),
           0,
@@ -547,6 +549,35 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         );
         await assertAccessible(b, 'Events', engine);
         await shot(b, 'events', engine);
+
+        // Filtered by type, then by animal: the animal's history is read through GET /v1/events?petId=.
+        const items = () => log.locator('.event-sentence').allTextContents();
+        await b.getByLabel('Type').selectOption('category.created');
+        const categories = await eventually(
+          async () => {
+            const shown = await items();
+            return shown.includes('Category Hedgehogs added') && shown.every((i) => /^Category .* added$/.test(i)) ? shown : undefined;
+          },
+          5000,
+          'only category.created events',
+        );
+        assert.ok(categories.length >= 2);
+        await b.getByLabel('Type').selectOption('');
+        await b.getByLabel('Animal').fill(String(petId));
+        await b.getByText(/^Frodo: its history$/).waitFor();
+        const history = await eventually(
+          async () => {
+            const shown = await items();
+            return shown.some((i) => i.startsWith('Order ')) && shown.every((i) => i.includes(`pet ${petId}`)) ? shown : undefined;
+          },
+          5000,
+          "only the animal's events",
+        );
+        assert.match(history.at(-1)!, new RegExp(`\\(pet ${petId}\\) added`), 'back to its first event');
+        assert.ok(feedRequests.some((r) => r.includes(`petId=${petId}`)));
+        await b.getByLabel('Animal').fill('x');
+        assert.match((await b.locator('#events-pet-error').textContent()) ?? '', /Animal must be a pet ID/);
+        await b.getByLabel('Animal').fill('');
       });
 
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
@@ -578,12 +609,13 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
   }
 
   // The page is the same whatever the engine behind it (the API's health tests run on every engine): one engine.
-  test(`staff keep an animal's health log and see the care due (${ENGINES[0]})`, { timeout: 120_000 }, async (t) => {
+  test(`staff keep an animal's health log, see the care due, and open the animal's page (${ENGINES[0]})`, { timeout: 120_000 }, async (t) => {
     const engine = ENGINES[0]!;
     const { app, storage, auth } = await buildTestApp(t, { engine, env: { RATE_LIMIT_PER_MINUTE: '0' } });
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } })).json();
-    const { key } = await createApiKey(storage, 'vet nurse', ['pets:read', 'health:read', 'health:write', 'events:read']);
+    await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rexana', categoryId: 1 } });
+    const { key } = await createApiKey(storage, 'vet nurse', ['pets:read', 'health:read', 'health:write', 'events:read', 'orders:read']);
     const nurse = await person(new URL(base).origin);
     t.after(() => nurse.context.close());
     const p = nurse.page;
@@ -592,10 +624,13 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await p.getByRole('heading', { name: 'Health', level: 1 }).waitFor();
     await p.getByRole('cell', { name: /Nothing is due before/ }).waitFor();
 
-    await p.getByLabel('Pet ID').fill(String(pet.id));
-    await p.getByRole('button', { name: 'Open log' }).click();
+    // A log is opened by finding the animal by its name, not by typing its id.
+    await p.getByLabel('Animal').fill('rex');
+    const found = p.getByRole('list', { name: 'Animals found' });
+    await found.getByRole('link', { name: 'Rexana' }).waitFor();
+    await found.getByRole('link', { name: 'Rex', exact: true }).click();
     assert.match(p.url(), new RegExp(`#/health/${pet.id}$`), 'the log is deep-linked');
-    const log = p.getByRole('table', { name: `Health log of pet ${pet.id}` });
+    const log = p.getByRole('table', { name: 'Health log of Rex' });
     await log.getByRole('cell', { name: 'No health records yet.' }).waitFor();
 
     // A date in the future is refused, and the error stands beside the Date field.
@@ -618,12 +653,12 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await p.getByText('Added the vaccination of 2025-03-01.').waitFor();
     await log.getByRole('cell', { name: 'Nobivac DHPPi', exact: true }).waitFor();
 
-    // It is overdue: the care due lists it, linking to the animal's log.
+    // It is overdue: the care due lists it by the animal's name, linking to the animal's page.
     const due = p.getByRole('table', { name: /^Due before/ });
     const dueRow = due.getByRole('row', { name: /Vaccination: Nobivac DHPPi/ });
     await dueRow.waitFor();
     assert.match((await dueRow.textContent()) ?? '', /2025-09-01 overdue/);
-    assert.equal(await dueRow.getByRole('link', { name: `Pet ${pet.id}` }).getAttribute('href'), `#/health/${pet.id}`);
+    assert.equal(await dueRow.getByRole('link', { name: 'Rex' }).getAttribute('href'), `${base}/console/pets/${pet.id}`);
     await assertAccessible(p, 'Health with a record and the care due', engine);
     await shot(p, 'health', engine);
 
@@ -642,6 +677,63 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await shot(p, 'health-voided', engine);
     const stored = await storage.health.list({ petId: pet.id, limit: 10 });
     assert.equal(stored[0]?.voided?.reason, 'Recorded against the wrong animal');
+
+    // The animal's page: from the log's link, then reloaded at its own address.
+    const photo = await solid('png', { width: 640, height: 480, colour: 0x3c78b4 });
+    await app.inject({ method: 'POST', url: `/v1/pets/${pet.id}/photos`, headers: { ...auth, 'content-type': 'image/png' }, payload: photo });
+    const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
+    await p.getByRole('link', { name: 'Rex’s page' }).click();
+    await p.getByRole('heading', { name: 'Rex', level: 1 }).waitFor();
+    assert.equal(new URL(p.url()).pathname, `/console/pets/${pet.id}`);
+    await p.reload();
+    await p.getByRole('heading', { name: 'Rex', level: 1 }).waitFor();
+    assert.equal(await p.title(), 'Rex · Pet Store console');
+    await p.getByRole('img', { name: 'Rex (1 of 1)' }).waitFor();
+    const record = p.getByRole('region', { name: 'Record' });
+    await record.getByText('Breed', { exact: true }).waitFor();
+    await record.getByText('The record is incomplete:').waitFor();
+    const orders = p.getByRole('table', { name: 'Orders for this animal' });
+    await orders.getByRole('cell', { name: String(order.id), exact: true }).waitFor();
+    const history = p.getByRole('list', { name: 'History' });
+    await history.getByText(`Order ${order.id} placed for pet ${pet.id}`).waitFor();
+    assert.match((await history.getByRole('listitem').first().textContent()) ?? '', /^Rex \(pet \d+\) changed: now pending/, 'newest first');
+    await history.getByText('Vaccination Nobivac DHPPi of 2025-03-01 voided for pet').waitFor();
+    await p.getByText('No care is due.').waitFor();
+
+    // Adding a record on the animal's page: it joins its log, its next care and its history.
+    const pageLog = p.getByRole('table', { name: 'Health log of Rex' });
+    await p.getByRole('button', { name: 'Add record' }).click();
+    const add = p.getByRole('form', { name: 'Add health record' });
+    await add.getByLabel('Kind').selectOption({ label: 'Deworming' });
+    await add.getByLabel('Date').fill('2025-04-01');
+    await add.getByLabel('Name').fill('Milbemax');
+    await add.getByLabel('Given by').fill('Dr. A. Jones');
+    await add.getByLabel('Next due').fill('2999-04-01');
+    await add.getByRole('button', { name: 'Save record' }).click();
+    await pageLog.getByRole('cell', { name: 'Milbemax', exact: true }).waitFor();
+    await p.getByText('Next care due: 2999-04-01 — Deworming: Milbemax').waitFor();
+    await history.getByText(`Deworming Milbemax of 2025-04-01 recorded for pet ${pet.id}`).waitFor();
+    await assertAccessible(p, "the animal's page", engine);
+    await shot(p, 'pet', engine);
+
+    await p.setViewportSize({ width: 390, height: 844 });
+    const width = await p.evaluate(() => ({ page: document.scrollingElement!.scrollWidth, viewport: window.innerWidth }));
+    assert.ok(width.page <= width.viewport, `the animal's page at 390 px: page ${width.page} px wide`);
+    await assertAccessible(p, "the animal's page at 390 px", engine);
+    await shot(p, 'pet-390', engine);
+
+    // Each order row shows its animal's thumbnail and name, linking to its page.
+    await p.setViewportSize({ width: 1280, height: 800 });
+    await open(p, 'Orders');
+    const orderRow = p.getByRole('row', { name: new RegExp(`^${order.id} Rex \\(pet ${pet.id}\\)`) });
+    assert.match((await orderRow.getByRole('link').locator('img.row-thumb').getAttribute('src')) ?? '', /\/v1\/photos\/[0-9a-f]{64}\/thumb$/);
+
+    // The pets list links each animal to its page.
+    await open(p, 'Pets');
+    await p.getByRole('table', { name: 'Pets' }).getByRole('link', { name: 'Rex', exact: true }).click();
+    await p.getByRole('heading', { name: 'Rex', level: 1 }).waitFor();
     assert.deepEqual(nurse.problems, []);
+    assert.deepEqual(nurse.foreign, []);
+    assert.deepEqual(nurse.deprecated, []);
   });
 });

@@ -135,7 +135,7 @@ let migrated: MigratedSchemas | undefined;
 async function restoreSql(schema: string): Promise<string> {
   const q = (name: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(name)}`;
   // Every table after those its foreign keys reference: creation order, except where a later
-  // migration gave an older table a reference to a newer one (orders.customer_id, migration 16).
+  // migration gave an older table a reference to a newer one (orders.customer_id, migration 17).
   const created = await admin<{ name: string }>(
     "SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid",
     [schema],

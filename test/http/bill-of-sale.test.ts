@@ -30,6 +30,13 @@ async function hostileSale(app: FastifyInstance, auth: Auth): Promise<number> {
     description: XSS('description'),
     tags: ['calm'],
     price: { amount: 120000 },
+    breed: { primary: XSS('breed'), mixed: true, secondary: XSS('breed2') },
+    sex: 'female',
+    colour: XSS('colour'),
+    birthDate: '2025-01-01',
+    microchip: '985112345678903',
+    acquiredAt: '2025-03-01',
+    source: { kind: 'breeder', name: XSS('source'), address: XSS('source address'), licence: XSS('licence') },
   });
   await post(app, auth, `/v1/pets/${pet.id}/health`, {
     kind: 'vaccination',
@@ -69,10 +76,40 @@ for (const engine of ENGINES) {
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
       assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
       assert.doesNotMatch(res.body, /<script|<img|<b>/i, 'no markup from stored data');
-      for (const where of ['store', 'pet', 'category', 'vaccine', 'batch', 'vet', 'buyer', 'line1', 'line2', 'city', 'region']) {
+      for (const where of [
+        'store',
+        'pet',
+        'category',
+        'vaccine',
+        'batch',
+        'vet',
+        'buyer',
+        'line1',
+        'line2',
+        'city',
+        'region',
+        'breed',
+        'breed2',
+        'colour',
+        'source',
+        'source address',
+        'licence',
+      ]) {
         assert.ok(res.body.includes(`&#60;script&#62;alert(&#34;${where}&#34;)`), `${where} shown as text`);
       }
-      for (const text of ['NY-402-1234', '1200.00 EUR', '50.00 EUR', 'sale', 'delivered', '2025-03-01', 'examined by a veterinarian']) {
+      for (const text of [
+        'NY-402-1234',
+        '1200.00 EUR',
+        '50.00 EUR',
+        'sale',
+        'delivered',
+        '2025-03-01',
+        'examined by a veterinarian',
+        '985112345678903',
+        'female',
+        '2025-01-01',
+        ' × ',
+      ]) {
         assert.ok(res.body.includes(text), text);
       }
       assert.match(res.body, /<link rel="stylesheet" href="\/print\/bill-of-sale\.css">/);
@@ -126,7 +163,8 @@ describe('bill of sale in headless Chromium', () => {
     assert.deepEqual(await page.locator('script, img').count(), 0);
     assert.deepEqual(requests.sort(), ['/print/bill-of-sale.css', `/v1/store/orders/${orderId}/bill-of-sale`]);
     const text = (await page.locator('body').textContent()) ?? '';
-    for (const where of ['store', 'pet', 'buyer', 'line1', 'city', 'vaccine']) assert.ok(text.includes(XSS(where)), `${where}: the script is shown as text`);
+    for (const where of ['store', 'pet', 'buyer', 'line1', 'city', 'vaccine', 'breed', 'colour', 'source'])
+      assert.ok(text.includes(XSS(where)), `${where}: the script is shown as text`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Bill of sale');
     // The stylesheet applied: the grid of labels and values.
     assert.equal(

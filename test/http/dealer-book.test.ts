@@ -34,7 +34,16 @@ for (const engine of ENGINES) {
 
     test('is RFC 4180 CSV a CSV library reads back: a header, one row per animal acquired or sold in the period, text kept exactly, formulas defused', async (t) => {
       const { app, auth } = await appFor(t);
-      const sold = await post(app, auth, '/v1/pets', { name: HOSTILE, categoryId: 1, price: { amount: 120050 } });
+      const sold = await post(app, auth, '/v1/pets', {
+        name: HOSTILE,
+        categoryId: 1,
+        price: { amount: 120050 },
+        breed: { primary: 'Labrador Retriever', mixed: true, secondary: 'Poodle' },
+        sex: 'male',
+        birthDate: '2025-01-01',
+        acquiredAt: '2025-03-01',
+        source: { kind: 'breeder', name: 'Green Acres, "GA"', address: '12 Farm Road, Albany', licence: 'MD-BR-2041' },
+      });
       const kept = await post(app, auth, '/v1/pets', { name: '=HYPERLINK("http://x")', categoryId: 1 });
       const buyer = await post(app, auth, '/v1/customers', {
         name: 'Ann "Nan" Lee, Jr.',
@@ -59,6 +68,10 @@ for (const engine of ENGINES) {
         ['adoption', 'Ann "Nan" Lee, Jr.', '1 Main St, 12207, Albany, NY, US', '1200.50', 'EUR', String(order.id)],
       );
       assert.match(sale.disposed_at, /^\d{4}-\d\d-\d\dT/);
+      assert.deepEqual(
+        [sale.breed, sale.sex, sale.birth_date, sale.acquired_at, sale.acquired_from, sale.acquired_from_address],
+        ['Labrador Retriever × Poodle (mixed)', 'male', '2025-01-01', '2025-03-01', 'breeder: Green Acres, "GA", licence MD-BR-2041', '12 Farm Road, Albany'],
+      );
       assert.equal(byId.get(kept.id)!.name, `'=HYPERLINK("http://x")`, 'a formula starts with a quote mark');
       assert.equal(byId.get(kept.id)!.buyer_name, '');
       const before = await app.inject({ method: 'GET', url: '/v1/records/dealer-book?from=2020-01-01&to=2020-12-31', headers: auth });

@@ -142,6 +142,14 @@ for (const engine of ENGINES) {
         types.filter((t: string) => t.startsWith('hold.') || t === 'order.placed'),
         ['hold.placed', 'hold.converted', 'order.placed'],
       );
+      // The animal's history has its holds' events; no customer's event, whatever the ids.
+      const history = (await app.inject({ method: 'GET', url: `/v1/events?petId=${pet}`, headers: auth })).json().map((e: { type: string }) => e.type);
+      assert.deepEqual(
+        history.filter((t: string) => t.startsWith('hold.') || t.startsWith('customer.')),
+        ['hold.placed', 'hold.converted'],
+      );
+      const ofCustomerId = (await app.inject({ method: 'GET', url: `/v1/events?petId=${customer}`, headers: auth })).json();
+      assert.ok(!ofCustomerId.some((e: { type: string }) => e.type.startsWith('customer.')), "a customer event is no animal's");
     });
 
     test('lists holds by customer and state, paged with a cursor that keeps the filters', async (t) => {

@@ -561,7 +561,7 @@ describe('the OpenAPI document', () => {
         for (const status of Object.keys(op.responses)) assert.ok(!headerNames(op, status).includes('ETag'), `${op.operationId} ${status} has no ETag`);
       }
     }
-    assert.deepEqual(Object.keys(media(byId(doc, 'updatePet').responses['409'])[0].examples), ['pet_has_open_order']);
+    assert.deepEqual(Object.keys(media(byId(doc, 'updatePet').responses['409'])[0].examples), ['pet_has_open_order', 'microchip_in_use']);
     assert.deepEqual(Object.keys(media(byId(doc, 'deleteCategory').responses['409'])[0].examples), ['category_in_use']);
     assert.deepEqual(Object.keys(media(byId(doc, 'createCategory').responses['409'])[0].examples), ['category_exists', 'idempotency_key_in_use']);
   });

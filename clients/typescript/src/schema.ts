@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Returns a page of animals, ascending by id, optionally filtered by `status`, `categoryId`, `id`, `q` and `tag` (any of them together, but `id` with neither `q` nor `tag`). `id` names the animals itself. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
+         * @description Returns a page of animals, ascending by id, optionally filtered by `status`, `categoryId`, `id`, `q`, `tag`, `sex`, `breed`, `recordComplete` and `microchip` (any of them together, but `id` with neither `q` nor `tag`). `id` names the animals itself. Each carries its entity tag (`etag`), which `If-Match` accepts: `GET /pets?id=7` reads one animal and its tag without the deprecated getPet. When more may follow, the response has `Link: <…>; rel="next"` (RFC 8288) with a `cursor`; follow it as given. The last page has no `next` link. Withdrawn animals are never listed.
          *
          *     Requires scope `pets:read`.
          */
@@ -61,7 +61,7 @@ export interface paths {
         head?: never;
         /**
          * Change an animal
-         * @description Sets any of `name`, `categoryId`, `status`, `description`, `tags` or `price` (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); the others are kept. While an order for the animal is open (`placed` or `approved`) its status belongs to the order: changing it → 409 `pet_has_open_order`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).
+         * @description Sets any of `name`, `categoryId`, `status`, `description`, `tags`, `price`, `breed`, `sex`, `neutered`, `colour`, `birthDate`, `birthDateEstimated`, `microchip`, `acquiredAt` or `source` (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); the others are kept. While an order for the animal is open (`placed` or `approved`) its status belongs to the order: changing it → 409 `pet_has_open_order`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the animal since (else 412 `precondition_failed`, nothing changes).
          *
          *     Requires scope `pets:write`.
          */
@@ -85,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Add a photo of an animal
-         * @description The image is the body: JPEG, PNG or WebP, at most 5,242,880 bytes (`PHOTO_MAX_BYTES`), 40,000,000 pixels (`PHOTO_MAX_PIXELS`, every frame of an animation counted), 10,000 px on its longest side, that side at most 20 times the shortest, a PNG decoding to at most 64 MB, an animation at most 100 frames and 10,000,000 pixels over all its frames. Its type is decided from its bytes, never from `Content-Type` (a PNG sent as `image/jpeg` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's 800 px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (`GET /photos/{hash}`). An animal has at most 10 photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without `Idempotency-Key`). Adding a photo changes the animal's `photoUrls` and records `pet.updated`. Each instance decodes at most `PHOTO_CONCURRENCY` uploads at once; one more is answered 503 with `Retry-After`.
+         * @description The image is the body: JPEG, PNG or WebP, at most 5,242,880 bytes (`PHOTO_MAX_BYTES`), 40,000,000 pixels (`PHOTO_MAX_PIXELS`, every frame of an animation counted), 10,000 px on its longest side, that side at most 20 times the shortest, a PNG decoding to at most 64 MB, an animation at most 100 frames and 10,000,000 pixels over all its frames. Its type is decided from its bytes, never from `Content-Type` (a PNG sent as `image/jpeg` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's 800 px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (`GET /photos/{hash}`). An animal has at most 10 photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without `Idempotency-Key`). Adding a photo changes the animal's `photoUrls` and records `pet.updated`. Each instance decodes at most `PHOTO_CONCURRENCY` uploads at once; one more is answered 503 with `Retry-After`. The time each upload's image work takes is charged to the key's tree: past `PHOTO_BUDGET_MS_PER_MINUTE` milliseconds in a minute, uploads are answered 429 with `Retry-After` until the minute ends.
          *
          *     Requires scope `pets:write`.
          */
@@ -425,7 +425,7 @@ export interface paths {
         };
         /**
          * The dealer's record book of a period (CSV)
-         * @description Every animal acquired (added) or disposed of (its order delivered) from `from` to `to` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): `animal_id`, `name`, `kind`, `breed`, `sex`, `birth_date`, `colour`, `microchip`, `acquired_from`, `acquired_at`, `disposed_at`, `method`, `buyer_name`, `buyer_address`, `price`, `currency`, `deposit`, `order_id`. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes `customers:read`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
+         * @description Every animal acquired (added) or disposed of (its order delivered) from `from` to `to` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): `animal_id`, `name`, `kind`, `breed`, `sex`, `birth_date`, `colour`, `microchip`, `acquired_at`, `acquired_from`, `acquired_from_address`, `disposed_at`, `method`, `buyer_name`, `buyer_address`, `price`, `currency`, `deposit`, `order_id`. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes `customers:read`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
          *
          *     Requires scope `customers:read`.
          */
@@ -613,7 +613,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders, categories and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` and `hold.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).
+         * @description Every change to pets, orders, categories, holds and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` and `hold.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403). `petId` narrows the feed to the history of one animal (its `pet.*`, `pet.health.*`, `order.*` and `hold.*` events, under the same rule), read through an index.
          *
          *     **Live**: with `Accept: text/event-stream` the answer is a Server-Sent Events stream of the same events under the same rule, resuming after `Last-Event-ID` (what an EventSource sends when it reconnects) or `after`; it reads the feed every 1 s and sends a comment at least every 15 s. A stream is one request: counted once against the rate limit and logged once, when it ends. At most 4 streams per key are open on one instance (429 beyond). The stream ends when the service shuts down; reconnect with `Last-Event-ID`.
          *
@@ -1281,7 +1281,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -1389,9 +1389,93 @@ export interface components {
                  */
                 currency?: string;
             };
+            /**
+             * @description The breed: `primary`, and for a mixed animal `mixed: true` with an optional `secondary` breed. Filter with `GET /pets?breed=` (a word of either breed); searched by `q`
+             * @example {
+             *       "primary": "Labrador Retriever",
+             *       "mixed": true,
+             *       "secondary": "Poodle"
+             *     }
+             */
+            breed?: {
+                /**
+                 * @description The breed, or the main breed of a mixed animal: 1–100 characters, under the text rules of `name`
+                 * @example Labrador Retriever
+                 */
+                primary: string;
+                /** @description The animal is of mixed breed (`primary` the one it shows most) */
+                mixed?: boolean;
+                /**
+                 * @description The second breed of a mixed animal; only with `mixed: true`: 1–100 characters, under the text rules of `name`
+                 * @example Poodle
+                 */
+                secondary?: string;
+            };
+            /**
+             * @description Sex: `male`, `female` or `unknown` (not yet determined)
+             * @enum {string}
+             */
+            sex?: "male" | "female" | "unknown";
+            /** @description Neutered (spayed or castrated): `true`, or `false` when it is not */
+            neutered?: boolean;
+            /**
+             * @description Colour and markings: 1–100 characters, under the text rules of `name`; searched by `q`
+             * @example black with a white blaze
+             */
+            colour?: string;
+            /**
+             * Format: date
+             * @description Birth date; not in the future (later than today everywhere on Earth). With `birthDateEstimated: true` an estimate (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            birthDate?: string;
+            /** @description `birthDate` is an estimate (the age was judged, not known) */
+            birthDateEstimated?: boolean;
+            /**
+             * @description Microchip (transponder) number: an ISO 11784/11785 number of 15 digits, or a legacy code of 10 hexadecimal characters (FDX-A, Trovan) or 9 digits (AVID). Spaces, hyphens and dots between characters are dropped and letters upper-cased: it is kept and shown normalised. Unique among live animals (409 `microchip_in_use`); find an animal by it with `GET /pets?microchip=`
+             * @example 985112345678903
+             */
+            microchip?: string;
+            /**
+             * Format: date
+             * @description The day the store acquired the animal (born in store: its birth day); not in the future (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            acquiredAt?: string;
+            /**
+             * @description Where the animal came from: the kind of source, and the name and address of the person or business (NY AGM §402)
+             * @example {
+             *       "kind": "breeder",
+             *       "name": "Green Acres Kennels",
+             *       "address": "12 Farm Road, Albany, NY 12207",
+             *       "licence": "MD-BR-2041"
+             *     }
+             */
+            source?: {
+                /**
+                 * @description Where the animal came from: a `breeder`, a `supplier` (a distributor or another dealer), a `private` person, a `surrender` (an owner gave it up), `born-in-store`, or a `transfer` from another branch or shelter
+                 * @enum {string}
+                 */
+                kind: "breeder" | "supplier" | "private" | "surrender" | "born-in-store" | "transfer";
+                /**
+                 * @description The name of the person or business it came from: 1–200 characters; required unless `kind` is `born-in-store`
+                 * @example Green Acres Kennels
+                 */
+                name?: string;
+                /**
+                 * @description Their address: 1–500 characters
+                 * @example 12 Farm Road, Albany, NY 12207
+                 */
+                address?: string;
+                /**
+                 * @description Their licence number (a breeder's or dealer's: Maryland requires the breeder's): 1–100 characters
+                 * @example MD-BR-2041
+                 */
+                licence?: string;
+            };
         };
         /**
-         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags` or `price`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `photoUrls`, `createdAt` and `updatedAt` are read-only.
+         * @description A JSON merge patch (RFC 7396) of a Pet: the fields given are set, the others kept. `null` removes `description`, `tags`, `price`, `breed`, `sex`, `neutered`, `colour`, `birthDate`, `birthDateEstimated`, `microchip`, `acquiredAt` or `source`; it is refused for `name`, `categoryId` and `status`, which every animal has. `id`, `recordComplete`, `recordMissing`, `photoUrls`, `createdAt` and `updatedAt` are read-only.
          * @example {
          *       "name": "Rex II"
          *     }
@@ -1426,6 +1510,58 @@ export interface components {
                  */
                 currency?: string;
             } | null;
+            /** @description The new `breed`; `null` removes it */
+            breed?: {
+                /**
+                 * @description The breed, or the main breed of a mixed animal: 1–100 characters, under the text rules of `name`
+                 * @example Labrador Retriever
+                 */
+                primary: string;
+                /** @description The animal is of mixed breed (`primary` the one it shows most) */
+                mixed?: boolean;
+                /**
+                 * @description The second breed of a mixed animal; only with `mixed: true`: 1–100 characters, under the text rules of `name`
+                 * @example Poodle
+                 */
+                secondary?: string;
+            } | null;
+            /** @description The new `sex`; `null` removes it */
+            sex?: ("male" | "female" | "unknown") | null;
+            /** @description The new `neutered`; `null` removes it */
+            neutered?: boolean | null;
+            /** @description The new `colour`; `null` removes it */
+            colour?: string | null;
+            /** @description The new `birthDate`; `null` removes it */
+            birthDate?: string | null;
+            /** @description The new `birthDateEstimated`; `null` removes it */
+            birthDateEstimated?: boolean | null;
+            /** @description The new `microchip`; `null` removes it */
+            microchip?: string | null;
+            /** @description The new `acquiredAt`; `null` removes it */
+            acquiredAt?: string | null;
+            /** @description The new `source`; `null` removes it */
+            source?: {
+                /**
+                 * @description Where the animal came from: a `breeder`, a `supplier` (a distributor or another dealer), a `private` person, a `surrender` (an owner gave it up), `born-in-store`, or a `transfer` from another branch or shelter
+                 * @enum {string}
+                 */
+                kind: "breeder" | "supplier" | "private" | "surrender" | "born-in-store" | "transfer";
+                /**
+                 * @description The name of the person or business it came from: 1–200 characters; required unless `kind` is `born-in-store`
+                 * @example Green Acres Kennels
+                 */
+                name?: string;
+                /**
+                 * @description Their address: 1–500 characters
+                 * @example 12 Farm Road, Albany, NY 12207
+                 */
+                address?: string;
+                /**
+                 * @description Their licence number (a breeder's or dealer's: Maryland requires the breeder's): 1–100 characters
+                 * @example MD-BR-2041
+                 */
+                licence?: string;
+            } | null;
         };
         /**
          * @example {
@@ -1440,6 +1576,18 @@ export interface components {
          *         "amount": 1999,
          *         "currency": "EUR"
          *       },
+         *       "breed": {
+         *         "primary": "Labrador Retriever"
+         *       },
+         *       "sex": "male",
+         *       "colour": "yellow",
+         *       "birthDate": "2026-08-01",
+         *       "microchip": "985112345678903",
+         *       "recordComplete": false,
+         *       "recordMissing": [
+         *         "source",
+         *         "acquiredAt"
+         *       ],
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "updatedAt": "2026-11-22T12:00:00.000Z"
          *     }
@@ -1478,6 +1626,100 @@ export interface components {
             tags: string[];
             price?: components["schemas"]["Price"];
             /**
+             * @description The breed: `primary`, and for a mixed animal `mixed: true` with an optional `secondary` breed. Filter with `GET /pets?breed=` (a word of either breed); searched by `q`
+             * @example {
+             *       "primary": "Labrador Retriever",
+             *       "mixed": true,
+             *       "secondary": "Poodle"
+             *     }
+             */
+            breed?: {
+                /**
+                 * @description The breed, or the main breed of a mixed animal: 1–100 characters, under the text rules of `name`
+                 * @example Labrador Retriever
+                 */
+                primary: string;
+                /** @description The animal is of mixed breed (`primary` the one it shows most) */
+                mixed?: boolean;
+                /**
+                 * @description The second breed of a mixed animal; only with `mixed: true`: 1–100 characters, under the text rules of `name`
+                 * @example Poodle
+                 */
+                secondary?: string;
+            };
+            /**
+             * @description Sex: `male`, `female` or `unknown` (not yet determined)
+             * @enum {string}
+             */
+            sex?: "male" | "female" | "unknown";
+            /** @description Neutered (spayed or castrated): `true`, or `false` when it is not */
+            neutered?: boolean;
+            /**
+             * @description Colour and markings: 1–100 characters, under the text rules of `name`; searched by `q`
+             * @example black with a white blaze
+             */
+            colour?: string;
+            /**
+             * Format: date
+             * @description Birth date; not in the future (later than today everywhere on Earth). With `birthDateEstimated: true` an estimate (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            birthDate?: string;
+            /** @description `birthDate` is an estimate (the age was judged, not known) */
+            birthDateEstimated?: boolean;
+            /**
+             * @description Microchip (transponder) number: an ISO 11784/11785 number of 15 digits, or a legacy code of 10 hexadecimal characters (FDX-A, Trovan) or 9 digits (AVID). Spaces, hyphens and dots between characters are dropped and letters upper-cased: it is kept and shown normalised. Unique among live animals (409 `microchip_in_use`); find an animal by it with `GET /pets?microchip=`
+             * @example 985112345678903
+             */
+            microchip?: string;
+            /**
+             * Format: date
+             * @description The day the store acquired the animal (born in store: its birth day); not in the future (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            acquiredAt?: string;
+            /**
+             * @description Where the animal came from: the kind of source, and the name and address of the person or business (NY AGM §402)
+             * @example {
+             *       "kind": "breeder",
+             *       "name": "Green Acres Kennels",
+             *       "address": "12 Farm Road, Albany, NY 12207",
+             *       "licence": "MD-BR-2041"
+             *     }
+             */
+            source?: {
+                /**
+                 * @description Where the animal came from: a `breeder`, a `supplier` (a distributor or another dealer), a `private` person, a `surrender` (an owner gave it up), `born-in-store`, or a `transfer` from another branch or shelter
+                 * @enum {string}
+                 */
+                kind: "breeder" | "supplier" | "private" | "surrender" | "born-in-store" | "transfer";
+                /**
+                 * @description The name of the person or business it came from: 1–200 characters; required unless `kind` is `born-in-store`
+                 * @example Green Acres Kennels
+                 */
+                name?: string;
+                /**
+                 * @description Their address: 1–500 characters
+                 * @example 12 Farm Road, Albany, NY 12207
+                 */
+                address?: string;
+                /**
+                 * @description Their licence number (a breeder's or dealer's: Maryland requires the breeder's): 1–100 characters
+                 * @example MD-BR-2041
+                 */
+                licence?: string;
+            };
+            /** @description Whether the animal's record holds every member the store requires (`RECORD_REQUIRED_FIELDS`; read-only). List the incomplete ones with `GET /pets?recordComplete=false` */
+            recordComplete: boolean;
+            /**
+             * @description The members the store requires that the record lacks, in the order of `RECORD_REQUIRED_FIELDS` (read-only); empty when complete
+             * @example [
+             *       "source",
+             *       "acquiredAt"
+             *     ]
+             */
+            recordMissing: ("source" | "acquiredAt" | "birthDate" | "colour" | "sex" | "breed" | "neutered" | "microchip")[];
+            /**
              * @description The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`
              * @example [
              *       "/v1/photos/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -1511,6 +1753,18 @@ export interface components {
          *         "amount": 1999,
          *         "currency": "EUR"
          *       },
+         *       "breed": {
+         *         "primary": "Labrador Retriever"
+         *       },
+         *       "sex": "male",
+         *       "colour": "yellow",
+         *       "birthDate": "2026-08-01",
+         *       "microchip": "985112345678903",
+         *       "recordComplete": false,
+         *       "recordMissing": [
+         *         "source",
+         *         "acquiredAt"
+         *       ],
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "updatedAt": "2026-11-22T12:00:00.000Z",
          *       "etag": "\"A3ciOOg9sHgjg6QfwHTbfP\""
@@ -1549,6 +1803,100 @@ export interface components {
              */
             tags: string[];
             price?: components["schemas"]["Price"];
+            /**
+             * @description The breed: `primary`, and for a mixed animal `mixed: true` with an optional `secondary` breed. Filter with `GET /pets?breed=` (a word of either breed); searched by `q`
+             * @example {
+             *       "primary": "Labrador Retriever",
+             *       "mixed": true,
+             *       "secondary": "Poodle"
+             *     }
+             */
+            breed?: {
+                /**
+                 * @description The breed, or the main breed of a mixed animal: 1–100 characters, under the text rules of `name`
+                 * @example Labrador Retriever
+                 */
+                primary: string;
+                /** @description The animal is of mixed breed (`primary` the one it shows most) */
+                mixed?: boolean;
+                /**
+                 * @description The second breed of a mixed animal; only with `mixed: true`: 1–100 characters, under the text rules of `name`
+                 * @example Poodle
+                 */
+                secondary?: string;
+            };
+            /**
+             * @description Sex: `male`, `female` or `unknown` (not yet determined)
+             * @enum {string}
+             */
+            sex?: "male" | "female" | "unknown";
+            /** @description Neutered (spayed or castrated): `true`, or `false` when it is not */
+            neutered?: boolean;
+            /**
+             * @description Colour and markings: 1–100 characters, under the text rules of `name`; searched by `q`
+             * @example black with a white blaze
+             */
+            colour?: string;
+            /**
+             * Format: date
+             * @description Birth date; not in the future (later than today everywhere on Earth). With `birthDateEstimated: true` an estimate (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            birthDate?: string;
+            /** @description `birthDate` is an estimate (the age was judged, not known) */
+            birthDateEstimated?: boolean;
+            /**
+             * @description Microchip (transponder) number: an ISO 11784/11785 number of 15 digits, or a legacy code of 10 hexadecimal characters (FDX-A, Trovan) or 9 digits (AVID). Spaces, hyphens and dots between characters are dropped and letters upper-cased: it is kept and shown normalised. Unique among live animals (409 `microchip_in_use`); find an animal by it with `GET /pets?microchip=`
+             * @example 985112345678903
+             */
+            microchip?: string;
+            /**
+             * Format: date
+             * @description The day the store acquired the animal (born in store: its birth day); not in the future (RFC 3339 full-date, YYYY-MM-DD)
+             * @example 2026-11-22
+             */
+            acquiredAt?: string;
+            /**
+             * @description Where the animal came from: the kind of source, and the name and address of the person or business (NY AGM §402)
+             * @example {
+             *       "kind": "breeder",
+             *       "name": "Green Acres Kennels",
+             *       "address": "12 Farm Road, Albany, NY 12207",
+             *       "licence": "MD-BR-2041"
+             *     }
+             */
+            source?: {
+                /**
+                 * @description Where the animal came from: a `breeder`, a `supplier` (a distributor or another dealer), a `private` person, a `surrender` (an owner gave it up), `born-in-store`, or a `transfer` from another branch or shelter
+                 * @enum {string}
+                 */
+                kind: "breeder" | "supplier" | "private" | "surrender" | "born-in-store" | "transfer";
+                /**
+                 * @description The name of the person or business it came from: 1–200 characters; required unless `kind` is `born-in-store`
+                 * @example Green Acres Kennels
+                 */
+                name?: string;
+                /**
+                 * @description Their address: 1–500 characters
+                 * @example 12 Farm Road, Albany, NY 12207
+                 */
+                address?: string;
+                /**
+                 * @description Their licence number (a breeder's or dealer's: Maryland requires the breeder's): 1–100 characters
+                 * @example MD-BR-2041
+                 */
+                licence?: string;
+            };
+            /** @description Whether the animal's record holds every member the store requires (`RECORD_REQUIRED_FIELDS`; read-only). List the incomplete ones with `GET /pets?recordComplete=false` */
+            recordComplete: boolean;
+            /**
+             * @description The members the store requires that the record lacks, in the order of `RECORD_REQUIRED_FIELDS` (read-only); empty when complete
+             * @example [
+             *       "source",
+             *       "acquiredAt"
+             *     ]
+             */
+            recordMissing: ("source" | "acquiredAt" | "birthDate" | "colour" | "sex" | "breed" | "neutered" | "microchip")[];
             /**
              * @description The animal's photos, oldest first: where each display image is served (`GET /photos/{hash}`, public and immutable). Absent while the animal has none. Read-only: photos are added with `POST /pets/{petId}/photos`
              * @example [
@@ -2470,7 +2818,25 @@ export interface components {
          *         "name": "Rex",
          *         "categoryId": 1,
          *         "status": "available",
-         *         "tags": [],
+         *         "tags": [
+         *           "friendly"
+         *         ],
+         *         "price": {
+         *           "amount": 1999,
+         *           "currency": "EUR"
+         *         },
+         *         "breed": {
+         *           "primary": "Labrador Retriever"
+         *         },
+         *         "sex": "male",
+         *         "colour": "yellow",
+         *         "birthDate": "2026-08-01",
+         *         "microchip": "985112345678903",
+         *         "recordComplete": false,
+         *         "recordMissing": [
+         *           "source",
+         *           "acquiredAt"
+         *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
@@ -2506,7 +2872,25 @@ export interface components {
          *         "name": "Rex",
          *         "categoryId": 1,
          *         "status": "pending",
-         *         "tags": [],
+         *         "tags": [
+         *           "friendly"
+         *         ],
+         *         "price": {
+         *           "amount": 1999,
+         *           "currency": "EUR"
+         *         },
+         *         "breed": {
+         *           "primary": "Labrador Retriever"
+         *         },
+         *         "sex": "male",
+         *         "colour": "yellow",
+         *         "birthDate": "2026-08-01",
+         *         "microchip": "985112345678903",
+         *         "recordComplete": false,
+         *         "recordMissing": [
+         *           "source",
+         *           "acquiredAt"
+         *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
@@ -2574,12 +2958,13 @@ export interface components {
          *       "type": "pet.health.recorded",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
-         *         "id": 3,
+         *         "id": 1,
          *         "petId": 1,
          *         "kind": "vaccination",
          *         "date": "2026-11-20",
          *         "name": "Nobivac DHPPi",
-         *         "givenBy": "Dr. A. Jones",
+         *         "batch": "A123B45",
+         *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z"
          *       }
@@ -2611,16 +2996,17 @@ export interface components {
          *       "type": "pet.health.voided",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
-         *         "id": 3,
+         *         "id": 1,
          *         "petId": 1,
          *         "kind": "vaccination",
          *         "date": "2026-11-20",
          *         "name": "Nobivac DHPPi",
-         *         "givenBy": "Dr. A. Jones",
+         *         "batch": "A123B45",
+         *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z",
          *         "voided": {
-         *           "at": "2026-11-22T12:00:00.000Z",
+         *           "at": "2026-11-23T09:00:00.000Z",
          *           "reason": "Recorded against the wrong animal"
          *         }
          *       }
@@ -3147,7 +3533,25 @@ export interface components {
          *         "name": "Rex",
          *         "categoryId": 1,
          *         "status": "available",
-         *         "tags": [],
+         *         "tags": [
+         *           "friendly"
+         *         ],
+         *         "price": {
+         *           "amount": 1999,
+         *           "currency": "EUR"
+         *         },
+         *         "breed": {
+         *           "primary": "Labrador Retriever"
+         *         },
+         *         "sex": "male",
+         *         "colour": "yellow",
+         *         "birthDate": "2026-08-01",
+         *         "microchip": "985112345678903",
+         *         "recordComplete": false,
+         *         "recordMissing": [
+         *           "source",
+         *           "acquiredAt"
+         *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
          *       }
@@ -3640,12 +4044,26 @@ export interface operations {
                 /** @description The animals with these ids (repeat the parameter: `id=3&id=7`, at most 100, each once): how a client reads one animal and its `etag` without the deprecated getPet. Ids of withdrawn or unknown animals are left out, not refused. Combinable with `status` and `categoryId`; not with `q` or `tag`; ordered by id (`sort=id` or `-id`) */
                 id?: number[];
                 /**
-                 * @description Search: animals whose name, description or tags contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`
+                 * @description Search: animals whose name, description, tags, breed or colour contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`
                  * @example lab fri
                  */
                 q?: string;
                 /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort` */
                 tag?: string[];
+                /** @description Animals of this sex; combinable with every filter and every `sort` */
+                sex?: "male" | "female" | "unknown";
+                /**
+                 * @description Animals whose breed (`primary` or `secondary`) has every word of `breed` as a whole word, ignoring case and accents: `poodle` finds "Toy Poodle", not "Poodles"; at least one letter or digit. Combinable with every filter and every `sort`
+                 * @example labrador
+                 */
+                breed?: string;
+                /** @description `false`: the animals whose record lacks a field the store requires (`recordMissing`), what staff must finish; `true`: those with a complete record. Combinable with every filter and every `sort` */
+                recordComplete?: "true" | "false";
+                /**
+                 * @description The animal with this microchip number, compared normalised (spaces, hyphens and dots dropped, letters upper-cased); at most one live animal has it
+                 * @example 985 112 345 678 903
+                 */
+                microchip?: string;
                 /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about 20,000 animals: when `q` or `tag` matches more than 10,000 and few of them lie near the page's place in this order, a page may hold fewer animals than `limit`, even none, and still have a `next` link ([API guide](/docs/api.md), "Search, tags and sort orders") */
                 sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
                 /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
@@ -3673,7 +4091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
-            /** @description Invalid `limit`, `status`, `categoryId`, `id`, `q`, `tag`, `sort` or `cursor`, `id` with `q` or `tag` or another order than id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `status`, `categoryId`, `id`, `q`, `tag`, `sex`, `breed`, `recordComplete`, `microchip`, `sort` or `cursor`, `id` with `q` or `tag` or another order than id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3802,6 +4220,18 @@ export interface operations {
                      *         "amount": 1999,
                      *         "currency": "EUR"
                      *       },
+                     *       "breed": {
+                     *         "primary": "Labrador Retriever"
+                     *       },
+                     *       "sex": "male",
+                     *       "colour": "yellow",
+                     *       "birthDate": "2026-08-01",
+                     *       "microchip": "985112345678903",
+                     *       "recordComplete": false,
+                     *       "recordMissing": [
+                     *         "source",
+                     *         "acquiredAt"
+                     *       ],
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
@@ -3853,13 +4283,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
+            /** @description The microchip number is another live animal's (`microchip_in_use`: the message names it to a key with `pets:read`), or a request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description With `idempotency_key_in_use`: seconds to wait before retrying */
+                    "Retry-After"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3996,6 +4427,18 @@ export interface operations {
                      *         "amount": 1999,
                      *         "currency": "EUR"
                      *       },
+                     *       "breed": {
+                     *         "primary": "Labrador Retriever"
+                     *       },
+                     *       "sex": "male",
+                     *       "colour": "yellow",
+                     *       "birthDate": "2026-08-01",
+                     *       "microchip": "985112345678903",
+                     *       "recordComplete": false,
+                     *       "recordMissing": [
+                     *         "source",
+                     *         "acquiredAt"
+                     *       ],
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
@@ -4379,6 +4822,18 @@ export interface operations {
                      *         "amount": 1999,
                      *         "currency": "EUR"
                      *       },
+                     *       "breed": {
+                     *         "primary": "Labrador Retriever"
+                     *       },
+                     *       "sex": "male",
+                     *       "colour": "yellow",
+                     *       "birthDate": "2026-08-01",
+                     *       "microchip": "985112345678903",
+                     *       "recordComplete": false,
+                     *       "recordMissing": [
+                     *         "source",
+                     *         "acquiredAt"
+                     *       ],
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
@@ -4444,7 +4899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The status would change while an order for the animal is open (`pet_has_open_order`) */
+            /** @description The status would change while an order for the animal is open (`pet_has_open_order`), or the microchip number is another live animal's (`microchip_in_use`: the message names it to a key with `pets:read`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4839,7 +5294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            /** @description Too many requests for this key, too many failed authentications from this address, or this key's tree used its `PHOTO_BUDGET_MS_PER_MINUTE` of image work this minute (`rate_limited`); retry after `Retry-After` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9228,7 +9683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The transition is not allowed from the current state (`invalid_transition`) */
+            /** @description The transition is not allowed from the current state (`invalid_transition`); with `RECORD_ENFORCE_ON_SALE=true`, `delivered` for an animal whose record lacks a field the store requires (`record_incomplete`: the message names them) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9452,6 +9907,8 @@ export interface operations {
                 /** @description Maximum number of items returned */
                 limit?: number;
                 type?: components["schemas"]["EventType"];
+                /** @description Only the events of this animal (its history): the `pet.*` events of the Pet with this id, the `pet.health.*` events of its health records and the `order.*` events of its orders. Combines with `type`; each is still read under the key's scopes */
+                petId?: number;
                 /**
                  * @description Start after this event: the last one you processed (a delivery's `webhook-id`, or the last item of the last page). Not together with `cursor`
                  * @example evt_41
@@ -9488,7 +9945,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Invalid `limit`, `type`, `after` or `cursor`, both `after` and `cursor`, a stream asked with `cursor` or with a `Last-Event-ID` that is not an event id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `limit`, `type`, `petId`, `after` or `cursor`, both `after` and `cursor`, a stream asked with `cursor` or with a `Last-Event-ID` that is not an event id, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11786,7 +12243,25 @@ export interface operations {
                  *         "name": "Rex",
                  *         "categoryId": 1,
                  *         "status": "available",
-                 *         "tags": [],
+                 *         "tags": [
+                 *           "friendly"
+                 *         ],
+                 *         "price": {
+                 *           "amount": 1999,
+                 *           "currency": "EUR"
+                 *         },
+                 *         "breed": {
+                 *           "primary": "Labrador Retriever"
+                 *         },
+                 *         "sex": "male",
+                 *         "colour": "yellow",
+                 *         "birthDate": "2026-08-01",
+                 *         "microchip": "985112345678903",
+                 *         "recordComplete": false,
+                 *         "recordMissing": [
+                 *           "source",
+                 *           "acquiredAt"
+                 *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
@@ -11840,7 +12315,25 @@ export interface operations {
                  *         "name": "Rex",
                  *         "categoryId": 1,
                  *         "status": "pending",
-                 *         "tags": [],
+                 *         "tags": [
+                 *           "friendly"
+                 *         ],
+                 *         "price": {
+                 *           "amount": 1999,
+                 *           "currency": "EUR"
+                 *         },
+                 *         "breed": {
+                 *           "primary": "Labrador Retriever"
+                 *         },
+                 *         "sex": "male",
+                 *         "colour": "yellow",
+                 *         "birthDate": "2026-08-01",
+                 *         "microchip": "985112345678903",
+                 *         "recordComplete": false,
+                 *         "recordMissing": [
+                 *           "source",
+                 *           "acquiredAt"
+                 *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
                  *       }
@@ -11938,12 +12431,13 @@ export interface operations {
                  *       "type": "pet.health.recorded",
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
-                 *         "id": 3,
+                 *         "id": 1,
                  *         "petId": 1,
                  *         "kind": "vaccination",
                  *         "date": "2026-11-20",
                  *         "name": "Nobivac DHPPi",
-                 *         "givenBy": "Dr. A. Jones",
+                 *         "batch": "A123B45",
+                 *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z"
                  *       }
@@ -11993,16 +12487,17 @@ export interface operations {
                  *       "type": "pet.health.voided",
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
-                 *         "id": 3,
+                 *         "id": 1,
                  *         "petId": 1,
                  *         "kind": "vaccination",
                  *         "date": "2026-11-20",
                  *         "name": "Nobivac DHPPi",
-                 *         "givenBy": "Dr. A. Jones",
+                 *         "batch": "A123B45",
+                 *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z",
                  *         "voided": {
-                 *           "at": "2026-11-22T12:00:00.000Z",
+                 *           "at": "2026-11-23T09:00:00.000Z",
                  *           "reason": "Recorded against the wrong animal"
                  *         }
                  *       }
@@ -12756,6 +13251,8 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsPetsGetParametersQuerySexValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["sex"]> = ["male", "female", "unknown"];
+export const pathsPetsGetParametersQueryRecordCompleteValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["recordComplete"]> = ["true", "false"];
 export const pathsPetsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
 export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
@@ -12839,12 +13336,24 @@ export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArr
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
 export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
 export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
 export const errorErrorsInAnyOf3Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["header"];
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
+export const newPetSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewPet"]["sex"]> = ["male", "female", "unknown"];
+export const newPetSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewPet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
+export const petPatchSexAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetPatch"]["sex"]> = ["male", "female", "unknown"];
+export const petPatchSourceAnyOf0KindValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["PetPatch"]["source"], {
+    kind: unknown;
+}>["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
+export const petSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["sex"]> = ["male", "female", "unknown"];
+export const petSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
+export const petRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
+export const listedPetSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["sex"]> = ["male", "female", "unknown"];
+export const listedPetSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
+export const listedPetRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
 export const newHealthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewHealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];
 export const healthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];

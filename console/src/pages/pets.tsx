@@ -5,6 +5,7 @@
 import { type Category, PET_STATUSES, type Pet, type PetStatus, type Petstore, PetstoreError, type Photo } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
+import { petHref } from '../route.ts';
 import { describeError } from '../session.ts';
 import { Alert, Field, Missing, NO_PROBLEM, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
 
@@ -172,7 +173,7 @@ export function PetsPage() {
               <td data-label="ID">{pet.id}</td>
               <td data-label="Name">
                 {pet.photoUrls?.[0] && <img class="row-thumb" src={`${pet.photoUrls[0]}/thumb`} alt="" loading="lazy" />}
-                {pet.name}
+                <a href={petHref(pet.id)}>{pet.name}</a>
               </td>
               <td data-label="Category">{categoryName(pet.categoryId)}</td>
               <td data-label="Status">
@@ -221,7 +222,7 @@ interface Draft {
  * One animal and its entity tag, read from the listing (`GET /v1/pets?id=`): the deprecated
  * GET /v1/pets/{petId} is not used. The listed `etag` is the animal's own ETag, which If-Match takes.
  */
-async function readPet(client: Petstore, id: number): Promise<{ data: Pet; etag: string }> {
+export async function readPet(client: Petstore, id: number): Promise<{ data: Pet; etag: string }> {
   const [listed] = (await client.pets.list({ id: [id] })).data;
   if (listed === undefined) throw new Error(`Pet ${id} is no longer in the store (it may have been withdrawn).`);
   const { etag, ...data } = listed;
@@ -249,7 +250,7 @@ const FIELD_LABELS: Record<keyof Draft, string> = {
  * Add (id null) or edit a pet. An edit sends If-Match with the ETag it was loaded with; a 412 keeps
  * the person's draft, shows what the other change was, and offers to take theirs or to overwrite.
  */
-function PetForm({ id, categories, onDone }: { id: number | null; categories: readonly Category[]; onDone: (saved: Pet | undefined) => void }) {
+export function PetForm({ id, categories, onDone }: { id: number | null; categories: readonly Category[]; onDone: (saved: Pet | undefined) => void }) {
   const { session } = useSession();
   const { client } = session;
   const [draft, setDraft] = useState<Draft>({

@@ -7,8 +7,10 @@ import { CursorCodec } from '../../paging.ts';
 import { categoryInUse, duplicateCategory } from '../../categories/category.service.ts';
 import { assertIfMatch, parseCondition } from '../../preconditions.ts';
 import { petHasOpenOrder, unknownCategory } from '../../pets/pet.service.ts';
+import { microchipInUse, recordIncomplete } from '../../pets/pet.record.ts';
 import { tooManyPixels, unreadable } from '../../photos/photo.image.ts';
 import { tooManyPhotos } from '../../photos/photo.service.ts';
+import { VOIDED_HEALTH_RECORD_EXAMPLE } from '../../health/health.schemas.ts';
 import { alreadyVoided } from '../../health/health.service.ts';
 import { customerHasOpenSale } from '../../customers/customer.service.ts';
 import { holdNotLive, petOnHold } from '../../holds/hold.rules.ts';
@@ -111,18 +113,9 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),
     too_many_photos: facts(counted, () => tooManyPhotos(42)),
-    already_voided: facts(counted, () =>
-      alreadyVoided({
-        id: 3,
-        petId: 1,
-        kind: 'vaccination',
-        date: '2026-11-20',
-        name: 'Nobivac DHPPi',
-        givenBy: 'Dr. A. Jones',
-        recordedAt: '2026-11-22T12:00:00.000Z',
-        voided: { at: '2026-11-23T09:00:00.000Z', reason: 'Recorded against the wrong animal' },
-      }),
-    ),
+    microchip_in_use: facts(counted, () => microchipInUse('985112345678903', 7, true)),
+    record_incomplete: facts(counted, () => recordIncomplete(42, ['source', 'acquiredAt'])),
+    already_voided: facts(counted, () => alreadyVoided(VOIDED_HEALTH_RECORD_EXAMPLE)),
     webhook_limit_reached: facts(counted, () => webhookLimitReached(16)),
     request_timeout: facts(['connection'], () => parseErrorAnswer(parseError('ERR_HTTP_REQUEST_TIMEOUT'))),
     gone: facts(['before-auth'], ({ deprecation }) => {

@@ -69,13 +69,16 @@ export class FixedWindowLimiter {
     return this.#blocked.has(key) ? { allowed: false, remaining: 0, reset: this.#reset(now, start) } : undefined;
   }
 
-  /** Counts one hit. If the store fails the request is let through (fail open) and reported. */
-  async hit(key: string): Promise<Verdict> {
+  /**
+   * Counts one hit, or `weight` of them (a cost: 0 only asks where the key stands). If the store
+   * fails the request is let through (fail open) and reported.
+   */
+  async hit(key: string, weight = 1): Promise<Verdict> {
     const now = this.#clock.now().getTime();
     const start = this.#window(now);
     let count: number;
     try {
-      count = await this.#store.increment(this.#name + key, start, this.windowMs);
+      count = await this.#store.increment(this.#name + key, start, this.windowMs, weight);
     } catch (err) {
       this.#onStoreError(err);
       return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
@@ -96,17 +99,19 @@ export class FixedWindowLimiter {
 export interface Limits {
   readonly perKey?: FixedWindowLimiter;
   readonly authFailures?: FixedWindowLimiter;
+  /** Milliseconds of image work per key tree (PHOTO_BUDGET_MS_PER_MINUTE), charged after each upload. */
+  readonly imageWork?: FixedWindowLimiter;
   /** Forgets every count (FixedWindowLimiter.clear). */
   clear(): void;
   close(): Promise<void>;
 }
 
 /**
- * The two limiters from configuration: per-instance counts, or counts shared through Redis when
+ * The limiters from configuration: per-instance counts, or counts shared through Redis when
  * REDIS_URL is set. Store failures are logged at most every 10 s and the request is let through.
  */
 export async function buildLimits(
-  config: { rateLimitPerMinute: number; authFailureLimitPerMinute: number; redisUrl: string },
+  config: { rateLimitPerMinute: number; authFailureLimitPerMinute: number; photoBudgetMsPerMinute: number; redisUrl: string },
   clock: Clock,
   warn: (err: unknown, message: string) => void,
 ): Promise<Limits> {
@@ -117,7 +122,7 @@ export async function buildLimits(
     lastWarning = now;
     warn(err, 'rate-limit store unavailable; requests are let through uncounted');
   };
-  const wanted = config.rateLimitPerMinute > 0 || config.authFailureLimitPerMinute > 0;
+  const wanted = config.rateLimitPerMinute > 0 || config.authFailureLimitPerMinute > 0 || config.photoBudgetMsPerMinute > 0;
   let shared: CounterStore | undefined;
   if (wanted && config.redisUrl) {
     const { RedisCounterStore } = await import('./counter-store.redis.ts');
@@ -133,12 +138,15 @@ export async function buildLimits(
       : undefined;
   const perKey = make('key', config.rateLimitPerMinute);
   const authFailures = make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY);
+  const imageWork = make('imagems', config.photoBudgetMsPerMinute);
   return {
     perKey,
     authFailures,
+    imageWork,
     clear: () => {
       perKey?.clear();
       authFailures?.clear();
+      imageWork?.clear();
     },
     close: async () => shared?.close(),
   };
