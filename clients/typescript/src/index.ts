@@ -1,5 +1,5 @@
 // The package's public surface. Browser-safe: nothing here imports from Node.
-import { eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
+import { addressCountryValues, eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
 export {
@@ -61,6 +61,7 @@ export type Hold = Schemas['Hold'];
 export type NewHold = Schemas['NewHold'];
 export type HoldState = Schemas['HoldState'];
 export type Scope = Schemas['Scope'];
+export type Country = Schemas['Address']['country'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json
 // (schema.ts): a picker or a filter lists them from here instead of a copy that could fall behind.
@@ -72,3 +73,5 @@ export const ORDER_STATUSES: readonly OrderStatus[] = orderStatusValues;
 export const EVENT_TYPES: readonly EventType[] = eventTypeValues;
 /** Every scope a key can hold. */
 export const SCOPES: readonly Scope[] = scopeValues;
+/** Every country an address can name: the ISO 3166-1 alpha-2 codes officially assigned. */
+export const COUNTRIES: readonly Country[] = addressCountryValues;
