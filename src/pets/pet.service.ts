@@ -8,6 +8,7 @@ import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { PetCreate, PetIndex } from './pet.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
+import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
 import { NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
@@ -56,9 +57,16 @@ export function updatePet(
     if (next.microchip !== undefined && next.microchip !== current.microchip) await assertMicrochipFree(tx, next.microchip, id, reveal);
     if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
     if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
+    await assertNotHeld(tx, id, next.status !== current.status);
     const pet = await savePet(tx, current, next, ctx.now);
     return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
   });
+}
+
+/** While a live hold keeps an animal for a customer, its status is the hold's and it cannot be withdrawn (409 pet_on_hold). */
+async function assertNotHeld(tx: Transaction, id: number, changes: boolean): Promise<void> {
+  const hold = changes ? await tx.holds.liveFor(id) : undefined;
+  if (hold !== undefined) throw petOnHold(id, hold);
 }
 
 /** The microchip number is no other live pet's (`self`: the pet being changed); else 409 microchip_in_use. */
@@ -165,6 +173,7 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
     assertFound(`pet ${id}`, current);
     assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
     if (await tx.orders.exists(id, OPEN_ORDER_STATUSES)) throw petHasOpenOrder(id, 'withdraw');
+    await assertNotHeld(tx, id, true);
     await tx.pets.withdraw(current, ctx.now, indexOf(current).terms);
     return { result: undefined, events: [{ type: 'pet.deleted', data: { id } }] };
   });

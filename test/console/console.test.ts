@@ -186,7 +186,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await a.getByLabel('API key').fill(firstRun);
         await a.getByRole('button', { name: 'Sign in' }).click();
         const nav = a.getByRole('navigation', { name: 'Console' });
-        for (const name of ['Pets', 'Categories', 'Orders', 'Inventory', 'Keys', 'Webhooks', 'Events'])
+        for (const name of ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events'])
           await nav.getByRole('link', { name, exact: true }).waitFor();
         // The header names the key and its preset; the scopes are one click away, not a 230 px list.
         const header = a.getByRole('banner');
@@ -645,9 +645,38 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await b.getByLabel('Animal').fill('');
       });
 
+      await t.test('a customer is added, found by search, exported, and erased after a confirmation that says what a sale record keeps', async () => {
+        await open(a, 'Customers');
+        const form = a.getByRole('form', { name: 'Add customer' });
+        await form.getByLabel('Name').fill('Ann Lee');
+        await form.getByLabel('E-mail').fill('ann@example.com');
+        await form.getByLabel('Telephone').fill('+1 518 555 0100');
+        await form.getByLabel('Street and number').fill('1 Main Street');
+        await form.getByLabel('City').fill('Albany');
+        await form.getByLabel('Postal code').fill('12207');
+        await form.getByLabel('Country').selectOption('US');
+        await form.getByRole('button', { name: 'Add customer' }).click();
+        await a.getByText('Added customer Ann Lee.').waitFor();
+        await a.getByLabel('Search by name, e-mail or telephone').fill('555 0100');
+        const row = a.getByRole('table', { name: 'Customers' }).getByRole('row', { name: /Ann Lee/ });
+        await row.waitFor();
+        await row.getByRole('button', { name: 'Export Ann Lee' }).click();
+        await a.getByRole('heading', { name: 'Everything held on Ann Lee' }).waitFor();
+        assert.match((await a.locator('pre.export').textContent()) ?? '', /"email": "ann@example.com"/);
+        await assertAccessible(a, 'Customers', engine);
+        await shot(a, 'customers', engine);
+        await row.getByRole('button', { name: 'Erase Ann Lee' }).click();
+        await a.getByText('Erased Ann Lee: nothing was kept.').waitFor();
+        assert.match(
+          alice.dialogs.at(-1) ?? '',
+          /Erase Ann Lee's personal data\? .*the sale record keeps their name and address until two years after the sale/,
+        );
+        await a.getByLabel('Search by name, e-mail or telephone').fill('');
+      });
+
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
         await a.setViewportSize({ width: 390, height: 844 });
-        const pages = ['Pets', 'Categories', 'Orders', 'Inventory', 'Keys', 'Webhooks', 'Events'];
+        const pages = ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events'];
         for (const name of pages) {
           await open(a, name);
           await a.getByRole('heading', { level: 1, name }).waitFor();

@@ -3,6 +3,9 @@ import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
 import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
+import { SqlCustomers } from '../sql/sql.customers.ts';
+import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
@@ -67,6 +70,9 @@ export function openSqlite(options: SqliteOptions): Storage {
     webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
     health: new SqlHealth(outside),
+    customers: new SqlCustomers(outside),
+    holds: new SqlHolds(outside),
+    dealerBook: new SqlDealerBook(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     setting: (name) => databaseSetting(outside, name),
