@@ -353,6 +353,11 @@ const SETTINGS = {
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
   storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
+  /** Staff sessions (docs/api.md, "Sessions"): ended after this long without a request, and this long after sign-in. */
+  sessions: {
+    idleMinutes: integer('SESSION_IDLE_MINUTES', 60, 1, 1440),
+    maxHours: integer('SESSION_MAX_HOURS', 12, 1, 720),
+  },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
   /** How webhooks are delivered (docs/events.md). */

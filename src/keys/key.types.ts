@@ -12,14 +12,16 @@ export const SCOPES = [
   'events:read',
   'keys:admin',
   'webhooks:admin',
+  'staff:read',
+  'staff:admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey
- * without `scopes`): every scope but the admin ones (`…:admin`), which a key holds only when they
- * were asked for by name.
+ * without `scopes`): every scope but the admin ones (`…:admin`) and `staff:read` (the staff's names
+ * and e-mail addresses), which a key holds only when they were asked for by name.
  */
-export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin'));
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin') && s !== 'staff:read');
 /** What the default set leaves out: held only when named (or with `--scopes all` in the CLI). */
 export const ADMIN_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOPES.includes(s));
 
@@ -61,4 +63,14 @@ export interface Caller extends Principal {
    * requests share one budget; a bootstrap key's subject.
    */
   readonly budget: string;
+  /** Set when the request is signed in with a staff session (its cookie) rather than an API key. */
+  readonly staff?: SignedIn;
+}
+
+/** The person and session a cookie-authenticated request runs as (staff/session.service.ts). */
+export interface SignedIn {
+  readonly id: number;
+  readonly sessionId: number;
+  /** The session's CSRF token, which an unsafe request must send (http/policies/session-cookie.ts). */
+  readonly csrf: string;
 }

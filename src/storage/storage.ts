@@ -14,6 +14,7 @@ import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
 import type { PhotoRepository, PhotoTx } from '../photos/photo.store.ts';
+import type { StaffRepository, StaffTx } from '../staff/staff.store.ts';
 import type { OrderRepository, OrderTx } from '../store/order.store.ts';
 import type { DeliveryTx, WebhookRepository, WebhookTx } from '../webhooks/webhook.store.ts';
 
@@ -33,6 +34,7 @@ export interface Transaction {
   readonly deliveries: DeliveryTx;
   readonly photos: PhotoTx;
   readonly health: HealthTx;
+  readonly staff: StaffTx;
 }
 
 /**
@@ -57,6 +59,7 @@ export interface Storage {
   readonly webhooks: WebhookRepository;
   readonly photos: PhotoRepository;
   readonly health: HealthRepository;
+  readonly staff: StaffRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

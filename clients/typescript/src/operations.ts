@@ -51,6 +51,20 @@ export const METHODS = {
   getHealthRecord: 'health.get',
   voidHealthRecord: 'health.void',
   listHealthDue: 'health.listDue',
+  listStaff: 'staff.list',
+  inviteStaff: 'staff.invite',
+  getStaff: 'staff.get',
+  updateStaff: 'staff.update',
+  resetStaffPassword: 'staff.resetPassword',
+  deactivateStaff: 'staff.deactivate',
+  acceptInvitation: 'invitations.accept',
+  signIn: 'sessions.signIn',
+  getCurrentSession: 'sessions.getCurrent',
+  signOut: 'sessions.signOut',
+  listSessions: 'sessions.list',
+  endOtherSessions: 'sessions.endOthers',
+  endSession: 'sessions.end',
+  changePassword: 'account.changePassword',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

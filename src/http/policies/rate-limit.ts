@@ -93,9 +93,16 @@ export class FixedWindowLimiter {
   }
 }
 
+/** Failed sign-ins a client address may make per minute (staff/session.service.ts). */
+export const SIGN_IN_FAILURES_PER_ADDRESS = 30;
+/** Failed sign-ins to one account from one client address per minute. */
+export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+
 export interface Limits {
   readonly perKey?: FixedWindowLimiter;
   readonly authFailures?: FixedWindowLimiter;
+  /** Failed staff sign-ins: per address, and per account and address; always on. */
+  readonly signIn: { readonly perAddress: FixedWindowLimiter; readonly perAccount: FixedWindowLimiter };
   /** Forgets every count (FixedWindowLimiter.clear). */
   clear(): void;
   close(): Promise<void>;
@@ -117,9 +124,9 @@ export async function buildLimits(
     lastWarning = now;
     warn(err, 'rate-limit store unavailable; requests are let through uncounted');
   };
-  const wanted = config.rateLimitPerMinute > 0 || config.authFailureLimitPerMinute > 0;
+  // Sign-in failures are always counted, so a configured shared store is always used.
   let shared: CounterStore | undefined;
-  if (wanted && config.redisUrl) {
+  if (config.redisUrl) {
     const { RedisCounterStore } = await import('./counter-store.redis.ts');
     const redis = new RedisCounterStore(config.redisUrl, onStoreError);
     // Start-up does not wait on Redis for long: until it answers, limits fail open.
@@ -133,12 +140,19 @@ export async function buildLimits(
       : undefined;
   const perKey = make('key', config.rateLimitPerMinute);
   const authFailures = make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY);
+  const signIn = {
+    perAddress: make('signin-address', SIGN_IN_FAILURES_PER_ADDRESS, MEMORY_COUNTER_CAPACITY)!,
+    perAccount: make('signin-account', SIGN_IN_FAILURES_PER_ACCOUNT, MEMORY_COUNTER_CAPACITY)!,
+  };
   return {
     perKey,
     authFailures,
+    signIn,
     clear: () => {
       perKey?.clear();
       authFailures?.clear();
+      signIn.perAddress.clear();
+      signIn.perAccount.clear();
     },
     close: async () => shared?.close(),
   };

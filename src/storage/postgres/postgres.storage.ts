@@ -8,6 +8,7 @@ import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
+import { SqlStaff } from '../sql/sql.staff.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { keysByHash, PostgresPets } from './postgres.batched-reads.ts';
@@ -78,6 +79,7 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     webhooks: new SqlWebhooks(db.statements, postgresDialect),
     photos: new SqlPhotos(db.statements),
     health: new SqlHealth(db.statements),
+    staff: new SqlStaff(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),

@@ -7,6 +7,7 @@ import { SqlEventTx } from './sql.events.ts';
 import { SqlHealthTx } from './sql.health.ts';
 import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';
 import { SqlPhotoTx } from './sql.photos.ts';
+import { SqlStaffTx } from './sql.staff.ts';
 import { SqlDeliveryTx, SqlWebhookTx } from './sql.webhooks.ts';
 
 /**
@@ -25,5 +26,6 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     deliveries: new SqlDeliveryTx(db, dialect, instance),
     photos: new SqlPhotoTx(db),
     health: new SqlHealthTx(db, dialect),
+    staff: new SqlStaffTx(db, dialect),
   };
 }
