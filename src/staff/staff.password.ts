@@ -2,6 +2,7 @@
 // off the event loop with a bounded number at once.
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { AppError, invalid } from '../errors.ts';
 
 export const PASSWORD_MIN_LENGTH = 12;
@@ -48,7 +49,11 @@ export interface HasherLimits {
   readonly queue: number;
 }
 
-export const HASHER_LIMITS: HasherLimits = { concurrency: 2, queue: 32 };
+/**
+ * Half the cores hash at most (one on a 2-core machine): the other half keep answering the shop's
+ * requests during a flood of sign-ins (docs/performance.md, "Sign-in flood").
+ */
+export const HASHER_LIMITS: HasherLimits = { concurrency: Math.max(1, Math.floor(availableParallelism() / 2)), queue: 32 };
 
 /**
  * Hashes and verifies passwords. Hashing is deliberately expensive: at most `concurrency` run at
