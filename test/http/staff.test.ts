@@ -153,7 +153,9 @@ for (const engine of ENGINES) {
       await person(storage, 'owner');
       const viewer = await signIn(app, 'viewer@shop.example');
       const owner = await signIn(app, 'owner@shop.example');
-      assertError(await pet(app, viewer.write), 403, 'insufficient_scope');
+      const refused = await pet(app, viewer.write);
+      assertError(refused, 403, 'insufficient_scope');
+      assert.equal(refused.json().message, 'your role lacks the scope pets:write');
       const done = await app.inject({ method: 'POST', url: `/v1/staff/${viewerId}/deactivate`, headers: owner.write });
       assert.equal(done.statusCode, 200, done.body);
       assert.equal(done.json().state, 'deactivated');

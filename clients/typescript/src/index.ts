@@ -1,5 +1,5 @@
 // The package's public surface. Browser-safe: nothing here imports from Node.
-import { eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
+import { eventTypeValues, orderStatusValues, petStatusValues, roleValues, scopeValues, type components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
 export {
@@ -51,6 +51,10 @@ export type Photo = Schemas['Photo'];
 export type HealthRecord = Schemas['HealthRecord'];
 export type NewHealthRecord = Schemas['NewHealthRecord'];
 export type Scope = Schemas['Scope'];
+export type Staff = Schemas['Staff'];
+export type Role = Schemas['Role'];
+export type Session = Schemas['Session'];
+export type CurrentSession = Schemas['CurrentSession'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json
 // (schema.ts): a picker or a filter lists them from here instead of a copy that could fall behind.
@@ -62,3 +66,5 @@ export const ORDER_STATUSES: readonly OrderStatus[] = orderStatusValues;
 export const EVENT_TYPES: readonly EventType[] = eventTypeValues;
 /** Every scope a key can hold. */
 export const SCOPES: readonly Scope[] = scopeValues;
+/** Every staff role (docs/api.md, "Roles"). */
+export const ROLES: readonly Role[] = roleValues;

@@ -61,8 +61,8 @@ export function keyOverLimit(limiter: { readonly limit: number; readonly windowM
   return rateLimited(`this API key and the keys of its tree made more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s`, v);
 }
 
-export function insufficientScope(scope: Scope): AppError {
-  return new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
+export function insufficientScope(scope: Scope, who = 'this API key'): AppError {
+  return new AppError('insufficient_scope', `${who} lacks the scope ${scope}`, {
     'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
   });
 }
@@ -161,7 +161,7 @@ export function authentication({ verifier, perKey, authFailures, metrics, sessio
       reply.header('ratelimit', FixedWindowLimiter.field(v));
       if (!v.allowed) throw tooMany('key', keyOverLimit(perKey, v));
     }
-    if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope);
+    if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope, caller.staff ? 'your role' : undefined);
   };
 
   const unknownPath = (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, undefined);
