@@ -6,9 +6,10 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { hashToken } from '../../src/staff/staff.service.ts';
 import { PasswordHasher } from '../../src/staff/staff.password.ts';
-import type { Role } from '../../src/staff/staff.roles.ts';
+import { ROLE_SCOPES, ROLES, type Role } from '../../src/staff/staff.roles.ts';
+import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { sharedTestApp } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { assertError } from '../helpers/errors.ts';
 
@@ -229,6 +230,35 @@ for (const engine of ENGINES) {
       await signIn(app, 'clerk@shop.example', 'another-long-password');
     });
 
+    test('the role table is enforced: each role reaches exactly the operations of its scopes, through the same checks as a key', async (t) => {
+      const { app, storage } = await shared(t);
+      // One operation per scope; the scope check comes before anything else looks at the request.
+      const OPS: readonly [Scope, string, string, object?][] = [
+        ['pets:read', 'GET', '/v1/pets'],
+        ['pets:write', 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 }],
+        ['health:read', 'GET', '/v1/health/due?before=2030-01-01'],
+        ['health:write', 'POST', '/v1/pets/999999/health', {}],
+        ['orders:read', 'GET', '/v1/store/orders'],
+        ['orders:write', 'POST', '/v1/store/orders', {}],
+        ['categories:write', 'POST', '/v1/categories', {}],
+        ['events:read', 'GET', '/v1/events'],
+        ['keys:admin', 'GET', '/v1/keys'],
+        ['webhooks:admin', 'GET', '/v1/webhooks'],
+        ['staff:read', 'GET', '/v1/staff'],
+        ['staff:admin', 'PATCH', '/v1/staff/999999', { role: 'viewer' }],
+      ];
+      assert.deepEqual(OPS.map(([scope]) => scope).sort(), [...SCOPES].sort(), 'every scope family is tried');
+      for (const role of ROLES) {
+        await person(storage, role);
+        const me = await signIn(app, `${role}@shop.example`);
+        for (const [scope, method, url, payload] of OPS) {
+          const res = await app.inject({ method: method as 'GET', url, headers: method === 'GET' ? { cookie: me.cookie } : me.write, payload });
+          const refused = res.statusCode === 403 && res.json().code === 'insufficient_scope';
+          assert.equal(refused, !ROLE_SCOPES[role].includes(scope), `${role} ${method} ${url}: ${res.statusCode} ${res.body}`);
+        }
+      }
+    });
+
     test('failed sign-ins are throttled per account and address (429 with Retry-After within the minute)', async (t) => {
       const { app, storage } = await shared(t);
       await person(storage, 'viewer');
@@ -242,3 +272,30 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('session lifetime (the clock driven, sqlite)', () => {
+  test('a session ends after SESSION_IDLE_MINUTES without a request, and SESSION_MAX_HOURS after sign-in however active', async (t) => {
+    const clock = fixedClock(new Date('2026-11-28T08:00:00.000Z'));
+    const { app, storage } = await buildTestApp(t, { clock, env: { SESSION_IDLE_MINUTES: '30', SESSION_MAX_HOURS: '2' } });
+    await person(storage, 'viewer');
+    const minutes = (n: number) => clock.set(new Date(clock.now().getTime() + n * 60_000));
+    const status = async (cookie: string) => (await app.inject({ method: 'GET', url: '/v1/pets', headers: { cookie } })).statusCode;
+
+    const idle = await signIn(app, 'viewer@shop.example');
+    assert.match(String((await app.inject({ method: 'GET', url: '/v1/sessions', headers: { cookie: idle.cookie } })).json()[0].expiresAt), /T10:00:00/);
+    minutes(29);
+    assert.equal(await status(idle.cookie), 200, 'a request within the idle time keeps it open');
+    minutes(29);
+    assert.equal(await status(idle.cookie), 200);
+    minutes(30);
+    assert.equal(await status(idle.cookie), 401, 'idle for 30 minutes');
+
+    const busy = await signIn(app, 'viewer@shop.example');
+    for (let i = 0; i < 4; i++) {
+      minutes(29);
+      assert.equal(await status(busy.cookie), 200);
+    }
+    minutes(5);
+    assert.equal(await status(busy.cookie), 401, '2 hours after sign-in, however active');
+  });
+});
