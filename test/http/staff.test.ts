@@ -9,7 +9,9 @@ import { PasswordHasher } from '../../src/staff/staff.password.ts';
 import { ROLE_SCOPES, ROLES, type Role } from '../../src/staff/staff.roles.ts';
 import { SCOPES, type Scope } from '../../src/keys/key.types.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, logCapture, sharedTestApp } from '../helpers/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { loggerOptions } from '../../src/logger.ts';
 import { ENGINES } from '../helpers/engines.ts';
 import { assertError } from '../helpers/errors.ts';
 
@@ -273,10 +275,12 @@ for (const engine of ENGINES) {
   });
 }
 
-describe('session lifetime (the clock driven, sqlite)', () => {
-  test('a session ends after SESSION_IDLE_MINUTES without a request, and SESSION_MAX_HOURS after sign-in however active', async (t) => {
+describe('session lifetime and log (the clock driven, sqlite)', () => {
+  test('a session ends after SESSION_IDLE_MINUTES without a request, and SESSION_MAX_HOURS after sign-in however active; sign-ins, failures and sign-outs are logged without password, address typed or cookie', async (t) => {
     const clock = fixedClock(new Date('2026-11-28T08:00:00.000Z'));
-    const { app, storage } = await buildTestApp(t, { clock, env: { SESSION_IDLE_MINUTES: '30', SESSION_MAX_HOURS: '2' } });
+    const logs = logCapture();
+    const env = { SESSION_IDLE_MINUTES: '30', SESSION_MAX_HOURS: '2' };
+    const { app, storage } = await buildTestApp(t, { clock, env, logger: { ...(loggerOptions(loadConfig(env)) as object), stream: logs.stream } });
     await person(storage, 'viewer');
     const minutes = (n: number) => clock.set(new Date(clock.now().getTime() + n * 60_000));
     const status = async (cookie: string) => (await app.inject({ method: 'GET', url: '/v1/pets', headers: { cookie } })).statusCode;
@@ -297,5 +301,25 @@ describe('session lifetime (the clock driven, sqlite)', () => {
     }
     minutes(5);
     assert.equal(await status(busy.cookie), 401, '2 hours after sign-in, however active');
+
+    const last = await signIn(app, 'viewer@shop.example');
+    await app.inject({ method: 'POST', url: '/v1/sessions', payload: { email: 'viewer@shop.example', password: 'a-wrong-password-typed' } });
+    await app.inject({ method: 'POST', url: '/v1/sessions', payload: { email: 'typo@shop.example', password: 'another-wrong-one' } });
+    await app.inject({ method: 'DELETE', url: '/v1/sessions/current', headers: last.write });
+    const sessions = logs.lines().filter((l) => l.component === 'sessions');
+    assert.deepEqual(
+      sessions.map((l) => [l.outcome, typeof l.staffId]),
+      [
+        ['signed_in', 'number'],
+        ['signed_in', 'number'],
+        ['signed_in', 'number'],
+        ['failed', 'number'],
+        ['failed', 'object'],
+        ['signed_out', 'number'],
+      ],
+    );
+    const text = logs.text();
+    for (const secret of [PASSWORD, 'a-wrong-password-typed', 'another-wrong-one', 'typo@shop.example', last.cookie.split('=')[1]!, last.csrf])
+      assert.ok(!text.includes(secret), `the log holds no ${secret.slice(0, 6)}…`);
   });
 });
