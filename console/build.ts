@@ -33,31 +33,34 @@ const script = outputs.find((f) => f.endsWith('.js'));
 const style = outputs.find((f) => f.endsWith('.css'));
 if (!script || !style) throw new Error(`console build: expected one .js and one .css output, got ${outputs.join(', ')}`);
 
-// No inline script or style: the Content-Security-Policy refuses both.
-const page = `<!doctype html>
+// No inline script or style: the Content-Security-Policy refuses both. The files are named relative to
+// the page, and a <base> is refused (base-uri 'none'): an animal's page, `/console/pets/{id}`, two
+// levels down, is the same page with its names one level up (`pet.html`).
+const page = (up: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Pet Store console</title>
-<link rel="icon" href="icon.svg">
-<link rel="stylesheet" href="${style}">
-<script type="module" src="${script}"></script>
+<link rel="icon" href="${up}icon.svg">
+<link rel="stylesheet" href="${up}${style}">
+<script type="module" src="${up}${script}"></script>
 </head>
 <body>
 <div id="app"><noscript>The Pet Store console needs JavaScript.</noscript></div>
 </body>
 </html>
 `;
-await writeFile(join(out, 'index.html'), page);
+await writeFile(join(out, 'index.html'), page(''));
+await writeFile(join(out, 'pet.html'), page('../'));
 // The tab's icon: a file of this origin (the policy refuses data: URLs), so the browser asks for no /favicon.ico.
 await writeFile(
   join(out, 'icon.svg'),
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#14325c"/><circle cx="16" cy="20" r="6" fill="#fff"/><circle cx="8" cy="12" r="3" fill="#fff"/><circle cx="13" cy="7" r="3" fill="#fff"/><circle cx="19" cy="7" r="3" fill="#fff"/><circle cx="24" cy="12" r="3" fill="#fff"/></svg>\n',
 );
 
-for (const name of ['index.html', 'icon.svg', script, style]) {
+for (const name of ['index.html', 'pet.html', 'icon.svg', script, style]) {
   const body = await readFile(join(out, name));
   await writeFile(join(out, `${name}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
   await writeFile(join(out, `${name}.gz`), gzipSync(body, { level: 9 }));

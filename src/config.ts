@@ -4,6 +4,7 @@
 // main.ts prints that one line and exits.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { RECORD_FIELDS, RECORD_REQUIRED_DEFAULT, type RecordField } from './pets/pet.schemas.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -268,18 +269,48 @@ const pemFile =
     return Object.freeze(certificates);
   };
 
-/** 32-byte keys in base64, comma-separated. */
+/** The text of a file read once at start; `fallback` when unset. */
+const textFile =
+  (name: string, fallback: string): Setting<string> =>
+  (env) => {
+    const path = value(env, name);
+    if (path === undefined) return fallback;
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(name, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+  };
+
+/** The health disclosure a bill of sale prints when the operator gives none (SALE_DISCLOSURE_FILE). */
+export const DEFAULT_SALE_DISCLOSURE =
+  'The seller states that, to the best of its knowledge, the animal is in good health and shows no sign of contagious or infectious disease on the date of sale. The vaccinations and treatments it received are listed above. The buyer is advised to have the animal examined by a veterinarian of their choice within 14 days.';
+
+/**
+ * 32-byte keys in base64, comma-separated: in `name` itself, or in the file `name`_FILE names (a
+ * mounted secret outside the data folder; surrounding whitespace ignored). Not both.
+ */
 const secretKeys =
   (name: string): Setting<readonly Buffer[]> =>
   (env) => {
-    const raw = value(env, name);
+    const file = value(env, `${name}_FILE`);
+    let raw = value(env, name);
+    if (file !== undefined) {
+      if (raw !== undefined) throw new ConfigError(`${name}_FILE`, `set ${name} or ${name}_FILE, not both`);
+      try {
+        raw = readFileSync(file, 'utf8').trim();
+      } catch (err) {
+        throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+      }
+      if (raw === '') throw new ConfigError(`${name}_FILE`, `${file} is empty`);
+    }
     if (raw === undefined) return Object.freeze([]);
     return Object.freeze(
       raw.split(',').map((k) => {
         const key = Buffer.from(k.trim(), 'base64');
         if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(k.trim())) {
           throw new ConfigError(
-            name,
+            file === undefined ? name : `${name}_FILE`,
             'each key must be 32 random bytes in base64 (`openssl rand -base64 32`); separate several with commas, the first encrypts',
           );
         }
@@ -297,6 +328,21 @@ const currencyCode =
       throw new ConfigError(name, `expected an ISO 4217 currency code in upper case such as EUR or USD, got "${raw}"`);
     }
     return raw;
+  };
+
+/** RECORD_REQUIRED_FIELDS: members of the animal's record, comma-separated; `none` for none. */
+const recordFields =
+  (name: string, fallback: readonly RecordField[]): Setting<readonly RecordField[]> =>
+  (env) => {
+    const raw = value(env, name);
+    if (raw === undefined) return Object.freeze([...fallback]);
+    if (raw === 'none') return Object.freeze([]);
+    const fields = list(raw);
+    for (const f of fields) {
+      if (!(RECORD_FIELDS as readonly string[]).includes(f))
+        throw new ConfigError(name, `each entry must be one of ${RECORD_FIELDS.join(', ')} (or the whole value none), got "${f}"`);
+    }
+    return Object.freeze(RECORD_FIELDS.filter((f) => fields.includes(f)));
   };
 
 const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
@@ -329,6 +375,8 @@ const SETTINGS = {
   photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
   /** Uploads decoded at once per instance; one more is refused (503) rather than queued. */
   photoConcurrency: integer('PHOTO_CONCURRENCY', 2, 1, 1_000),
+  /** Milliseconds of image work (decoding and re-encoding uploads) one key tree may use per minute; 0 disables. */
+  photoBudgetMsPerMinute: integer('PHOTO_BUDGET_MS_PER_MINUTE', 20_000, 0, 3_600_000),
   /** Separate port for /metrics, /healthz, /readyz; undefined → served on the main port. */
   metricsPort: optionalInteger('METRICS_PORT', 0, 65535),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
@@ -358,8 +406,25 @@ const SETTINGS = {
     idleMinutes: integer('SESSION_IDLE_MINUTES', 60, 1, 1440),
     maxHours: integer('SESSION_MAX_HOURS', 12, 1, 720),
   },
+  /** What a bill of sale prints about the store (docs/api.md, "Bill of sale"). */
+  store: {
+    name: text('STORE_NAME', 'Pet Store'),
+    address: text('STORE_ADDRESS', ''),
+    licence: text('STORE_LICENCE', ''),
+    disclosure: textFile('SALE_DISCLOSURE_FILE', DEFAULT_SALE_DISCLOSURE),
+  },
+  /** What every animal's record must hold to be complete (docs/api.md, "The animal's record"). */
+  record: {
+    requiredFields: recordFields('RECORD_REQUIRED_FIELDS', RECORD_REQUIRED_DEFAULT),
+    /** Adds microchip to the required fields. */
+    requiresMicrochip: flag('RECORD_REQUIRES_MICROCHIP'),
+    /** Refuse to deliver an order for an animal whose record is incomplete (409 record_incomplete). */
+    enforceOnSale: flag('RECORD_ENFORCE_ON_SALE'),
+  },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+  /** How long a sale record keeps an erased buyer's name and address after the sale (docs/api.md, "Customers"). */
+  saleRecordRetentionDays: integer('SALE_RECORD_RETENTION_DAYS', 730, 1, 36500),
   /** How webhooks are delivered (docs/events.md). */
   webhooks: {
     /** An attempt succeeds only with a 2xx within this. */

@@ -1,14 +1,17 @@
-// The console's shell: sign in, the navigation, the page the location's hash names, sign out.
+// The console's shell: sign in, the navigation, the page the address names (route.ts), sign out.
 import type { ComponentType } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { followConsoleLinks, pageHref, useRoute } from './route.ts';
 import { LiveFeed } from './live.ts';
 import { presetName, SCOPE_WORDS } from './scopes.ts';
 import { CategoriesPage } from './pages/categories.tsx';
+import { CustomersPage } from './pages/customers.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { HealthPage } from './pages/health.tsx';
 import { InventoryPage } from './pages/inventory.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { OrdersPage } from './pages/orders.tsx';
+import { PetPage } from './pages/pet.tsx';
 import { PetsPage } from './pages/pets.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { AccountPage } from './pages/account.tsx';
@@ -21,6 +24,7 @@ const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'health', title: 'Health', page: HealthPage },
   { path: 'categories', title: 'Categories', page: CategoriesPage },
   { path: 'orders', title: 'Orders', page: OrdersPage },
+  { path: 'customers', title: 'Customers', page: CustomersPage },
   { path: 'inventory', title: 'Inventory', page: InventoryPage },
   { path: 'keys', title: 'Keys', page: KeysPage },
   { path: 'webhooks', title: 'Webhooks', page: WebhooksPage },
@@ -28,18 +32,6 @@ const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'staff', title: 'Staff', page: StaffPage },
   { path: 'account', title: 'Account', page: AccountPage },
 ];
-
-/** The page named by the location's hash (`#/orders`, `#/health/12`: its first segment); the key never goes into the URL. */
-function useRoute(): string {
-  const read = () => location.hash.replace(/^#\/?/, '') || 'pets';
-  const [route, setRoute] = useState(read);
-  useEffect(() => {
-    const onChange = () => setRoute(read());
-    addEventListener('hashchange', onChange);
-    return () => removeEventListener('hashchange', onChange);
-  }, []);
-  return route;
-}
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
@@ -285,10 +277,15 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
     live.start();
     return () => live.stop();
   }, [live]);
-  const current = PAGES.find((p) => p.path === route.split('/')[0]) ?? PAGES[0]!;
+  // An animal's page belongs to Pets in the navigation; it names itself in the title (pet.tsx).
+  const current = route.kind === 'pet' ? PAGES[0]! : (PAGES.find((p) => p.path === route.page) ?? PAGES[0]!);
   useEffect(() => {
-    document.title = `${current.title} · Pet Store console`;
-  }, [current]);
+    if (route.kind !== 'pet') document.title = `${current.title} · Pet Store console`;
+  }, [current, route.kind]);
+  useEffect(() => {
+    addEventListener('click', followConsoleLinks);
+    return () => removeEventListener('click', followConsoleLinks);
+  }, []);
   const Page = current.page;
   const who = session.me.name ?? 'a configured key (PETSTORE_API_KEYS)';
   const pages = PAGES.filter((p) => (p.path === 'staff' ? session.can('staff:read') : p.path === 'account' ? session.person !== undefined : true));
@@ -325,7 +322,7 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
         <ul>
           {pages.map((p) => (
             <li key={p.path}>
-              <a href={`#/${p.path}`} aria-current={p === current ? 'page' : undefined}>
+              <a href={pageHref(p.path)} aria-current={p === current && route.kind !== 'pet' ? 'page' : undefined}>
                 {p.title}
               </a>
             </li>
@@ -334,7 +331,7 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
       </nav>
       <main>
         {live.following ? null : <p class="muted">Your key cannot read the event feed (events:read), so pages refresh every 2 s instead of following it.</p>}
-        <Page key={current.path} />
+        {route.kind === 'pet' ? <PetPage key={`pet-${route.petId}`} petId={route.petId} /> : <Page key={current.path} />}
       </main>
     </SessionContext.Provider>
   );

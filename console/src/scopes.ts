@@ -1,6 +1,6 @@
 // Scopes in words for people, and the named presets the Issue-key form offers (issue 35 §1): a new
 // key starts with no scope, and a preset sets a tested set in one click, each showing what it sets.
-import { SCOPES } from '@petstore/client';
+import { type EventType, SCOPES } from '@petstore/client';
 import type { Scope } from './session.ts';
 
 /** Each scope as the staff would say it; the code beside it is what the API and the CLI name. */
@@ -11,6 +11,8 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'health:write': 'Record and void health records',
   'orders:read': 'See orders',
   'orders:write': 'Place and move orders',
+  'customers:read': "See customers' names, addresses and contact details",
+  'customers:write': 'Add, change, withdraw and erase customers',
   'categories:write': 'Add, rename and delete categories',
   'events:read': 'Read the event feed',
   'keys:admin': 'Issue and revoke keys',
@@ -38,4 +40,13 @@ const same = (a: readonly string[], b: readonly string[]) => a.length === b.leng
 export function presetName(scopes: readonly string[]): string {
   if (same(scopes, SCOPES)) return 'Every scope';
   return PRESETS.find((p) => same(p.scopes, scopes))?.name ?? 'Custom';
+}
+
+/**
+ * The scope that reads the events of a type: the API's read rule (src/events/event.access.ts), so
+ * that the Events page offers only the types the key may ask for (another is refused with 403).
+ */
+export function readScopeOf(type: EventType): Scope {
+  if (type.startsWith('pet.health.')) return 'health:read';
+  return type.startsWith('order.') ? 'orders:read' : 'pets:read';
 }

@@ -1,6 +1,7 @@
 // The signed-in key: a client of the public API (every call goes through @petstore/client), what the
 // key may do (GET /v1/keys/me), and the one place that notices the key being refused.
 import { Petstore, PetstoreError, type CallingKey, type Staff } from '@petstore/client';
+import { consoleRoot } from './route.ts';
 
 export type Scope = CallingKey['scopes'][number];
 
@@ -19,9 +20,9 @@ export interface Session {
   signOut(): Promise<void>;
 }
 
-/** The API beside the console: `/console/` → `/v1`, so a proxy's path prefix is kept. */
+/** The API beside the console: `/console/` → `/v1` (from an animal's page too), so a proxy's path prefix is kept. */
 export function apiBaseUrl(): string {
-  return new URL('../v1', new URL('.', location.href)).href;
+  return new URL('../v1', consoleRoot()).href;
 }
 
 export function storedKey(): string | null {

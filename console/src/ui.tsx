@@ -1,6 +1,6 @@
 // Small pieces every page uses: the session and feed in context, loading with reload on live
 // events, field-level errors from the API's 400 bodies, a pager over cursors.
-import { PetstoreError, type Event } from '@petstore/client';
+import { PetstoreError, type Event, type Pet } from '@petstore/client';
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
@@ -64,6 +64,22 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
 }
 
 /**
+ * The animals with these ids, for a list that names them (GET /v1/pets?id=… once for the lot, at
+ * most 100: a page's worth); a withdrawn one is not listed, and the list says "Pet N" instead.
+ */
+export function usePetsById(ids: readonly number[]): ReadonlyMap<number, Pet> {
+  const { session } = useSession();
+  const unique = [...new Set(ids)].sort((a, b) => a - b).slice(0, 100);
+  const key = unique.join(',');
+  const pets = useLoad(async () => {
+    if (unique.length === 0) return new Map<number, Pet>();
+    const page = await session.client.pets.list({ id: unique, limit: unique.length });
+    return new Map(page.data.map((p) => [p.id, p]));
+  }, [key]);
+  return pets.data ?? new Map();
+}
+
+/**
  * The refusals that belong to one field, in words for people (the API's own message is exact, for
  * programmers): the field they go beside, and what to say there.
  */
@@ -73,10 +89,11 @@ const WORDS_OF_CODE: Readonly<Record<string, { field: string; words?: string }>>
   unknown_pet: { field: 'petId', words: 'No animal in the store has this ID (it may have been withdrawn).' },
   category_exists: { field: 'name', words: 'Another category already has this name (capitals do not make a new one).' },
   webhook_url_not_allowed: { field: 'url' },
+  microchip_in_use: { field: 'microchip' },
 };
 
 export interface Problem {
-  /** Messages by the field they belong to (the first segment of the API's `tags[0]`, `price.amount`). */
+  /** Messages by the field they belong to: the first segment of the API's `tags[0]`, `price.amount`, and a nested field by its whole name too (`source.name`). */
   readonly fields: Readonly<Record<string, string>>;
   /** A message that names no field. */
   readonly general: string | undefined;
@@ -91,7 +108,7 @@ export function problemOf(err: unknown): Problem {
       const fields: Record<string, string> = {};
       for (const e of err.errors) {
         const field = /^[^.[]*/.exec(e.field)?.[0] ?? e.field;
-        fields[field] = fields[field] ? `${fields[field]} ${e.message}` : e.message;
+        for (const key of new Set([field, e.field])) fields[key] = fields[key] ? `${fields[key]} ${e.message}` : e.message;
       }
       return { fields, general: undefined };
     }

@@ -55,13 +55,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         tags: ['Events'],
         summary: 'List events',
         description:
-          'Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403).' +
+          'Every change to pets, orders, categories, holds and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` and `hold.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403). `petId` narrows the feed to the history of one animal (its `pet.*`, `pet.health.*`, `order.*` and `hold.*` events, under the same rule), read through an index.' +
           live,
         'x-stability': 'experimental',
         querystring: ListEventsQuery,
         response: {
           200: { ...Events, description: 'A page of events' },
-          400: errorResponse`Invalid \`limit\`, \`type\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, a stream asked with \`cursor\` or with a \`Last-Event-ID\` that is not an event id, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
+          400: errorResponse`Invalid \`limit\`, \`type\`, \`petId\`, \`after\` or \`cursor\`, both \`after\` and \`cursor\`, a stream asked with \`cursor\` or with a \`Last-Event-ID\` that is not an event id, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
           429: errorResponse`Too many requests for this key, or too many failed authentications from this address; or, for a stream, ${prose(String(perKey))} streams of this key open on this instance already (${'rate_limited'})`,
           403: errorResponse`The key lacks \`events:read\`, or the scope that reads the events of \`type\`: \`pets:read\` for \`pet.*\` and \`category.*\`, \`orders:read\` for \`order.*\` (${'insufficient_scope'})`,
@@ -84,8 +84,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
           .send(stream as never);
       }
       const page = await events.list(request.query, request.principal!.scopes);
-      const { limit, type } = request.query;
-      linkNext(reply, page, base, '/events', { limit, type });
+      const { limit, type, petId } = request.query;
+      linkNext(reply, page, base, '/events', { limit, type, petId });
       // The items are sent as their one serialization (serializeEvent), which webhook bodies share.
       const body = `[${page.items.map(serializeEvent).join(',')}]`;
       return reply.type(JSON_TYPE).send(body as unknown as typeof page.items);

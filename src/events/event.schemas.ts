@@ -1,7 +1,8 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { Category } from '../categories/category.schemas.ts';
-import type { HealthRecord } from '../health/health.schemas.ts';
-import type { Pet } from '../pets/pet.schemas.ts';
+import { HEALTH_RECORD_EXAMPLE, type HealthRecord, VOIDED_HEALTH_RECORD_EXAMPLE } from '../health/health.schemas.ts';
+import { PET_EXAMPLE, type Pet } from '../pets/pet.schemas.ts';
+import type { Hold } from '../holds/hold.schemas.ts';
 import { Cursor, Id, Limit } from '../schemas.ts';
 import type { Order } from '../store/order.schemas.ts';
 
@@ -19,28 +20,40 @@ export const EVENT_TYPES = [
   'category.created',
   'category.updated',
   'category.deleted',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'hold.placed',
+  'hold.cancelled',
+  'hold.converted',
+  'hold.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The animal an event concerns, for the feed's `petId` filter: a `pet.*` event's Pet (or `{id}` of a
+ * withdrawn one), the animal of a `pet.health.*` record, of an `order.*` or of a `hold.*`; none for a
+ * category or a customer.
+ */
+export function eventPetId(e: { readonly type: EventType; readonly data: object }): number | undefined {
+  // A customer's events are no animal's; a hold's are its animal's, as an order's are.
+  if (e.type.startsWith('category.') || e.type.startsWith('customer.')) return undefined;
+  const data = e.data as { id?: unknown; petId?: unknown };
+  const id = e.type.startsWith('pet.health.') || e.type.startsWith('order.') || e.type.startsWith('hold.') ? data.petId : data.id;
+  return typeof id === 'number' ? id : undefined;
+}
 
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
 const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
+/** What a customer event carries: the customer's id only, never personal data (docs/events.md, "Customers"). */
+const CustomerRef = Type.Object({ id: Id('The customer; read it with `GET /customers/{customerId}` (`customers:read`)') }, { additionalProperties: false });
 const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
 
 const AT = '2026-11-22T12:00:00.000Z';
-const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available', tags: [], createdAt: AT, updatedAt: AT };
+const PET = PET_EXAMPLE;
 const ORDER = { id: 7, petId: 1, status: 'placed', createdAt: AT, updatedAt: AT };
 const CATEGORY = { id: 7, name: 'Horses' };
-const HEALTH = {
-  id: 3,
-  petId: 1,
-  kind: 'vaccination',
-  date: '2026-11-20',
-  name: 'Nobivac DHPPi',
-  givenBy: 'Dr. A. Jones',
-  nextDue: '2027-11-20',
-  recordedAt: AT,
-};
 
 /** `pet.created` → `PetCreatedEvent`: the schema's name in the OpenAPI document. */
 export const eventSchemaId = (type: EventType): string =>
@@ -76,6 +89,8 @@ const pet = ref<Pet>('Pet');
 const order = ref<Order>('Order');
 const category = ref<Category>('Category');
 const health = ref<HealthRecord>('HealthRecord');
+const hold = ref<Hold>('Hold');
+const HOLD = { id: 3, petId: 1, customerId: 1, state: 'live', method: 'sale', until: '2026-11-29T18:00:00.000Z', createdAt: AT, updatedAt: AT };
 
 /**
  * One schema per event type, in EVENT_TYPES order: the body of the feed's items and of every
@@ -89,11 +104,18 @@ export const EVENT_SCHEMAS = [
     status: 'pending',
   }),
   eventSchema('pet.deleted', Deleted, 'An animal was withdrawn: `data` is `{id}`.', { id: 1 }),
-  eventSchema('pet.health.recorded', health, "A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.", HEALTH),
-  eventSchema('pet.health.voided', health, 'A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.', {
-    ...HEALTH,
-    voided: { at: AT, reason: 'Recorded against the wrong animal' },
-  }),
+  eventSchema(
+    'pet.health.recorded',
+    health,
+    "A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.",
+    HEALTH_RECORD_EXAMPLE,
+  ),
+  eventSchema(
+    'pet.health.voided',
+    health,
+    'A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.',
+    VOIDED_HEALTH_RECORD_EXAMPLE,
+  ),
   eventSchema('order.placed', order, 'An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.', ORDER),
   eventSchema('order.approved', order, 'An order was approved: `data` is the Order.', { ...ORDER, status: 'approved' }),
   eventSchema('order.delivered', order, 'An order was delivered (its animal becomes `sold`): `data` is the Order.', { ...ORDER, status: 'delivered' }),
@@ -104,6 +126,37 @@ export const EVENT_SCHEMAS = [
   eventSchema('category.created', category, 'A category was added: `data` is the Category.', CATEGORY),
   eventSchema('category.updated', category, 'A category was renamed: `data` is the Category.', { ...CATEGORY, name: 'Ponies' }),
   eventSchema('category.deleted', Deleted, 'A category was deleted: `data` is `{id}`.', { id: 7 }),
+  eventSchema(
+    'customer.created',
+    CustomerRef,
+    'A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.',
+    { id: 1 },
+  ),
+  eventSchema('customer.updated', CustomerRef, 'A customer changed: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
+  eventSchema('customer.deleted', CustomerRef, 'A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
+  eventSchema(
+    'hold.placed',
+    hold,
+    'An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    HOLD,
+  ),
+  eventSchema(
+    'hold.cancelled',
+    hold,
+    'A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    { ...HOLD, state: 'cancelled' },
+  ),
+  eventSchema('hold.converted', hold, 'A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.', {
+    ...HOLD,
+    state: 'converted',
+    orderId: 7,
+  }),
+  eventSchema(
+    'hold.expired',
+    hold,
+    'A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    { ...HOLD, state: 'expired' },
+  ),
 ] as const;
 
 /**
@@ -132,6 +185,11 @@ export const ListEventsQuery = Type.Object(
   {
     limit: Type.Optional(Limit),
     type: Type.Optional(Type.Unsafe<EventType>({ $ref: 'EventType#', description: 'Only events of this type' })),
+    petId: Type.Optional(
+      Id(
+        "Only the events of this animal (its history): the `pet.*` events of the Pet with this id, the `pet.health.*` events of its health records and the `order.*` events of its orders. Combines with `type`; each is still read under the key's scopes",
+      ),
+    ),
     after: Type.Optional(
       Type.String({
         pattern: '^evt_[1-9][0-9]{0,15}$',

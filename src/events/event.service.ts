@@ -37,8 +37,8 @@ export class EventService {
     const readable = readableTypes(scopes);
     const types = readable.length === EVENT_TYPES.length || q.type !== undefined ? undefined : readable;
     const fetch = (limit: number, afterId = q.after === undefined ? 0 : eventSequence({ id: q.after })) =>
-      this.#events.list({ limit, afterId, type: q.type, types });
-    return this.#cursors.fetchPage(`events;${q.type ?? ''}`, q, fetch, eventSequence);
+      this.#events.list({ limit, afterId, type: q.type, petId: q.petId, types });
+    return this.#cursors.fetchPage(`events;${q.type ?? ''}${q.petId === undefined ? '' : `;pet=${q.petId}`}`, q, fetch, eventSequence);
   }
 }
 

@@ -30,6 +30,8 @@ export interface ConditionalWrite<T> extends WriteContext<T> {
 export interface NewEvent {
   readonly type: EventType;
   readonly data: object;
+  /** The animal it concerns (the feed's `petId` filter): set by the outbox from type and data (event.schemas.ts, eventPetId). */
+  readonly petId?: number | undefined;
 }
 
 /** Keyset page request over the event feed: ascending ids after `afterId`. */
@@ -37,6 +39,8 @@ export interface EventQuery {
   readonly limit: number;
   readonly afterId: number;
   readonly type?: EventType;
+  /** Only the events of this animal (event.schemas.ts, eventPetId). */
+  readonly petId?: number;
   /** Only events of these types (the ones the reading key may read: events/event.access.ts); absent: every type. */
   readonly types?: readonly EventType[];
 }

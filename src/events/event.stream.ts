@@ -78,7 +78,7 @@ export class EventStreams {
       throw new AppError('rate_limited', `this API key has ${this.#settings.perKey} event streams open on this instance already; close one first`, {
         'retry-after': '1',
       });
-    const read = (after: string | undefined) => this.#events.list({ limit: PAGE, type: q.type, after }, scopes);
+    const read = (after: string | undefined) => this.#events.list({ limit: PAGE, type: q.type, petId: q.petId, after }, scopes);
     let after = lastEventId ?? q.after;
     // The place is taken before the first read, so that streams opened at once are all counted.
     this.#perKey.set(key, count + 1);

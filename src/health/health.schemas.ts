@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { BoundedText as text, CalendarDate, Cursor, Id, Limit, Timestamp } from '../schemas.ts';
 
 /** What a health record is of; the due list keeps one next date per animal and kind. */
 export const HEALTH_KINDS = ['vaccination', 'deworming', 'exam', 'treatment', 'note'] as const;
@@ -10,15 +10,6 @@ export const HEALTH_BATCH_MAX = 100;
 export const HEALTH_GIVEN_BY_MAX = 200;
 export const HEALTH_NOTES_MAX = 2_000;
 export const VOID_REASON_MAX = 500;
-
-const text = (max: number, description: string, example: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: max,
-    pattern: TEXT_PATTERN,
-    description: `${description}: 1–${max.toLocaleString('en')} characters, not blank, no NUL character`,
-    examples: [example],
-  });
 
 const kind = Type.Unsafe<HealthKind>({
   type: 'string',
@@ -43,6 +34,25 @@ export const HealthVoidInfo = Type.Object(
   { additionalProperties: false, description: 'Present once the record was voided: it stays in the log, struck through, and no longer counts' },
 );
 
+/** The one example of a health record: the schema's, the events' and the Error examples' that quote one. */
+export const HEALTH_RECORD_EXAMPLE = {
+  id: 1,
+  petId: 1,
+  kind: 'vaccination',
+  date: '2026-11-20',
+  name: 'Nobivac DHPPi',
+  batch: 'A123B45',
+  givenBy: 'Dr. A. Jones, MRCVS',
+  nextDue: '2027-11-20',
+  recordedAt: '2026-11-22T12:00:00.000Z',
+} as const;
+
+/** The example above, voided. */
+export const VOIDED_HEALTH_RECORD_EXAMPLE = {
+  ...HEALTH_RECORD_EXAMPLE,
+  voided: { at: '2026-11-23T09:00:00.000Z', reason: 'Recorded against the wrong animal' },
+} as const;
+
 export const HealthRecord = Type.Object(
   {
     id: { ...Id('Identifier of the record'), examples: [1] },
@@ -55,19 +65,7 @@ export const HealthRecord = Type.Object(
     $id: 'HealthRecord',
     additionalProperties: false,
     description: "One entry of an animal's health log: append-only, never edited or deleted; a wrong entry is voided with a reason and kept",
-    examples: [
-      {
-        id: 1,
-        petId: 1,
-        kind: 'vaccination',
-        date: '2026-11-20',
-        name: 'Nobivac DHPPi',
-        batch: 'A123B45',
-        givenBy: 'Dr. A. Jones, MRCVS',
-        nextDue: '2027-11-20',
-        recordedAt: '2026-11-22T12:00:00.000Z',
-      },
-    ],
+    examples: [HEALTH_RECORD_EXAMPLE],
   },
 );
 export type HealthRecord = Static<typeof HealthRecord>;

@@ -6,6 +6,7 @@ import { invalid } from '../errors.ts';
 import type { PetOrderKey, PetPosition, PetQuery } from './pet.store.ts';
 import { UNPRICED_SORT_KEY, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
 import { nameKey, words } from './pet.search.ts';
+import { breedTerm, normaliseMicrochip } from './pet.record.ts';
 
 /** A listing as the storage is asked for it (without its page size and position), and how its cursors read. */
 export interface PetListing {
@@ -29,12 +30,23 @@ export function petListing(q: ListPetsQuery): PetListing {
   // Every animal has every word of a `q` without any (punctuation only): such a `q` filters nothing.
   const found = q.q === undefined ? [] : words(q.q);
   const searched = found.length === 0 ? undefined : found;
-  if (q.id !== undefined && (searched !== undefined || q.tag !== undefined)) {
-    throw invalid(`query parameter "id" cannot be combined with ${searched !== undefined ? '"q"' : '"tag"'}: it names the animals itself`, {
+  const breed = q.breed === undefined ? undefined : words(q.breed);
+  if (breed?.length === 0) {
+    throw invalid('query parameter "breed" must hold a letter or a digit: a breed is found by its words', {
+      in: 'query',
+      field: 'breed',
+      rule: 'pattern',
+      message: 'type a word of the breed',
+    });
+  }
+  const microchip = q.microchip === undefined ? undefined : normaliseMicrochip(q.microchip, { in: 'query', field: 'microchip' });
+  if (q.id !== undefined && (searched !== undefined || q.tag !== undefined || breed !== undefined)) {
+    const [parameter, filter] = searched !== undefined ? ['q', 'search'] : q.tag !== undefined ? ['tag', 'tag filter'] : ['breed', 'breed filter'];
+    throw invalid(`query parameter "id" cannot be combined with "${parameter}": it names the animals itself`, {
       in: 'query',
       field: 'id',
       rule: 'exclusive',
-      message: `names the animals itself: leave out the ${searched !== undefined ? 'search' : 'tag filter'}`,
+      message: `names the animals itself: leave out the ${filter}`,
     });
   }
   if (q.id !== undefined && order !== 'id') {
@@ -51,11 +63,27 @@ export function petListing(q: ListPetsQuery): PetListing {
   if (sort !== 'id') scope += `;sort=${sort}`;
   if (q.tag !== undefined) scope += `;tag=${q.tag.join(',')}`;
   if (searched !== undefined) scope += `;q=${searched.join(' ')}`;
+  if (q.sex !== undefined) scope += `;sex=${q.sex}`;
+  if (breed !== undefined) scope += `;breed=${breed.join(' ')}`;
+  if (q.recordComplete !== undefined) scope += `;record=${q.recordComplete}`;
+  if (microchip !== undefined) scope += `;chip=${microchip}`;
+  // The breed filter's terms sit in the tag filter's index (pet.record.ts, breedTerms).
+  const terms = [...(q.tag ?? []), ...(breed ?? []).map(breedTerm)];
   const ids = q.id === undefined ? undefined : [...q.id].sort((a, b) => (descending ? b - a : a - b));
   if (ids !== undefined) scope += `;id=${ids.join(',')}`;
   return {
     ids,
-    query: { order, descending, status: q.status, categoryId: q.categoryId, tags: q.tag, words: searched },
+    query: {
+      order,
+      descending,
+      status: q.status,
+      categoryId: q.categoryId,
+      tags: terms.length === 0 ? undefined : terms,
+      words: searched,
+      sex: q.sex,
+      recordComplete: q.recordComplete === undefined ? undefined : q.recordComplete === 'true',
+      microchip,
+    },
     scope,
     position: order === 'id' ? (pet) => String(pet.id) : (pet) => JSON.stringify([sortValue(order, pet), pet.id]),
     at: (position) => (order === 'id' ? String(position.id) : JSON.stringify([position.value, position.id])),
@@ -69,9 +97,15 @@ export function petListing(q: ListPetsQuery): PetListing {
   };
 }
 
-/** Whether a pet named by `id=` passes the listing's other filters (status, category). */
+/** Whether a pet named by `id=` passes the listing's other filters (status, category, sex, record, microchip). */
 export function passes(query: PetListing['query'], pet: Pet): boolean {
-  return (query.status === undefined || pet.status === query.status) && (query.categoryId === undefined || pet.categoryId === query.categoryId);
+  return (
+    (query.status === undefined || pet.status === query.status) &&
+    (query.categoryId === undefined || pet.categoryId === query.categoryId) &&
+    (query.sex === undefined || pet.sex === query.sex) &&
+    (query.recordComplete === undefined || pet.recordComplete === query.recordComplete) &&
+    (query.microchip === undefined || pet.microchip === query.microchip)
+  );
 }
 
 /** A pet's place in an order other than by id, as the engines' indexes hold it. */

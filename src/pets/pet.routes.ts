@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { notFound } from '../errors.ts';
 import { ifMatch, tagged, withEntityTag } from '../http/policies/conditional.ts';
 import { idempotentResponse } from '../http/policies/idempotency.ts';
@@ -34,6 +35,9 @@ export interface PetRoutesOptions {
 export const GET_PET_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 export const GET_PET_SUNSET = new Date('2030-12-05T00:00:00Z');
 
+/** Whether the caller's key may read pets: then a refusal may name another animal (microchip_in_use). */
+const mayReadPets = (request: FastifyRequest) => request.principal?.scopes.includes('pets:read') ?? false;
+
 // The listing's filters, as its query schema has them (the rest pages and orders it).
 const FILTERS = Object.keys(ListPetsQuery.properties).filter((p) => !['limit', 'sort', 'cursor'].includes(p));
 
@@ -59,8 +63,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
     async (request, reply) => {
       const page = await pets.list(request.query);
-      const { limit, status, categoryId, id, q, tag, sort } = request.query;
-      linkNext(reply, page, base, '/pets', { limit, status, categoryId, id: id?.map(String), q, tag, sort });
+      const { limit, status, categoryId, id, q, tag, sex, breed, recordComplete, microchip, sort } = request.query;
+      linkNext(reply, page, base, '/pets', { limit, status, categoryId, id: id?.map(String), q, tag, sex, breed, recordComplete, microchip, sort });
       return page.items.map(withEntityTag);
     },
   );
@@ -79,7 +83,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         response: {
           201: { ...Pet, description: 'Animal added; `Location` names it, `ETag` is its entity tag' },
           400: errorResponse`Missing or invalid fields, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown category (${'unknown_category'}); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`,
-          409: errorResponse`A request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
+          409: errorResponse`The microchip number is another live animal's (${'microchip_in_use'}: the message names it to a key with \`pets:read\`), or a request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
           ...idempotencyErrors,
           ...bodyErrors,
           ...commonErrors,
@@ -87,7 +91,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
     async (request, reply) => {
-      const pet = await pets.create(request.body, idempotentResponse(request, reply, location));
+      const pet = await pets.create(request.body, idempotentResponse(request, reply, location), mayReadPets(request));
       reply.code(201).header('location', location(pet));
       return tagged(request, reply, pet);
     },
@@ -148,14 +152,14 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
             200: { ...Pet, description: 'The animal after the change; `ETag` is its new entity tag' },
             400: errorResponse`Invalid \`petId\`, body field or \`If-Match\`, an empty patch, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown or deleted category (${'unknown_category'}); a body nested deeper than 32 levels or ${MALFORMED}`,
             404: errorResponse`No animal with this id, or it was withdrawn (${'not_found'})`,
-            409: errorResponse`The status would change while an order for the animal is open (${'pet_has_open_order'})`,
+            409: errorResponse`The status would change while an order for the animal is open (${'pet_has_open_order'}), or the microchip number is another live animal's (${'microchip_in_use'}: the message names it to a key with \`pets:read\`)`,
             ...preconditionErrors,
             ...mergePatchBodyErrors,
             ...commonErrors,
           },
         },
       },
-      async (request, reply) => tagged(request, reply, await pets.update(request.params.petId, request.body, ifMatch(request))),
+      async (request, reply) => tagged(request, reply, await pets.update(request.params.petId, request.body, ifMatch(request), mayReadPets(request))),
     );
   });
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { CalendarDate, Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export const PetStatus = Type.Unsafe<PetStatus>({ $id: 'PetStatus', enum: [...PET_STATUSES], type: 'string', description: 'Availability status' });
@@ -76,6 +76,85 @@ const priceInput = (text: string) =>
   );
 export type PriceInput = Static<ReturnType<typeof priceInput>>;
 
+// The animal's legal record (docs/api.md, "The animal's record"): what a pet dealer must keep of each
+// animal (New York Agriculture and Markets Law §402, Maryland's breeder licence number, listing partners).
+export const RECORD_TEXT_MAX = 100;
+const recordText = (maxLength: number, description: string, example: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: TEXT_PATTERN, description, examples: [example] });
+const breedName = (description: string, example: string) =>
+  recordText(RECORD_TEXT_MAX, `${description}: 1–100 characters, under the text rules of \`name\``, example);
+export const Breed = Type.Object(
+  {
+    primary: breedName('The breed, or the main breed of a mixed animal', 'Labrador Retriever'),
+    mixed: Type.Optional(Type.Boolean({ description: 'The animal is of mixed breed (`primary` the one it shows most)' })),
+    secondary: Type.Optional(breedName('The second breed of a mixed animal; only with `mixed: true`', 'Poodle')),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The breed: `primary`, and for a mixed animal `mixed: true` with an optional `secondary` breed. Filter with `GET /pets?breed=` (a word of either breed); searched by `q`',
+    examples: [{ primary: 'Labrador Retriever', mixed: true, secondary: 'Poodle' }],
+  },
+);
+export type Breed = Static<typeof Breed>;
+export const PET_SEXES = ['male', 'female', 'unknown'] as const;
+export type PetSex = (typeof PET_SEXES)[number];
+const sex = Type.Unsafe<PetSex>({ type: 'string', enum: [...PET_SEXES], description: 'Sex: `male`, `female` or `unknown` (not yet determined)' });
+const neutered = Type.Boolean({ description: 'Neutered (spayed or castrated): `true`, or `false` when it is not' });
+const colour = recordText(
+  RECORD_TEXT_MAX,
+  'Colour and markings: 1–100 characters, under the text rules of `name`; searched by `q`',
+  'black with a white blaze',
+);
+const birthDate = CalendarDate('Birth date; not in the future (later than today everywhere on Earth). With `birthDateEstimated: true` an estimate');
+const birthDateEstimated = Type.Boolean({ description: '`birthDate` is an estimate (the age was judged, not known)' });
+export const MICROCHIP_MAX = 40;
+const microchip = Type.String({
+  minLength: 1,
+  maxLength: MICROCHIP_MAX,
+  description:
+    'Microchip (transponder) number: an ISO 11784/11785 number of 15 digits, or a legacy code of 10 hexadecimal characters (FDX-A, Trovan) or 9 digits (AVID). Spaces, hyphens and dots between characters are dropped and letters upper-cased: it is kept and shown normalised. Unique among live animals (409 `microchip_in_use`); find an animal by it with `GET /pets?microchip=`',
+  examples: ['985112345678903'],
+});
+const acquiredAt = CalendarDate('The day the store acquired the animal (born in store: its birth day); not in the future');
+export const SOURCE_KINDS = ['breeder', 'supplier', 'private', 'surrender', 'born-in-store', 'transfer'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+export const Source = Type.Object(
+  {
+    kind: Type.Unsafe<SourceKind>({
+      type: 'string',
+      enum: [...SOURCE_KINDS],
+      description:
+        'Where the animal came from: a `breeder`, a `supplier` (a distributor or another dealer), a `private` person, a `surrender` (an owner gave it up), `born-in-store`, or a `transfer` from another branch or shelter',
+    }),
+    name: Type.Optional(
+      recordText(200, 'The name of the person or business it came from: 1–200 characters; required unless `kind` is `born-in-store`', 'Green Acres Kennels'),
+    ),
+    address: Type.Optional(recordText(500, 'Their address: 1–500 characters', '12 Farm Road, Albany, NY 12207')),
+    licence: Type.Optional(
+      recordText(RECORD_TEXT_MAX, "Their licence number (a breeder's or dealer's: Maryland requires the breeder's): 1–100 characters", 'MD-BR-2041'),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Where the animal came from: the kind of source, and the name and address of the person or business (NY AGM §402)',
+    examples: [{ kind: 'breeder', name: 'Green Acres Kennels', address: '12 Farm Road, Albany, NY 12207', licence: 'MD-BR-2041' }],
+  },
+);
+export type Source = Static<typeof Source>;
+
+/** The members a store may require of every animal's record (RECORD_REQUIRED_FIELDS). */
+export const RECORD_FIELDS = ['source', 'acquiredAt', 'birthDate', 'colour', 'sex', 'breed', 'neutered', 'microchip'] as const;
+export type RecordField = (typeof RECORD_FIELDS)[number];
+/** The default: the list of NY AGM §402 (microchip by RECORD_REQUIRES_MICROCHIP). */
+export const RECORD_REQUIRED_DEFAULT: readonly RecordField[] = ['source', 'acquiredAt', 'birthDate', 'colour', 'sex', 'breed'];
+
+/** The record's members, as clients send them (NewPet, PetPatch) and read them (Pet). */
+const recordMembers = { breed: Breed, sex, neutered, colour, birthDate, birthDateEstimated, microchip, acquiredAt, source: Source };
+const optionalRecord = Object.fromEntries(Object.entries(recordMembers).map(([m, schema]) => [m, Type.Optional(schema)])) as {
+  [K in keyof typeof recordMembers]: ReturnType<typeof Type.Optional<(typeof recordMembers)[K]>>;
+};
+
 export const NewPet = Type.Object(
   {
     name,
@@ -84,10 +163,30 @@ export const NewPet = Type.Object(
     description: Type.Optional(description),
     tags: Type.Optional(tags),
     price: Type.Optional(priceInput("The price, in the store's currency; without it the animal has no price")),
+    ...optionalRecord,
   },
   { $id: 'NewPet', additionalProperties: false, examples: [{ name: 'Rex', categoryId: 1, status: 'available', tags: ['friendly'], price: { amount: 1999 } }] },
 );
 export type NewPet = Static<typeof NewPet>;
+
+/** An animal, as the document shows one (Pet, and the pet events' data). */
+export const PET_EXAMPLE = {
+  id: 1,
+  name: 'Rex',
+  categoryId: 1,
+  status: 'available',
+  tags: ['friendly'],
+  price: { amount: 1999, currency: 'EUR' },
+  breed: { primary: 'Labrador Retriever' },
+  sex: 'male',
+  colour: 'yellow',
+  birthDate: '2026-08-01',
+  microchip: '985112345678903',
+  recordComplete: false,
+  recordMissing: ['source', 'acquiredAt'],
+  createdAt: '2026-11-22T12:00:00.000Z',
+  updatedAt: '2026-11-22T12:00:00.000Z',
+};
 
 export const Pet = Type.Object(
   {
@@ -98,6 +197,16 @@ export const Pet = Type.Object(
     description: Type.Optional(description),
     tags,
     price: Type.Optional(priceRef('The price; absent when the animal has none')),
+    ...optionalRecord,
+    recordComplete: Type.Boolean({
+      description:
+        "Whether the animal's record holds every member the store requires (`RECORD_REQUIRED_FIELDS`; read-only). List the incomplete ones with `GET /pets?recordComplete=false`",
+    }),
+    recordMissing: Type.Array(Type.Unsafe<RecordField>({ type: 'string', enum: [...RECORD_FIELDS] }), {
+      uniqueItems: true,
+      description: 'The members the store requires that the record lacks, in the order of `RECORD_REQUIRED_FIELDS` (read-only); empty when complete',
+      examples: [['source', 'acquiredAt']],
+    }),
     photoUrls: Type.Optional(
       Type.Array(Type.String({ format: 'uri-reference' }), {
         minItems: 1,
@@ -113,25 +222,14 @@ export const Pet = Type.Object(
   {
     $id: 'Pet',
     additionalProperties: false,
-    examples: [
-      {
-        id: 1,
-        name: 'Rex',
-        categoryId: 1,
-        status: 'available',
-        tags: ['friendly'],
-        price: { amount: 1999, currency: 'EUR' },
-        createdAt: '2026-11-22T12:00:00.000Z',
-        updatedAt: '2026-11-22T12:00:00.000Z',
-      },
-    ],
+    examples: [PET_EXAMPLE],
   },
 );
 // status, tags and the timestamps are always present in responses, so the domain type requires them.
 export type Pet = Static<typeof Pet>;
 
 /** How the engines keep a member in its columns; storage/rows.ts holds each kind's encoding. */
-export type PetFieldKind = 'integer' | 'text' | 'timestamp' | 'list' | 'price' | 'photos';
+export type PetFieldKind = 'integer' | 'text' | 'timestamp' | 'list' | 'price' | 'photos' | 'boolean' | 'json';
 
 /**
  * One member of the Pet schema as the engines keep it. Whether a client may send it (NewPet) or
@@ -145,6 +243,8 @@ export interface PetField {
   /**
    * Which statements of the pet write it: `always` (the insert and every update), `insert` (set
    * once), `never` (the engine assigns it, or another statement keeps it: `photoUrls`, PhotoTx).
+   * The record's state (`recordComplete`, `recordMissing`) is written with every write: the pets
+   * domain computes it (pets/pet.record.ts).
    */
   readonly written: 'always' | 'insert' | 'never';
   /** Its words are found by `q` (pets/pet.search.ts). */
@@ -166,6 +266,17 @@ export const PET_FIELDS: readonly PetField[] = [
   { member: 'description', columns: ['description'], kind: 'text', written: 'always', searched: true },
   { member: 'tags', columns: ['tags'], kind: 'list', written: 'always', searched: true },
   { member: 'price', columns: ['price_amount', 'price_currency'], kind: 'price', written: 'always' },
+  { member: 'breed', columns: ['breed'], kind: 'json', written: 'always', searched: true },
+  { member: 'sex', columns: ['sex'], kind: 'text', written: 'always' },
+  { member: 'neutered', columns: ['neutered'], kind: 'boolean', written: 'always' },
+  { member: 'colour', columns: ['colour'], kind: 'text', written: 'always', searched: true },
+  { member: 'birthDate', columns: ['birth_date'], kind: 'text', written: 'always' },
+  { member: 'birthDateEstimated', columns: ['birth_date_estimated'], kind: 'boolean', written: 'always' },
+  { member: 'microchip', columns: ['microchip'], kind: 'text', written: 'always' },
+  { member: 'acquiredAt', columns: ['acquired_at'], kind: 'text', written: 'always' },
+  { member: 'source', columns: ['source'], kind: 'json', written: 'always' },
+  { member: 'recordComplete', columns: ['record_complete'], kind: 'boolean', written: 'always' },
+  { member: 'recordMissing', columns: ['record_missing'], kind: 'list', written: 'always' },
   { member: 'photoUrls', columns: ['photos'], kind: 'photos', written: 'never' },
   { member: 'createdAt', columns: ['created_at'], kind: 'timestamp', written: 'insert' },
   { member: 'updatedAt', columns: ['updated_at'], kind: 'timestamp', written: 'always' },
@@ -194,6 +305,16 @@ const patchMembers = {
       description: 'The new price; `null` removes it',
     }),
   ),
+  ...(Object.fromEntries(
+    Object.entries(recordMembers).map(([m, schema]) => [
+      m,
+      Type.Optional(Type.Union([schema, Type.Null()], { description: `The new \`${m}\`; \`null\` removes it` })),
+    ]),
+  ) as {
+    [K in keyof typeof recordMembers]: ReturnType<
+      typeof Type.Optional<ReturnType<typeof Type.Union<[(typeof recordMembers)[K], ReturnType<typeof Type.Null>]>>>
+    >;
+  }),
 };
 // What `null` does to each member, from the members' own schemas: it removes those that accept it.
 const removable = Object.keys(patchMembers).filter((m) => nullable(patchMembers[m as keyof typeof patchMembers]));
@@ -275,6 +396,34 @@ export const ListPetsQuery = Type.Object(
         minItems: 1,
         maxItems: PET_TAGS_MAX,
         description: 'Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort`',
+      }),
+    ),
+    sex: Type.Optional({ ...sex, description: 'Animals of this sex; combinable with every filter and every `sort`' }),
+    breed: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: RECORD_TEXT_MAX,
+        pattern: TEXT_PATTERN,
+        description:
+          'Animals whose breed (`primary` or `secondary`) has every word of `breed` as a whole word, ignoring case and accents: `poodle` finds "Toy Poodle", not "Poodles"; at least one letter or digit. Combinable with every filter and every `sort`',
+        examples: ['labrador'],
+      }),
+    ),
+    recordComplete: Type.Optional(
+      Type.Unsafe<'true' | 'false'>({
+        type: 'string',
+        enum: ['true', 'false'],
+        description:
+          '`false`: the animals whose record lacks a field the store requires (`recordMissing`), what staff must finish; `true`: those with a complete record. Combinable with every filter and every `sort`',
+      }),
+    ),
+    microchip: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MICROCHIP_MAX,
+        description:
+          'The animal with this microchip number, compared normalised (spaces, hyphens and dots dropped, letters upper-cased); at most one live animal has it',
+        examples: ['985 112 345 678 903'],
       }),
     ),
     sort: Type.Optional(

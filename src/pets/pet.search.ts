@@ -27,11 +27,16 @@ export function words(text: string): string[] {
   return (fold(text).match(WORD) ?? []).map((w) => (w.length > WORD_MAX ? [...w].slice(0, WORD_MAX).join('') : w));
 }
 
-/** What the engines index for a pet: the distinct words of its searched fields (PET_FIELDS: name, description, tags), one space between. */
+/** What the engines index for a pet: the distinct words of its searched fields (PET_FIELDS: name, description, tags, breed, colour), one space between. */
 export function searchText(pet: Partial<Pet>): string {
   const text = SEARCHED_MEMBERS.map((member) => {
     const value = pet[member];
-    return Array.isArray(value) ? value.join(' ') : typeof value === 'string' ? value : '';
+    if (Array.isArray(value)) return value.join(' ');
+    if (typeof value === 'object' && value !== null)
+      return Object.values(value)
+        .filter((v) => typeof v === 'string')
+        .join(' '); // a breed's names
+    return typeof value === 'string' ? value : '';
   });
   return [...new Set(words(text.join(' ')))].join(' ');
 }

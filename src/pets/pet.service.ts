@@ -8,17 +8,24 @@ import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { PetCreate, PetIndex } from './pet.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
+import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
 import { NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
+import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normaliseMicrochip, type RecordRule, recordState } from './pet.record.ts';
 
 // The pet workflows, each in one write transaction over the pet row it locks (docs/architecture.md).
 // Locks go pet → category → the inventory row (kept by the engines' triggers), and an order's
 // workflows take order → pet: no two writes wait on each other in a circle.
 
-/** Adds a pet to a live category; records pet.created. */
-export function createPet(storage: Storage, input: Omit<PetCreate, 'at'>, ctx: WriteContext<Pet>): Promise<Pet> {
+/**
+ * Adds a pet to a live category; records pet.created. A microchip number another live pet has is
+ * refused (409), naming that pet when `reveal` (the caller may read pets).
+ */
+export function createPet(storage: Storage, input: Omit<PetCreate, 'at'>, ctx: WriteContext<Pet>, reveal = false): Promise<Pet> {
+  checkRecord(input, ctx.now);
   return write(storage, ctx, async (tx) => {
+    if (input.microchip !== undefined) await assertMicrochipFree(tx, input.microchip, undefined, reveal);
     const pet = await tx.pets.insert({ ...input, at: ctx.now });
     if (pet === undefined) throw unknownCategory(input.categoryId);
     return { result: pet, events: [{ type: 'pet.created', data: pet }] };
@@ -31,40 +38,112 @@ export function createPet(storage: Storage, input: Omit<PetCreate, 'at'>, ctx: W
  * open. Concurrent changes of one pet queue on its row lock, each checking If-Match and these
  * rules against what the one before it committed.
  */
-export function updatePet(storage: Storage, id: number, patch: PetPatch, currency: string, ctx: ConditionalWrite<Pet>): Promise<Pet> {
+export function updatePet(
+  storage: Storage,
+  id: number,
+  patch: PetPatch,
+  currency: string,
+  ctx: ConditionalWrite<Pet>,
+  rule: RecordRule = DEFAULT_RECORD_RULE,
+  reveal = false,
+): Promise<Pet> {
   return write(storage, ctx, async (tx) => {
     const current = await tx.pets.lock(id);
     assertFound(`pet ${id}`, current);
     assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
-    const { next, changed } = patchPet(current, patch, currency);
+    const { next, changed } = patchPet(current, patch, currency, rule);
     if (!changed) return withoutEvents(current);
+    checkRecord(next, ctx.now);
+    if (next.microchip !== undefined && next.microchip !== current.microchip) await assertMicrochipFree(tx, next.microchip, id, reveal);
     if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
     if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
+    await assertNotHeld(tx, id, next.status !== current.status);
     const pet = await savePet(tx, current, next, ctx.now);
     return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
   });
 }
 
-/** Writes `next` over `current` (a pet the transaction locked), its updatedAt `now` and its index rewritten. */
-export function savePet(tx: Transaction, current: Pet, next: Pet, now: Date): Promise<Pet> {
-  return tx.pets.update(current, { ...next, updatedAt: now.toISOString() }, indexOf(next));
+/** While a live hold keeps an animal for a customer, its status is the hold's and it cannot be withdrawn (409 pet_on_hold). */
+async function assertNotHeld(tx: Transaction, id: number, changes: boolean): Promise<void> {
+  const hold = changes ? await tx.holds.liveFor(id) : undefined;
+  if (hold !== undefined) throw petOnHold(id, hold);
 }
 
-/** The row a new pet is inserted as (its timestamps are the write's): `status` defaults to available, the price is in `currency`, the store's. */
-export function newPetRecord(input: NewPet, currency: string): Omit<PetCreate, 'at'> {
+/** The microchip number is no other live pet's (`self`: the pet being changed); else 409 microchip_in_use. */
+async function assertMicrochipFree(tx: Transaction, chip: string, self: number | undefined, reveal: boolean): Promise<void> {
+  const holder = await tx.pets.microchipHolder(chip);
+  if (holder !== undefined && holder !== self) throw microchipInUse(chip, holder, reveal);
+}
+
+/** Writes `next` over `current` (a pet the transaction locked), its updatedAt `now` and its index rewritten. */
+export function savePet(tx: Transaction, current: Pet, next: Pet, now: Date): Promise<Pet> {
+  return tx.pets.update({ ...next, updatedAt: now.toISOString() }, indexOf(next), indexOf(current).terms);
+}
+
+/** What a pet's values follow from the store's settings: prices in its currency, the record rule. */
+export interface PetSettings {
+  readonly currency: string;
+  readonly record: RecordRule;
+}
+
+/**
+ * The row a new pet is inserted as (its timestamps are the write's): `status` defaults to
+ * available, the price is in the store's currency, the microchip number normalised, the record's
+ * state under the store's rule.
+ */
+export function newPetRecord(input: NewPet, currency: string, rule: RecordRule = DEFAULT_RECORD_RULE): Omit<PetCreate, 'at'> {
   const record: Record<string, unknown> = {};
   for (const member of SENT) {
     const given = (input as Record<string, unknown>)[member];
     const value = given === undefined ? DEFAULTS[member] : fromInput(member, given, currency);
     if (value !== undefined) record[member] = value;
   }
-  const pet = record as Omit<PetCreate, 'at' | keyof PetIndex>;
+  const pet = { ...record, ...recordState(record, rule) } as Omit<PetCreate, 'at' | keyof PetIndex>;
   return { ...pet, ...indexOf(pet) };
 }
 
-/** What the engines index of a pet: its search words and its name's sort key (pets/pet.search.ts). */
+/** What the engines index of a pet: its search words, its name's sort key (pets/pet.search.ts) and its filter terms. */
 export function indexOf(pet: Pick<Pet, 'name'> & Partial<Pet>): PetIndex {
-  return { searchText: searchText(pet), nameKey: nameKey(pet.name) };
+  return { searchText: searchText(pet), nameKey: nameKey(pet.name), terms: [...(pet.tags ?? []), ...breedTerms(pet.breed)] };
+}
+
+/** Where the database keeps the rule its animals' record state was last brought to (Storage.setting). */
+export const RECORD_RULE_SETTING = 'record-rule';
+
+/**
+ * Brings every live pet's record state (recordComplete, recordMissing) to the store's rule, which
+ * RECORD_REQUIRED_FIELDS may have changed since it was written: read in id order, a page at a
+ * time, and the pets whose state differs rewritten (their updatedAt kept: the animal did not
+ * change; no event). Returns how many. The rule it last applied is kept in the database, so a
+ * start-up under the same rule reads nothing (a read of every pet is about a second per 20,000 on
+ * SQLite); the first start-up after migration 15 reads them once.
+ */
+export async function applyRecordRule(storage: Storage, rule: RecordRule, batch = 500): Promise<number> {
+  const applied = JSON.stringify(rule);
+  if ((await storage.setting(RECORD_RULE_SETTING)) === applied) return 0;
+  const done = await restateRecords(storage, rule, batch);
+  await storage.saveSetting(RECORD_RULE_SETTING, applied);
+  return done;
+}
+
+async function restateRecords(storage: Storage, rule: RecordRule, batch: number): Promise<number> {
+  let done = 0;
+  for (let after: number | undefined; ; ) {
+    const { pets } = await storage.pets.list({ limit: batch, after: after === undefined ? undefined : { id: after } });
+    const stale = pets.filter((pet) => !same(recordState(pet, rule).recordMissing, pet.recordMissing));
+    if (stale.length > 0) {
+      await storage.transaction(async (tx) => {
+        for (const { id } of stale) {
+          const current = await tx.pets.lock(id);
+          if (current === undefined) continue;
+          await tx.pets.restate(id, recordState(current, rule));
+          done++;
+        }
+      });
+    }
+    if (pets.length < batch) return done;
+    after = pets.at(-1)!.id;
+  }
 }
 
 /**
@@ -94,7 +173,8 @@ export function withdrawPet(storage: Storage, id: number, ctx: ConditionalWrite<
     assertFound(`pet ${id}`, current);
     assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
     if (await tx.orders.exists(id, OPEN_ORDER_STATUSES)) throw petHasOpenOrder(id, 'withdraw');
-    await tx.pets.withdraw(current, ctx.now);
+    await assertNotHeld(tx, id, true);
+    await tx.pets.withdraw(current, ctx.now, indexOf(current).terms);
     return { result: undefined, events: [{ type: 'pet.deleted', data: { id } }] };
   });
 }
@@ -106,9 +186,11 @@ const PATCHED = new Set(PET_FIELDS.map((f) => f.member).filter((m) => m in PetPa
 /** What a member left out of a new pet, or removed by a patch's `null`, becomes (absent when not named here). */
 const DEFAULTS: Partial<Pet> = { status: 'available', tags: [] };
 
-/** A member's value as a pet keeps it, from what a client sent: a price is set in `currency`, the store's. */
+/** A member's value as a pet keeps it, from what a client sent: a price is set in `currency`, the store's; a microchip number normalised. */
 function fromInput(member: keyof Pet, given: unknown, currency: string): unknown {
-  return member === 'price' ? priceOf(given as PriceInput, currency) : given;
+  if (member === 'price') return priceOf(given as PriceInput, currency);
+  if (member === 'microchip') return normaliseMicrochip(given as string, { in: 'body', field: 'microchip' });
+  return given;
 }
 
 /** Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON. */
@@ -118,10 +200,10 @@ function same(a: unknown, b: unknown): boolean {
 
 /**
  * The pet after `patch` (a JSON merge patch: a field absent is kept, `null` removes an optional
- * one); `changed` is false when every field given already had its value. A price is set in
- * `currency`, the store's.
+ * one); `changed` is false when every field given already had its value. A price is set in the
+ * store's currency; the record's state follows the store's rule.
  */
-export function patchPet(current: Pet, patch: PetPatch, currency: string): { next: Pet; changed: boolean } {
+export function patchPet(current: Pet, patch: PetPatch, currency: string, rule: RecordRule = DEFAULT_RECORD_RULE): { next: Pet; changed: boolean } {
   // The schema's key order, as the engines read a pet back (storage/rows.ts).
   const next: Record<string, unknown> = {};
   let changed = false;
@@ -132,6 +214,8 @@ export function patchPet(current: Pet, patch: PetPatch, currency: string): { nex
       value = given === null ? DEFAULTS[member] : fromInput(member, given, currency);
       if (!same(value, current[member])) changed = true;
     }
+    // The record's members come before its state in the table's order.
+    if (member === 'recordComplete' || member === 'recordMissing') value = recordState(next, rule)[member];
     if (value !== undefined) next[member] = value;
   }
   return { next: next as Pet, changed };
@@ -166,18 +250,19 @@ export class PetService {
   readonly #storage: Storage;
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
-  readonly #currency: string;
+  readonly #settings: PetSettings;
 
-  constructor(storage: Storage, cursors: CursorCodec, clock: Clock, currency: string) {
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock, settings: PetSettings) {
     this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
-    this.#currency = currency;
+    this.#settings = settings;
   }
 
-  create(input: NewPet, idempotency?: IdempotentResponse<Pet>): Promise<Pet> {
+  /** `reveal`: the caller may read pets, so a refusal may name another animal. */
+  create(input: NewPet, idempotency?: IdempotentResponse<Pet>, reveal = false): Promise<Pet> {
     const now = this.#clock.now();
-    return createPet(this.#storage, newPetRecord(input, this.#currency), { now, idempotency });
+    return createPet(this.#storage, newPetRecord(input, this.#settings.currency, this.#settings.record), { now, idempotency }, reveal);
   }
 
   get(id: number): Promise<Pet | undefined> {
@@ -220,8 +305,8 @@ export class PetService {
     return found;
   }
 
-  update(id: number, patch: PetPatch, ifMatch: Condition | undefined): Promise<Pet> {
-    return updatePet(this.#storage, id, patch, this.#currency, { now: this.#clock.now(), ifMatch });
+  update(id: number, patch: PetPatch, ifMatch: Condition | undefined, reveal = false): Promise<Pet> {
+    return updatePet(this.#storage, id, patch, this.#settings.currency, { now: this.#clock.now(), ifMatch }, this.#settings.record, reveal);
   }
 
   withdraw(id: number, ifMatch: Condition | undefined): Promise<void> {

@@ -2,7 +2,7 @@
 // pet's statements inside one (PetTx). Engines implement them (storage/sql/sql.pets.ts and each
 // engine's read path); they decide nothing.
 import type { Inventory } from '../store/inventory.schemas.ts';
-import type { Pet, PetStatus } from './pet.schemas.ts';
+import type { Pet, PetSex, PetStatus } from './pet.schemas.ts';
 
 /** What the engines index of a pet, as the pets domain writes it (pets/pet.search.ts). */
 export interface PetIndex {
@@ -10,6 +10,8 @@ export interface PetIndex {
   readonly searchText: string;
   /** What `sort=name` orders by. */
   readonly nameKey: string;
+  /** The terms the tag and breed filters find the pet by: its tags, and its breed's words as `breed:<word>` (pets/pet.record.ts). */
+  readonly terms: readonly string[];
 }
 
 /**
@@ -48,6 +50,11 @@ export interface PetQuery {
   readonly tags?: readonly string[];
   /** Search words, folded (pets/pet.search.ts): each must be a word, or the start of one, of the pet's search text. */
   readonly words?: readonly string[];
+  readonly sex?: PetSex;
+  /** Pets whose record is complete (true) or incomplete (false) under the store's rule. */
+  readonly recordComplete?: boolean;
+  /** The pet with this microchip number, normalised (at most one live pet has it). */
+  readonly microchip?: string;
 }
 
 /** A page of pets as the storage read it. */
@@ -82,11 +89,19 @@ export interface PetTx {
    * undefined (nothing inserted) when categoryId names no live category.
    */
   insert(input: PetCreate): Promise<Pet | undefined>;
-  /** Writes every field of `next`, a pet this transaction locked as `current` (its tags are replaced). */
-  update(current: Pet, next: Pet, index: PetIndex): Promise<Pet>;
+  /** Writes every field of `next`, a pet this transaction locked, and its index; `previous` are the terms its index held. */
+  update(next: Pet, index: PetIndex, previous: PetIndex['terms']): Promise<Pet>;
+  /**
+   * The live pet that has the microchip number `chip` (normalised), if any. Until the transaction
+   * ends, another one asking about the same number waits: what it then finds includes this one's write.
+   */
+  microchipHolder(chip: string): Promise<number | undefined>;
+  /** Writes the record state of a pet this transaction locked (applyRecordRule: the rule changed, not the pet). */
+  restate(id: number, state: Pick<Pet, 'recordComplete' | 'recordMissing'>): Promise<void>;
   /** Writes the index of a pet that has none (PetRepository.unindexed); false when it has one by now. */
   reindex(id: number, index: PetIndex): Promise<boolean>;
-  withdraw(pet: Pet, at: Date): Promise<void>;
+  /** Withdraws the pet; `terms` are the terms its index holds. */
+  withdraw(pet: Pet, at: Date, terms: PetIndex['terms']): Promise<void>;
   /** Whether a live pet belongs to the category. */
   anyIn(categoryId: number): Promise<boolean>;
 }

@@ -21,6 +21,8 @@ import {
   type PhotoVariant,
 } from './photo.schemas.ts';
 import type { PhotoService } from './photo.service.ts';
+import { imageWorkBudget } from '../http/policies/auth.ts';
+import type { FixedWindowLimiter } from '../http/policies/rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,6 +33,8 @@ declare module 'fastify' {
 
 export interface PhotoRoutesOptions {
   readonly photos: PhotoService;
+  /** PHOTO_BUDGET_MS_PER_MINUTE's limiter (absent when 0): image work per key tree. */
+  readonly imageWork?: FixedWindowLimiter;
   /** PHOTO_MAX_BYTES: the body limit of an upload (the API's BODY_LIMIT_BYTES elsewhere). */
   readonly maxBytes: number;
   readonly maxPixels: number;
@@ -63,7 +67,7 @@ const binary = (mediaTypes: readonly string[], description: string) => ({
   content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
 });
 
-export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async (app, { photos, maxBytes, maxPixels }) => {
+export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async (app, { photos, imageWork, maxBytes, maxPixels }) => {
   const limits = `at most ${maxBytes.toLocaleString('en')} bytes (\`PHOTO_MAX_BYTES\`), ${maxPixels.toLocaleString('en')} pixels (\`PHOTO_MAX_PIXELS\`, every frame of an animation counted), ${PHOTO_MAX_SIDE.toLocaleString('en')} px on its longest side, that side at most ${PHOTO_MAX_ASPECT} times the shortest, a PNG decoding to at most ${PNG_MAX_DECODED_BYTES / 1e6} MB, an animation at most ${PHOTO_MAX_FRAMES} frames and ${ANIMATION_MAX_PIXELS.toLocaleString('en')} pixels over all its frames`;
 
   await app.register(async (scope) => {
@@ -77,7 +81,7 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
           operationId: 'addPetPhoto',
           tags: ['Pets'],
           summary: 'Add a photo of an animal',
-          description: `The image is the body: JPEG, PNG or WebP, ${limits}. Its type is decided from its bytes, never from \`Content-Type\` (a PNG sent as \`image/jpeg\` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's ${ANIMATION_DISPLAY_SIZE} px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (\`GET /photos/{hash}\`). An animal has at most ${PHOTOS_PER_PET} photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without \`Idempotency-Key\`). Adding a photo changes the animal's \`photoUrls\` and records \`pet.updated\`. Each instance decodes at most \`PHOTO_CONCURRENCY\` uploads at once; one more is answered 503 with \`Retry-After\`.`,
+          description: `The image is the body: JPEG, PNG or WebP, ${limits}. Its type is decided from its bytes, never from \`Content-Type\` (a PNG sent as \`image/jpeg\` is stored as PNG; anything else — HTML, SVG, GIF — is refused with 415). It is decoded and re-encoded: every piece of metadata (EXIF with GPS positions, XMP, IPTC) is dropped, the EXIF orientation applied, the display image made at most 1,600 px on its longest side (an animation's ${ANIMATION_DISPLAY_SIZE} px), and a WebP thumbnail of at most 320 px. Both are then served publicly under the SHA-256 of the display image (\`GET /photos/{hash}\`). An animal has at most ${PHOTOS_PER_PET} photos. Sending the same image again changes nothing and answers 200 with the photo it already is (a retry is safe without \`Idempotency-Key\`). Adding a photo changes the animal's \`photoUrls\` and records \`pet.updated\`. Each instance decodes at most \`PHOTO_CONCURRENCY\` uploads at once; one more is answered 503 with \`Retry-After\`. The time each upload's image work takes is charged to the key's tree: past \`PHOTO_BUDGET_MS_PER_MINUTE\` milliseconds in a minute, uploads are answered 429 with \`Retry-After\` until the minute ends.`,
           consumes: [...PHOTO_MEDIA_TYPES],
           params: PetIdParams,
           body: {
@@ -92,6 +96,7 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
             413: errorResponse`The body is larger than \`PHOTO_MAX_BYTES\` (${'payload_too_large'}); the image is over its budget by its header, before anything is decoded: more than \`PHOTO_MAX_PIXELS\` pixels (every frame counted), a side longer than ${prose(PHOTO_MAX_SIDE.toLocaleString('en'))} px or more than ${prose(String(PHOTO_MAX_ASPECT))} times the other, a PNG decoding to more than ${prose(String(PNG_MAX_DECODED_BYTES / 1e6))} MB, more than ${prose(String(PHOTO_MAX_FRAMES))} frames or ${prose(ANIMATION_MAX_PIXELS.toLocaleString('en'))} pixels over all frames (${'image_too_large'})`,
             415: errorResponse`\`Content-Type\` is not ${prose(PHOTO_MEDIA_TYPES.join(', '))}, or the body is not a JPEG, PNG or WebP image whatever it says (${'unsupported_media_type'})`,
             ...commonErrors,
+            429: errorResponse`Too many requests for this key, too many failed authentications from this address, or this key's tree used its \`PHOTO_BUDGET_MS_PER_MINUTE\` of image work this minute (${'rate_limited'}); retry after \`Retry-After\``,
             503: errorResponse`\`PHOTO_CONCURRENCY\` uploads are being decoded already, the database is unreachable, or the service is shutting down (${'service_unavailable'}); retry after \`Retry-After\``,
           },
         },
@@ -99,7 +104,7 @@ export const photoRoutes: FastifyPluginAsyncTypebox<PhotoRoutesOptions> = async 
       async (request, reply) => {
         // Fastify runs no parser for a POST without Content-Type and without a body: the body is
         // then undefined, and the service refuses it as the empty body it is.
-        const { photo, created } = await photos.add(request.params.petId, request.body as Buffer | undefined);
+        const { photo, created } = await photos.add(request.params.petId, request.body as Buffer | undefined, imageWorkBudget(imageWork, request.principal!));
         if (created) reply.code(201).header('location', `${request.url.split('?')[0]}/${photo.id}`);
         return photo;
       },

@@ -61,6 +61,17 @@ export function imageWorkFull(concurrency: number): AppError {
   );
 }
 
+/**
+ * What an upload's image work is charged to: its key tree's PHOTO_BUDGET_MS_PER_MINUTE, kept by
+ * the HTTP layer's limiter (http/policies/auth.ts, imageWorkBudget).
+ */
+export interface ImageWorkBudget {
+  /** Refuses (429 with Retry-After) when this minute's budget is used up. */
+  admit(): Promise<void>;
+  /** Charges the milliseconds one upload's decoding and re-encoding took. */
+  charge(ms: number): Promise<void>;
+}
+
 export class PhotoService {
   readonly #storage: Storage;
   readonly #clock: Clock;
@@ -79,18 +90,23 @@ export class PhotoService {
    * Decodes and re-encodes the upload (outside any transaction: it takes CPU, not the database),
    * then stores it. At most PHOTO_CONCURRENCY uploads are decoded at once; one more is refused at
    * once (503 with Retry-After) rather than queued, so image work never holds more than its share
-   * of the cores and memory, and a client sees the pressure.
+   * of the cores and memory, and a client sees the pressure. The time the work took is charged to
+   * `budget` (refused or not: the work was done), and a key tree whose budget is used up is refused
+   * before any decoding.
    */
-  async add(petId: number, body: Buffer | undefined): Promise<AddedPhoto> {
+  async add(petId: number, body: Buffer | undefined, budget?: ImageWorkBudget): Promise<AddedPhoto> {
     // No image work for an animal that is not there (the workflow checks again, under its lock).
     if ((await this.#storage.pets.get(petId)) === undefined) throw notFound(`pet ${petId}`);
+    await budget?.admit();
     if (this.#decoding >= this.#concurrency) throw imageWorkFull(this.#concurrency);
     this.#decoding++;
+    const started = performance.now();
     let image: ProcessedPhoto;
     try {
       image = await processPhoto(body, this.#limits);
     } finally {
       this.#decoding--;
+      await budget?.charge(Math.ceil(performance.now() - started));
     }
     return addPhoto(this.#storage, petId, image, { now: this.#clock.now() });
   }

@@ -51,7 +51,7 @@ export const CurrentSession = Type.Object(
       {
         session: sessionExample,
         staff: STAFF_EXAMPLE,
-        scopes: ['pets:read', 'pets:write', 'health:read', 'health:write', 'orders:read', 'orders:write'],
+        scopes: ['pets:read', 'pets:write', 'health:read', 'health:write', 'orders:read', 'orders:write', 'customers:read', 'customers:write'],
         csrfToken: 'Hk2bq9Xc0vR4tY7uW1zA3sD5fG8hJ6kL2mN4pQ7rS0e',
       },
     ],

@@ -11,13 +11,14 @@ const READS: readonly Scope[] = ['pets:read', 'health:read', 'orders:read', 'eve
 /**
  * Each role's scopes. An owner holds every scope and manages every key and every person. A manager
  * holds every scope but `keys:admin` (so sees no key but those it is handed) and manages clerks and
- * viewers only (`managesRole`). A clerk reads and writes animals, health records and orders. A
- * viewer reads them, and the event feed.
+ * viewers only (`managesRole`). A clerk reads and writes animals, health records, orders (holds
+ * and sales included) and customers. A viewer reads animals, health records, orders and the event
+ * feed — not the customers' personal data.
  */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   owner: SCOPES,
   manager: SCOPES.filter((s) => s !== 'keys:admin'),
-  clerk: ['pets:read', 'pets:write', 'health:read', 'health:write', 'orders:read', 'orders:write'],
+  clerk: ['pets:read', 'pets:write', 'health:read', 'health:write', 'orders:read', 'orders:write', 'customers:read', 'customers:write'],
   viewer: READS,
 };
 

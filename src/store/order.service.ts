@@ -1,29 +1,60 @@
 import type { Clock } from '../clock.ts';
-import { assertFound } from '../errors.ts';
+import { AppError, assertFound, invalid } from '../errors.ts';
 import { write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { Pet } from '../pets/pet.schemas.ts';
 import { savePet } from '../pets/pet.service.ts';
+import { assertRecordComplete } from '../pets/pet.record.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, NewEvent, WriteContext } from '../events/event.store.ts';
 import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from './order.lifecycle.ts';
-import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
+import type { ListOrdersQuery, NewOrder, Order, OrderStatus } from './order.schemas.ts';
 
 /**
- * Places an order and marks the pet `pending`, atomically; records order.placed and pet.updated.
- * Concurrent orders for one pet, from any instance, queue on the pet's row lock; each then reads
- * the status the one before it committed, so exactly one of them is placed.
+ * The form of NewOrder without `customerId` (every order before customers existed): deprecated when
+ * customers came, refused from its sunset on (docs/api.md, "Orders name their customer").
  */
-export function placeOrder(storage: Storage, petId: number, ctx: WriteContext<Order>): Promise<Order> {
+export const ORDER_WITHOUT_CUSTOMER = Object.freeze({
+  deprecatedAt: new Date('2026-12-01T00:00:00Z'),
+  sunset: new Date('2027-06-01T00:00:00Z'),
+});
+
+/** An order names its customer; until the sunset of the form without one, it may not (and is told so by the route's headers). */
+export function assertCustomerNamed(input: NewOrder, now: Date): void {
+  if (input.customerId !== undefined || now < ORDER_WITHOUT_CUSTOMER.sunset) return;
+  throw invalid(`body field "customerId" is required: orders without a customer were refused from ${ORDER_WITHOUT_CUSTOMER.sunset.toISOString()}`, {
+    in: 'body',
+    field: 'customerId',
+    rule: 'required',
+    message: 'name the customer the animal goes to',
+  });
+}
+
+/** The customer an order names must be live (not withdrawn, not erased). */
+export function unknownCustomer(customerId: number): AppError {
+  return new AppError('unknown_customer', `body/customerId ${customerId} is not a known customer (it does not exist, or was withdrawn or erased)`);
+}
+
+/**
+ * Places an order for a customer and marks the pet `pending`, atomically; records order.placed and
+ * pet.updated. Concurrent orders for one pet, from any instance, queue on the pet's row lock; each
+ * then reads the status the one before it committed, so exactly one of them is placed. The
+ * customer's row is locked after the pet's, so that withdrawing or erasing it (which look for its
+ * open orders) waits for the order or the order finds it gone.
+ */
+export function placeOrder(storage: Storage, input: NewOrder, ctx: WriteContext<Order>): Promise<Order> {
+  assertCustomerNamed(input, ctx.now);
+  const { petId, customerId, method = 'sale' } = input;
   return write(storage, ctx, async (tx) => {
     // A withdrawn pet is not found: unknown_pet, like one that never existed.
     const pet = await tx.pets.lock(petId);
     assertPetOrderable(petId, pet?.status);
+    if (customerId !== undefined && (await tx.customers.lock(customerId)) === undefined) throw unknownCustomer(customerId);
     const moved = await movePet(tx, pet!, 'placed', ctx.now);
     // The order keeps the price the pet had when it was placed, whatever the pet's price becomes.
-    const order = await tx.orders.insert(petId, 'placed', pet!.price ?? null, ctx.now);
+    const order = await tx.orders.insert({ petId, customerId, method, price: pet!.price ?? null }, 'placed', ctx.now);
     return { result: order, events: [{ type: 'order.placed', data: order }, ...moved] };
   });
 }
@@ -34,13 +65,16 @@ export function placeOrder(storage: Storage, petId: number, ctx: WriteContext<Or
  * transitions of one order queue on its row lock, the second checking against what the first
  * committed. Locks go order → pet (placeOrder takes the pet only), so the two cannot deadlock.
  */
-export function transitionOrder(storage: Storage, id: number, to: OrderStatus, ctx: ConditionalWrite<Order>): Promise<Order> {
+export function transitionOrder(storage: Storage, id: number, to: OrderStatus, ctx: ConditionalWrite<Order>, enforceRecord = false): Promise<Order> {
   return write(storage, ctx, async (tx) => {
     const current = await tx.orders.lock(id);
     assertFound(`order ${id}`, current);
     assertIfMatch(`order ${id}`, ctx.ifMatch, current);
     assertTransition(id, current, to);
-    const moved = await movePet(tx, await tx.pets.lock(current.petId), to, ctx.now);
+    const pet = await tx.pets.lock(current.petId);
+    // RECORD_ENFORCE_ON_SALE: an animal leaves the store with its legal record complete.
+    if (enforceRecord && to === 'delivered' && pet !== undefined) assertRecordComplete(pet);
+    const moved = await movePet(tx, pet, to, ctx.now);
     const order = await tx.orders.setStatus(id, to, ctx.now);
     return { result: order, events: [{ type: `order.${to}`, data: order }, ...moved] };
   });
@@ -61,14 +95,18 @@ export class OrderService {
   readonly #cursors: CursorCodec;
   readonly #clock: Clock;
 
-  constructor(storage: Storage, cursors: CursorCodec, clock: Clock) {
+  readonly #enforceRecord: boolean;
+
+  /** `enforceRecord` (RECORD_ENFORCE_ON_SALE): an order is delivered only for an animal whose record is complete. */
+  constructor(storage: Storage, cursors: CursorCodec, clock: Clock, enforceRecord = false) {
     this.#storage = storage;
     this.#cursors = cursors;
     this.#clock = clock;
+    this.#enforceRecord = enforceRecord;
   }
 
-  place(petId: number, idempotency?: IdempotentResponse<Order>): Promise<Order> {
-    return placeOrder(this.#storage, petId, { now: this.#clock.now(), idempotency });
+  place(input: NewOrder, idempotency?: IdempotentResponse<Order>): Promise<Order> {
+    return placeOrder(this.#storage, input, { now: this.#clock.now(), idempotency });
   }
 
   get(id: number): Promise<Order | undefined> {
@@ -76,7 +114,7 @@ export class OrderService {
   }
 
   update(id: number, status: OrderStatus, ifMatch: Condition | undefined): Promise<Order> {
-    return transitionOrder(this.#storage, id, status, { now: this.#clock.now(), ifMatch });
+    return transitionOrder(this.#storage, id, status, { now: this.#clock.now(), ifMatch }, this.#enforceRecord);
   }
 
   list(q: ListOrdersQuery): Promise<Page<Order>> {

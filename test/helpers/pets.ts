@@ -6,3 +6,6 @@ import type { PetCreate } from '../../src/pets/pet.store.ts';
 export function petRecord(input: NewPet, at = new Date()): PetCreate {
   return { ...newPetRecord(input, 'EUR'), at };
 }
+
+/** The record state of an animal with no record yet, under the default RECORD_REQUIRED_FIELDS. */
+export const NO_RECORD = Object.freeze({ recordComplete: false, recordMissing: ['source', 'acquiredAt', 'birthDate', 'colour', 'sex', 'breed'] });

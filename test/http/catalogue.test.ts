@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
+import { NO_RECORD } from '../helpers/pets.ts';
 
 type Auth = { authorization: string };
 type Input = Record<string, unknown>;
@@ -56,6 +57,7 @@ for (const engine of ENGINES) {
         description: 'A calm Labrador',
         tags: ['calm', 'house-trained'],
         price: { amount: 1250, currency: 'EUR' },
+        ...NO_RECORD,
         createdAt: '2026-03-01T10:00:00.000Z',
         updatedAt: '2026-03-01T10:00:00.000Z',
       });

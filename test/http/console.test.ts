@@ -50,6 +50,27 @@ describe('/console', () => {
     }
   });
 
+  test("an animal's page (/console/pets/12) is the console's page, its files named one level up, so a reload or a shared link works", async (t) => {
+    const { app } = await testApp(t);
+    const index = await app.inject({ url: '/console/', headers: { 'accept-encoding': 'identity' } });
+    const res = await app.inject({ url: '/console/pets/12', headers: { 'accept-encoding': 'identity' } });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
+    assert.equal(res.headers['cache-control'], 'no-cache');
+    const names = (body: string) => [...body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.deepEqual(
+      names(res.body),
+      names(index.body).map((f) => `../${f}`),
+    );
+    // Each resolves, from /console/pets/12, to a file the console serves.
+    for (const file of names(res.body)) {
+      const url = new URL(file, 'http://x/console/pets/12').pathname;
+      assert.equal((await app.inject({ url })).statusCode, 200, url);
+    }
+    assert.equal(res.body.replaceAll('../', ''), index.body, 'the same page otherwise');
+  });
+
   test('sends the Brotli or gzip copy the browser accepts, and 304 to a current ETag', async (t) => {
     const { app } = await testApp(t);
     const plain = await app.inject({ url: '/console/', headers: { 'accept-encoding': 'identity' } });

@@ -210,7 +210,10 @@ for (const engine of ENGINES) {
       const post = (url: string, body: object, method = 'POST') =>
         app.inject({ method: method as 'POST', url, headers: auth, payload: body }).then((r) => r.json() as { id: number });
       const pet = await post('/v1/pets', { name: 'Rex', categoryId: 1 });
-      await post('/v1/pets', { name: 'Tom', categoryId: 1 });
+      // One animal's history, live (petId, as the page asks): Tom's events only, though Rex's come first.
+      const history = await EventStream.open(origin, auth, `?petId=${pet.id + 1}`);
+      const tom = await post('/v1/pets', { name: 'Tom', categoryId: 1 });
+      assert.equal(tom.id, pet.id + 1);
       const order = await post('/v1/store/orders', { petId: pet.id });
       await post(`/v1/store/orders/${order.id}`, { status: 'cancelled' }, 'PATCH');
       const seen = await stream.until((m) => m.event === 'order.cancelled');
@@ -218,6 +221,16 @@ for (const engine of ENGINES) {
         seen.map((m) => m.event),
         ['order.placed', 'order.cancelled'],
       );
+      await post(`/v1/pets/${tom.id}`, { name: 'Tommy' }, 'PATCH');
+      const tomEvents = await history.until((m) => m.event === 'pet.updated');
+      assert.deepEqual(
+        tomEvents.map((m) => [m.event, JSON.parse(m.data).data.name]),
+        [
+          ['pet.created', 'Tom'],
+          ['pet.updated', 'Tommy'],
+        ],
+      );
+      await history.close();
       const refused = await EventStream.open(origin, ordersOnly, '?type=pet.created');
       assert.equal(refused.status, 403);
       assert.equal((await refused.error()).code, 'insufficient_scope');

@@ -9,7 +9,8 @@ import { EVENT_SCHEMAS, Event, EventTypeSchema } from '../../src/events/event.sc
 import { Category } from '../../src/categories/category.schemas.ts';
 import { HealthRecord } from '../../src/health/health.schemas.ts';
 import { Pet, PetStatus, Price } from '../../src/pets/pet.schemas.ts';
-import { Order, OrderStatus } from '../../src/store/order.schemas.ts';
+import { Order, OrderStatus, SaleMethod } from '../../src/store/order.schemas.ts';
+import { Hold, HoldState } from '../../src/holds/hold.schemas.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled, openTestStorage } from '../helpers/engines.ts';
@@ -23,7 +24,8 @@ function eventValidator() {
   const ajv = new Ajv({ strict: false });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  for (const s of [PetStatus, Price, Pet, OrderStatus, Order, Category, HealthRecord, EventTypeSchema, ...EVENT_SCHEMAS, Event]) ajv.addSchema(s);
+  for (const s of [PetStatus, Price, Pet, OrderStatus, SaleMethod, Order, HoldState, Hold, Category, HealthRecord, EventTypeSchema, ...EVENT_SCHEMAS, Event])
+    ajv.addSchema(s);
   return ajv.getSchema('Event')!;
 }
 
@@ -111,6 +113,59 @@ for (const engine of ENGINES) {
 
       const orderReader = await keyWithScopes(storage, ['events:read', 'orders:read']);
       assert.deepEqual(types((await page(app, orderReader, '/v1/events')).items), ['order.placed', 'order.cancelled']);
+    });
+
+    test("petId lists one animal's history: its pet.*, pet.health.* and order.* events, under the read rule, paged with the filter kept", async (t) => {
+      const { app, auth, storage } = await testApp(t);
+      const post = async (url: string, payload: object) => (await app.inject({ method: 'POST', url, headers: auth, payload })).json();
+      const rex = await post('/v1/pets', { name: 'Rex', categoryId: 1 });
+      const tom = await post('/v1/pets', { name: 'Tom', categoryId: 1 });
+      const order = await post('/v1/store/orders', { petId: rex.id });
+      await post('/v1/store/orders', { petId: tom.id });
+      const record = await post(`/v1/pets/${rex.id}/health`, { kind: 'exam', date: '2026-01-02', name: 'Check-up', givenBy: 'Dr. Vet' });
+      await post(`/v1/pets/${rex.id}/health/${record.id}/void`, { reason: 'Wrong animal' });
+      await post('/v1/categories', { name: 'Ponies' });
+      const bo = await post('/v1/pets', { name: 'Bo', categoryId: 1 });
+      assert.equal((await app.inject({ method: 'DELETE', url: `/v1/pets/${bo.id}`, headers: auth })).statusCode, 204);
+      await feedSettled(storage);
+      const history = (await page(app, auth, `/v1/events?petId=${rex.id}`)).items;
+      assert.deepEqual(
+        history.map((e) => e.type),
+        ['pet.created', 'order.placed', 'pet.updated', 'pet.health.recorded', 'pet.health.voided'],
+      );
+      assert.equal((history[1].data as unknown as { id: number }).id, order.id);
+      assert.deepEqual(
+        (await page(app, auth, `/v1/events?petId=${tom.id}`)).items.map((e) => e.type),
+        ['pet.created', 'order.placed', 'pet.updated'],
+      );
+      assert.deepEqual(
+        (await page(app, auth, `/v1/events?petId=${bo.id}`)).items.map((e) => e.type),
+        ['pet.created', 'pet.deleted'],
+        'a withdrawn animal keeps its history',
+      );
+      assert.deepEqual((await page(app, auth, `/v1/events?petId=${rex.id}&type=pet.updated`)).items, [history[2]]);
+      assert.deepEqual((await page(app, auth, '/v1/events?petId=999')).items, []);
+
+      const petReader = await keyWithScopes(storage, ['events:read', 'pets:read']);
+      assert.deepEqual(
+        (await page(app, petReader, `/v1/events?petId=${rex.id}`)).items,
+        [history[0], history[2]],
+        'without orders:read and health:read, their events of the animal are left out',
+      );
+      assert.equal((await app.inject({ method: 'GET', url: `/v1/events?petId=${rex.id}&type=pet.health.recorded`, headers: petReader })).statusCode, 403);
+
+      const first = await page(app, auth, `/v1/events?petId=${rex.id}&limit=2`);
+      assert.deepEqual(first.items, history.slice(0, 2));
+      assert.match(first.next!, new RegExp(`^/v1/events\\?limit=2&petId=${rex.id}&cursor=`));
+      assert.deepEqual((await page(app, auth, first.next!)).items, history.slice(2, 4));
+      const other = await app.inject({ method: 'GET', url: first.next!.replace(`petId=${rex.id}`, `petId=${tom.id}`), headers: auth });
+      assert.equal(other.json().code, 'invalid_cursor', "a cursor belongs to its animal's history");
+      assert.deepEqual((await page(app, auth, `/v1/events?petId=${rex.id}&after=${history[2].id}`)).items, history.slice(3));
+      for (const bad of ['0', '-1', 'x', '1.5']) {
+        const res = await app.inject({ method: 'GET', url: `/v1/events?petId=${bad}`, headers: auth });
+        assert.equal(res.statusCode, 400, bad);
+        assert.equal(res.json().code, 'validation_failed', bad);
+      }
     });
 
     test('refuses bad parameters with 400', async (t) => {

@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
 import { buildTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
+import { NO_RECORD } from '../helpers/pets.ts';
 
 interface Raw {
   readonly status: number;
@@ -113,7 +114,7 @@ for (const engine of ENGINES) {
       assert.equal(get.headers['x-request-id'], 'client-chosen-id');
       assert.deepEqual({ deprecation: get.headers.deprecation, sunset: get.headers.sunset, link: get.headers.link }, DEPRECATION);
       const { createdAt, updatedAt, ...rest } = JSON.parse(get.body);
-      assert.deepEqual(rest, { id: 3, name: 'pet 2', categoryId: 1, status: 'available', tags: [] });
+      assert.deepEqual(rest, { id: 3, name: 'pet 2', categoryId: 1, status: 'available', tags: [], ...NO_RECORD });
       assert.equal(createdAt, updatedAt);
 
       const missing = await send(port, 'GET', '/v1/pets/999', auth);

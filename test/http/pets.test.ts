@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { openSqlite } from '../../src/storage/sqlite/sqlite.storage.ts';
 import { buildTestApp, fixedClock, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
+import { NO_RECORD } from '../helpers/pets.ts';
 
 type Auth = { authorization: string };
 
@@ -39,7 +40,16 @@ for (const engine of ENGINES) {
         const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } });
         assert.equal(res.statusCode, 201);
         const pet = res.json();
-        assert.deepEqual(pet, { id: pet.id, name: 'Rex', categoryId: 1, status: 'available', tags: [], createdAt: pet.createdAt, updatedAt: pet.createdAt });
+        assert.deepEqual(pet, {
+          id: pet.id,
+          name: 'Rex',
+          categoryId: 1,
+          status: 'available',
+          tags: [],
+          ...NO_RECORD,
+          createdAt: pet.createdAt,
+          updatedAt: pet.createdAt,
+        });
         assert.ok(Math.abs(Date.parse(pet.createdAt) - Date.now()) < 60_000, 'createdAt is the time of creation');
         assert.ok(Number.isSafeInteger(pet.id) && pet.id > 0);
         assert.equal(res.headers.location, `/v1/pets/${pet.id}`);
@@ -334,7 +344,7 @@ for (const engine of ENGINES) {
         const res = await app.inject({ method: 'GET', url: `/v1/pets/${id}`, headers: auth });
         assert.equal(res.statusCode, 200);
         const { createdAt, updatedAt, ...rest } = res.json();
-        assert.deepEqual(rest, { id, name: 'pet 0', categoryId: 1, status: 'available', tags: [] });
+        assert.deepEqual(rest, { id, name: 'pet 0', categoryId: 1, status: 'available', tags: [], ...NO_RECORD });
         assert.equal(createdAt, updatedAt);
         assertDeprecationHeaders(res.headers);
       });

@@ -8,11 +8,14 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
-import { buildTestApp, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
+import { createApiKey } from '../../src/keys/key.service.ts';
+import { SCOPES } from '../../src/keys/key.types.ts';
+import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { animatedWebp, greyPng, jpegWithGps, pngBomb, rgba16Png, solid, webpBomb } from '../helpers/images.ts';
 import { exchange, listening } from '../helpers/raw-http.ts';
 import { assertError } from '../helpers/errors.ts';
+import { NO_RECORD } from '../helpers/pets.ts';
 
 type Auth = { authorization: string };
 
@@ -245,6 +248,25 @@ for (const engine of ENGINES) {
       assert.equal((await upload(app, auth, petId, images[1], 'image/png')).statusCode, 201, 'free again once the first is done');
     });
 
+    test('PHOTO_BUDGET_MS_PER_MINUTE: the image work of a key tree is charged; past its budget uploads are 429 until the minute ends', async (t) => {
+      const clock = fixedClock(new Date('2026-11-28T10:00:10Z'));
+      // 1 ms a minute: any upload uses it up (each is charged at least 1 ms; one at exactly 1 ms leaves the next admitted).
+      const { app, auth, storage } = await buildTestApp(t, { engine, clock, env: { PHOTO_BUDGET_MS_PER_MINUTE: '1' } });
+      const petId = await newPet(app, auth);
+      const image = (colour: number) => solid('png', { width: 64, height: 64, colour });
+      assert.equal((await upload(app, auth, petId, await image(1), 'image/png')).statusCode, 201);
+      let refused = await upload(app, auth, petId, await image(2), 'image/png');
+      if (refused.statusCode === 201) refused = await upload(app, auth, petId, await image(3), 'image/png');
+      assertError(refused, 429, 'rate_limited', /used their 1 ms of image work in 60 s \(PHOTO_BUDGET_MS_PER_MINUTE\); retry in 50 s/);
+      assert.equal(refused.headers['retry-after'], '50');
+      // Another key tree has its own budget; other requests of this one are not limited by it.
+      const other = { authorization: `Bearer ${(await createApiKey(storage, 'other', SCOPES, { owner: true })).key}` };
+      assert.equal((await upload(app, other, petId, await image(4), 'image/png')).statusCode, 201);
+      assert.equal((await app.inject({ method: 'GET', url: `/v1/pets/${petId}/photos`, headers: auth })).statusCode, 200);
+      clock.set(new Date('2026-11-28T10:01:00Z'));
+      assert.equal((await upload(app, auth, petId, await image(5), 'image/png')).statusCode, 201, 'a new minute, a new budget');
+    });
+
     test('at most 10 photos per pet (409 too_many_photos); a removal makes room', async (t) => {
       const { app, auth } = await testApp(t);
       const petId = await newPet(app, auth);
@@ -281,7 +303,7 @@ for (const engine of ENGINES) {
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/pets/${a}/photos/${photo.id}`, headers: auth })).statusCode, 204);
       assertError(await app.inject({ method: 'DELETE', url: `/v1/pets/${a}/photos/${photo.id}`, headers: auth }), 404, 'not_found');
       const { createdAt, updatedAt, ...pet } = (await app.inject({ method: 'GET', url: `/v1/pets/${a}`, headers: auth })).json();
-      assert.deepEqual(pet, { id: a, name: 'A', categoryId: 1, status: 'available', tags: [] });
+      assert.deepEqual(pet, { id: a, name: 'A', categoryId: 1, status: 'available', tags: [], ...NO_RECORD });
       assert.ok(updatedAt > createdAt, 'a change of photos moves updatedAt');
       assertError(await app.inject({ method: 'DELETE', url: `/v1/pets/${a}/photos/0`, headers: auth }), 400, 'validation_failed');
     });
@@ -307,8 +329,8 @@ for (const engine of ENGINES) {
       assert.deepEqual(
         pets.map(({ createdAt, updatedAt, ...rest }: { createdAt: string; updatedAt: string }) => rest),
         [
-          { id: petId, name: 'Rex', categoryId: 1, status: 'available', tags: [], photoUrls: [photo.url] },
-          { id: petId, name: 'Rex', categoryId: 1, status: 'available', tags: [] },
+          { id: petId, name: 'Rex', categoryId: 1, status: 'available', tags: [], ...NO_RECORD, photoUrls: [photo.url] },
+          { id: petId, name: 'Rex', categoryId: 1, status: 'available', tags: [], ...NO_RECORD },
         ],
       );
       assert.ok(pets[0].updatedAt > pets[0].createdAt && pets[1].updatedAt > pets[0].updatedAt, 'each change of photos moves updatedAt');

@@ -99,7 +99,16 @@ for (const engine of ENGINES) {
       const setCookie = String(res.headers['set-cookie']);
       assert.match(setCookie, /^petstore_session=pss_[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
       const body = res.json();
-      assert.deepEqual(body.scopes, ['pets:read', 'pets:write', 'health:read', 'health:write', 'orders:read', 'orders:write']);
+      assert.deepEqual(body.scopes, [
+        'pets:read',
+        'pets:write',
+        'health:read',
+        'health:write',
+        'orders:read',
+        'orders:write',
+        'customers:read',
+        'customers:write',
+      ]);
       assert.equal(body.staff.role, 'clerk');
       assert.notEqual(body.staff.lastSignInAt, null);
       assert.equal(body.session.current, true);
@@ -242,6 +251,8 @@ for (const engine of ENGINES) {
         ['health:write', 'POST', '/v1/pets/999999/health', {}],
         ['orders:read', 'GET', '/v1/store/orders'],
         ['orders:write', 'POST', '/v1/store/orders', {}],
+        ['customers:read', 'GET', '/v1/customers'],
+        ['customers:write', 'POST', '/v1/customers', {}],
         ['categories:write', 'POST', '/v1/categories', {}],
         ['events:read', 'GET', '/v1/events'],
         ['keys:admin', 'GET', '/v1/keys'],

@@ -1,5 +1,5 @@
 // The proof of docs/contributing.md's "Add a field": a scratch copy of src/ gets an optional,
-// searchable pet field (`breed`) by editing only the schemas and the field table beside them
+// searchable pet field (`coat`) by editing only the schemas and the field table beside them
 // (pets/pet.schemas.ts) and adding one migration per engine; the copy then stores it, lists it,
 // patches it, searches it and documents it on every engine, with no other edit.
 import assert from 'node:assert/strict';
@@ -20,21 +20,21 @@ function after(text: string, anchor: string, insert: string, next = ''): string 
 }
 
 // Each schema gets the member, and the field table its row: the edit a contributor makes.
-function addBreed(schemas: string): string {
-  const breed = "const breed = Type.String({ minLength: 1, maxLength: 100, pattern: TEXT_PATTERN, description: 'The breed; searched by `q`' });\n";
-  let s = after(schemas, 'export type PriceInput = Static<ReturnType<typeof priceInput>>;\n', breed);
-  const member = '    breed: Type.Optional(breed),\n';
+function addCoat(schemas: string): string {
+  const coat = "const coat = Type.String({ minLength: 1, maxLength: 100, pattern: TEXT_PATTERN, description: 'The coat; searched by `q`' });\n";
+  let s = after(schemas, 'export type PriceInput = Static<ReturnType<typeof priceInput>>;\n', coat);
+  const member = '    coat: Type.Optional(coat),\n';
   s = after(s, '    description: Type.Optional(description),\n', member, '    tags: Type.Optional(tags),'); // NewPet
   s = after(s, '    description: Type.Optional(description),\n', member, '    tags,'); // Pet
   s = after(
     s,
     "  description: Type.Optional(Type.Union([description, Type.Null()], { description: 'The new description; `null` removes it' })),\n",
-    "  breed: Type.Optional(Type.Union([breed, Type.Null()], { description: 'The new breed; `null` removes it' })),\n",
+    "  coat: Type.Optional(Type.Union([coat, Type.Null()], { description: 'The new coat; `null` removes it' })),\n",
   );
   return after(
     s,
     "  { member: 'description', columns: ['description'], kind: 'text', written: 'always', searched: true },\n",
-    "  { member: 'breed', columns: ['breed'], kind: 'text', written: 'always', searched: true },\n",
+    "  { member: 'coat', columns: ['coat'], kind: 'text', written: 'always', searched: true },\n",
   );
 }
 
@@ -46,41 +46,41 @@ import { buildTestApp } from './helpers/app.ts';
 import { ENGINES } from './helpers/engines.ts';
 
 for (const engine of ENGINES) {
-  test(engine + ': breed is stored, listed, patched, searched and documented', async (t) => {
+  test(engine + ': coat is stored, listed, patched, searched and documented', async (t) => {
     const { app, auth } = await buildTestApp(t, { engine });
     const json = { ...auth, 'content-type': 'application/json' };
-    const created = await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'Rex', categoryId: 1, breed: 'Labrador Retriever' } });
+    const created = await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'Rex', categoryId: 1, coat: 'Wire Haired' } });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id;
-    assert.equal(created.json().breed, 'Labrador Retriever');
+    assert.equal(created.json().coat, 'Wire Haired');
     const other = await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'Tom', categoryId: 1 } });
     assert.equal(other.statusCode, 201, other.body);
-    assert.equal('breed' in other.json(), false, 'absent when not given');
+    assert.equal('coat' in other.json(), false, 'absent when not given');
 
     const listed = await app.inject({ url: '/v1/pets', headers: auth });
-    assert.deepEqual(listed.json().map((p) => p.breed ?? null), ['Labrador Retriever', null]);
-    const found = await app.inject({ url: '/v1/pets?q=retr', headers: auth });
+    assert.deepEqual(listed.json().map((p) => p.coat ?? null), ['Wire Haired', null]);
+    const found = await app.inject({ url: '/v1/pets?q=wir', headers: auth });
     assert.deepEqual(found.json().map((p) => p.id), [id]);
 
-    const patched = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { breed: 'Border Collie' } });
+    const patched = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { coat: 'Smooth Double' } });
     assert.equal(patched.statusCode, 200, patched.body);
-    assert.equal(patched.json().breed, 'Border Collie');
-    assert.equal((await app.inject({ url: '/v1/pets/' + id, headers: auth })).json().breed, 'Border Collie');
-    assert.deepEqual((await app.inject({ url: '/v1/pets?q=collie', headers: auth })).json().map((p) => p.id), [id]);
-    assert.deepEqual((await app.inject({ url: '/v1/pets?q=retriever', headers: auth })).json(), []);
-    const unchanged = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { breed: 'Border Collie' } });
+    assert.equal(patched.json().coat, 'Smooth Double');
+    assert.equal((await app.inject({ url: '/v1/pets/' + id, headers: auth })).json().coat, 'Smooth Double');
+    assert.deepEqual((await app.inject({ url: '/v1/pets?q=doub', headers: auth })).json().map((p) => p.id), [id]);
+    assert.deepEqual((await app.inject({ url: '/v1/pets?q=wiriever', headers: auth })).json(), []);
+    const unchanged = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { coat: 'Smooth Double' } });
     assert.equal(unchanged.json().updatedAt, patched.json().updatedAt, 'the same value changes nothing');
-    const removed = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { breed: null } });
+    const removed = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { coat: null } });
     assert.equal(removed.statusCode, 200, removed.body);
-    assert.equal('breed' in removed.json(), false);
-    assert.equal((await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'X', categoryId: 1, breed: '' } })).statusCode, 400);
+    assert.equal('coat' in removed.json(), false);
+    assert.equal((await app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: { name: 'X', categoryId: 1, coat: '' } })).statusCode, 400);
 
     const doc = (await app.inject({ url: '/v1/openapi.json' })).json();
-    for (const schema of ['Pet', 'NewPet', 'PetPatch']) assert.ok(doc.components.schemas[schema].properties.breed, schema);
-    assert.match(doc.paths['/pets/{petId}'].patch.description, /\`description\`, \`breed\`, \`tags\`/);
-    assert.match(doc.components.schemas.PetPatch.description, /\`null\` removes \`description\`, \`breed\`, \`tags\` or \`price\`/);
+    for (const schema of ['Pet', 'NewPet', 'PetPatch']) assert.ok(doc.components.schemas[schema].properties.coat, schema);
+    assert.match(doc.paths['/pets/{petId}'].patch.description, /\`description\`, \`coat\`, \`tags\`/);
+    assert.match(doc.components.schemas.PetPatch.description, /\`null\` removes \`description\`, \`coat\`, \`tags\`, \`price\`, /);
     const q = doc.paths['/pets'].get.parameters.find((p) => p.name === 'q');
-    assert.match(q.description, /name, description, breed or tags/);
+    assert.match(q.description, /name, description, coat, tags, breed or colour/);
   });
 }
 `;
@@ -94,12 +94,12 @@ test('an optional, searchable pet field takes the field table and the schemas (o
     symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
 
     const schemas = join(scratch, 'src/pets/pet.schemas.ts');
-    writeFileSync(schemas, addBreed(readFileSync(schemas, 'utf8')));
+    writeFileSync(schemas, addCoat(readFileSync(schemas, 'utf8')));
     const migrations = join(scratch, 'src/storage/migrations');
     const next = String(readdirSync(migrations).length + 1).padStart(4, '0');
-    mkdirSync(join(migrations, `${next}-pet-breed`));
+    mkdirSync(join(migrations, `${next}-pet-coat`));
     for (const engine of ['sqlite', 'postgres']) {
-      writeFileSync(join(migrations, `${next}-pet-breed`, `${engine}.sql`), '-- name: pets: breed\n\nALTER TABLE pets ADD COLUMN breed TEXT;\n');
+      writeFileSync(join(migrations, `${next}-pet-coat`, `${engine}.sql`), '-- name: pets: coat\n\nALTER TABLE pets ADD COLUMN coat TEXT;\n');
     }
     writeFileSync(join(scratch, 'test/proof.test.ts'), PROOF);
 
@@ -117,7 +117,7 @@ test('an optional, searchable pet field takes the field table and the schemas (o
     assert.equal(code, 0, output);
     assert.match(output, /# pass [1-9]\n/);
     assert.match(output, /# fail 0\n/);
-    for (const engine of ENGINES) assert.match(output, new RegExp(`\\nok \\d+ - ${engine}: breed is stored`), `ran on ${engine}`);
+    for (const engine of ENGINES) assert.match(output, new RegExp(`\\nok \\d+ - ${engine}: coat is stored`), `ran on ${engine}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const keyDir = mkdtempSync(join(tmpdir(), 'petstore-config-'));
+let keyFiles = 0;
+/** A file holding `text`, as a mounted secret would (the folder is removed with the OS's temp files). */
+function keyFile(text: string): string {
+  const path = join(keyDir, `key-${++keyFiles}`);
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+}
 
 describe('loadConfig', () => {
   test('STORE_CURRENCY: EUR by default; an ISO 4217 code in upper case, else a one-line error naming it', () => {
@@ -10,6 +22,28 @@ describe('loadConfig', () => {
       assert.throws(
         () => loadConfig({ STORE_CURRENCY: bad }),
         (err: unknown) => err instanceof ConfigError && err.variable === 'STORE_CURRENCY' && err.message.includes(bad),
+      );
+    }
+  });
+
+  test("the animal's record: the §402 list by default, members in their own order, none, flags; unknown members refused naming the variable", () => {
+    assert.deepEqual(loadConfig({}).record, {
+      requiredFields: ['source', 'acquiredAt', 'birthDate', 'colour', 'sex', 'breed'],
+      requiresMicrochip: false,
+      enforceOnSale: false,
+    });
+    const c = loadConfig({ RECORD_REQUIRED_FIELDS: ' microchip, sex ,sex', RECORD_REQUIRES_MICROCHIP: 'true', RECORD_ENFORCE_ON_SALE: 'true' });
+    assert.deepEqual(c.record, { requiredFields: ['sex', 'microchip'], requiresMicrochip: true, enforceOnSale: true });
+    assert.deepEqual(loadConfig({ RECORD_REQUIRED_FIELDS: 'none' }).record.requiredFields, []);
+    for (const [env, variable] of [
+      [{ RECORD_REQUIRED_FIELDS: 'source,weight' }, 'RECORD_REQUIRED_FIELDS'],
+      [{ RECORD_REQUIRED_FIELDS: 'Sex' }, 'RECORD_REQUIRED_FIELDS'],
+      [{ RECORD_REQUIRES_MICROCHIP: 'yes' }, 'RECORD_REQUIRES_MICROCHIP'],
+      [{ RECORD_ENFORCE_ON_SALE: '1' }, 'RECORD_ENFORCE_ON_SALE'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig(env),
+        (err: unknown) => err instanceof ConfigError && err.variable === variable,
       );
     }
   });
@@ -210,6 +244,12 @@ describe('loadConfig', () => {
     });
   });
 
+  test('WEBHOOK_SECRET_KEY_FILE: the keys read from a file (a mounted secret), its line end ignored', () => {
+    const keys = `${Buffer.alloc(32, 7).toString('base64')},${Buffer.alloc(32, 8).toString('base64url')}`;
+    const c = loadConfig({ WEBHOOK_SECRET_KEY_FILE: keyFile(`${keys}\n`) });
+    assert.deepEqual(c.webhooks.secretKeys, [Buffer.alloc(32, 7), Buffer.alloc(32, 8)]);
+  });
+
   test('events and webhooks: invalid values name the variable in one line', () => {
     const cases: [Record<string, string>, string][] = [
       [{ EVENT_RETENTION_DAYS: '0' }, 'EVENT_RETENTION_DAYS'],
@@ -233,6 +273,13 @@ describe('loadConfig', () => {
       [{ WEBHOOK_CA_FILE: 'package.json' }, 'WEBHOOK_CA_FILE'],
       [{ WEBHOOK_SECRET_KEY: 'c2hvcnQ=' }, 'WEBHOOK_SECRET_KEY'],
       [{ WEBHOOK_SECRET_KEY: `${'A'.repeat(43)}=!` }, 'WEBHOOK_SECRET_KEY'],
+      [{ WEBHOOK_SECRET_KEY_FILE: '/nonexistent/key' }, 'WEBHOOK_SECRET_KEY_FILE'],
+      [{ WEBHOOK_SECRET_KEY_FILE: 'package.json' }, 'WEBHOOK_SECRET_KEY_FILE'],
+      [{ WEBHOOK_SECRET_KEY_FILE: keyFile('  \n'), WEBHOOK_SECRET_KEY: '' }, 'WEBHOOK_SECRET_KEY_FILE'],
+      [
+        { WEBHOOK_SECRET_KEY_FILE: keyFile(Buffer.alloc(32, 1).toString('base64')), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') },
+        'WEBHOOK_SECRET_KEY_FILE',
+      ],
     ];
     for (const [env, variable] of cases) {
       assert.throws(

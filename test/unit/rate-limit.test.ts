@@ -121,11 +121,36 @@ describe('MemoryCounterStore: bounded, and eviction does not free a counted addr
   });
 
   test('buildLimits bounds the failure limiter (keyed by client address); the per-key limiter counts API keys', async () => {
-    const { perKey, authFailures } = await buildLimits({ rateLimitPerMinute: 600, authFailureLimitPerMinute: 60, redisUrl: '' }, clock, noWarn);
+    const { perKey, authFailures } = await buildLimits(
+      { rateLimitPerMinute: 600, authFailureLimitPerMinute: 60, photoBudgetMsPerMinute: 0, redisUrl: '' },
+      clock,
+      noWarn,
+    );
     assert.deepEqual(authFailures?.stats, { size: 0, evicted: 0 });
     assert.deepEqual(perKey?.stats, { size: 0, evicted: 0 });
     for (let i = 0; i < 62; i++) await authFailures!.hit('203.0.113.7');
     assert.deepEqual(authFailures?.stats, { size: 1, evicted: 0 });
+  });
+
+  test('a weighted hit counts its cost (image work in ms); weight 0 only asks where the key stands', async () => {
+    const { imageWork } = await buildLimits({ rateLimitPerMinute: 0, authFailureLimitPerMinute: 0, photoBudgetMsPerMinute: 1000, redisUrl: '' }, clock, noWarn);
+    assert.deepEqual(await imageWork!.hit('tree:1', 0), { allowed: true, remaining: 1000, reset: 45 });
+    assert.equal((await imageWork!.hit('tree:1', 600)).remaining, 400);
+    assert.equal((await imageWork!.hit('tree:1', 0)).remaining, 400, 'asking costs nothing');
+    assert.equal((await imageWork!.hit('tree:2', 999)).allowed, true, 'each key tree its own budget');
+    assert.deepEqual(await imageWork!.hit('tree:1', 401), { allowed: false, remaining: 0, reset: 45 });
+    assert.equal((await imageWork!.hit('tree:1', 0)).allowed, false, 'over until the window ends');
+  });
+
+  test('a bounded store evicts the least-counted key when counts grow by more than one', async () => {
+    const store = new MemoryCounterStore({ ceiling: 100, capacity: 2 });
+    assert.equal(await store.increment('a', 0, 60_000, 50), 50);
+    assert.equal(await store.increment('b', 0, 60_000, 5), 5);
+    assert.equal(await store.increment('a', 0, 60_000, 70), 100, 'kept up to the ceiling');
+    assert.equal(await store.increment('c', 0, 60_000, 1), 1); // evicts b (5), the least counted
+    assert.equal(await store.increment('a', 0, 60_000, 0), 100);
+    assert.equal(await store.increment('b', 0, 60_000, 1), 1, 'b was evicted: counted afresh');
+    assert.deepEqual(store.stats, { size: 2, evicted: 2 });
   });
 
   test('the limiter remembers a bounded number of refused keys', async () => {

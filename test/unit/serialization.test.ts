@@ -14,6 +14,8 @@ const pet = (id: number, name: string) => ({
   status: 'available',
   tags: ['calm'],
   price: { amount: 1250, currency: 'EUR' },
+  recordComplete: false,
+  recordMissing: ['source'],
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-02T00:00:00.000Z',
   etag: `"tag-of-${id}"`,

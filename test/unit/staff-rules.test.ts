@@ -23,7 +23,17 @@ describe('roles', () => {
       SCOPES.filter((s) => !ROLE_SCOPES.manager.includes(s)),
       ['keys:admin'],
     );
-    assert.deepEqual([...ROLE_SCOPES.clerk].sort(), ['health:read', 'health:write', 'orders:read', 'orders:write', 'pets:read', 'pets:write']);
+    assert.deepEqual([...ROLE_SCOPES.clerk].sort(), [
+      'customers:read',
+      'customers:write',
+      'health:read',
+      'health:write',
+      'orders:read',
+      'orders:write',
+      'pets:read',
+      'pets:write',
+    ]);
+    assert.ok(!ROLE_SCOPES.viewer.includes('customers:read'), "a viewer does not read the customers' personal data");
     for (const s of ROLE_SCOPES.viewer) assert.match(s, /:read$/);
     assert.ok(!ROLE_SCOPES.viewer.includes('staff:read'), "a viewer does not read the staff's addresses");
     for (const role of ROLES) for (const s of ROLE_SCOPES[role]) assert.ok(SCOPES.includes(s), `${role}: ${s}`);

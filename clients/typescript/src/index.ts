@@ -1,5 +1,5 @@
 // The package's public surface. Browser-safe: nothing here imports from Node.
-import { eventTypeValues, orderStatusValues, petStatusValues, roleValues, scopeValues, type components } from './schema.ts';
+import { addressCountryValues, eventTypeValues, orderStatusValues, petStatusValues, roleValues, scopeValues, type components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
 export {
@@ -50,11 +50,22 @@ export type CallingKey = Schemas['CallingKey'];
 export type Photo = Schemas['Photo'];
 export type HealthRecord = Schemas['HealthRecord'];
 export type NewHealthRecord = Schemas['NewHealthRecord'];
+export type Customer = Schemas['Customer'];
+export type NewCustomer = Schemas['NewCustomer'];
+export type CustomerPatch = Schemas['CustomerPatch'];
+export type Address = Schemas['Address'];
+export type CustomerExport = Schemas['CustomerExport'];
+export type CustomerErasure = Schemas['CustomerErasure'];
+export type SaleMethod = Schemas['SaleMethod'];
+export type Hold = Schemas['Hold'];
+export type NewHold = Schemas['NewHold'];
+export type HoldState = Schemas['HoldState'];
 export type Scope = Schemas['Scope'];
 export type Staff = Schemas['Staff'];
 export type Role = Schemas['Role'];
 export type Session = Schemas['Session'];
 export type CurrentSession = Schemas['CurrentSession'];
+export type Country = Schemas['Address']['country'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json
 // (schema.ts): a picker or a filter lists them from here instead of a copy that could fall behind.
@@ -68,3 +79,5 @@ export const EVENT_TYPES: readonly EventType[] = eventTypeValues;
 export const SCOPES: readonly Scope[] = scopeValues;
 /** Every staff role (docs/api.md, "Roles"). */
 export const ROLES: readonly Role[] = roleValues;
+/** Every country an address can name: the ISO 3166-1 alpha-2 codes officially assigned. */
+export const COUNTRIES: readonly Country[] = addressCountryValues;

@@ -1,9 +1,11 @@
 // Events: a live tail of the feed, newest first, as the console receives it.
-import type { Event } from '@petstore/client';
+import { EVENT_TYPES, type Event, type EventType, type HealthRecord } from '@petstore/client';
+import { KIND_LABELS } from './health.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { formatMoney } from '../money.ts';
 import { describeError } from '../session.ts';
-import { Alert, Missing, PageHeading, formatTime, useSession } from '../ui.tsx';
+import { readScopeOf } from '../scopes.ts';
+import { Alert, Field, Missing, PageHeading, formatTime, usePetsById, useSession } from '../ui.tsx';
 
 const KEEP = 200;
 
@@ -14,7 +16,14 @@ interface Data {
   readonly status?: string;
   readonly petId?: number;
   readonly price?: { readonly amount: number; readonly currency: string } | null;
+  /** A health record's (pet.health.*). */
+  readonly kind?: HealthRecord['kind'];
+  readonly date?: string;
+  readonly voided?: { readonly reason: string };
 }
+
+/** A health record in words: "Vaccination Nobivac DHPPi of 2026-03-01". */
+const health = (d: Data) => `${d.kind ? KIND_LABELS[d.kind] : 'Health record'} ${d.name ?? ''} of ${d.date}`.replace('  ', ' ');
 
 /** An event as a sentence a person reads ("Order 4 placed for pet 3 — €600.00"); the raw JSON stays one click away. */
 export function sentence(e: Event): string {
@@ -30,6 +39,10 @@ export function sentence(e: Event): string {
       return `Pet ${d.id} withdrawn`;
     case 'order.placed':
       return `Order ${d.id} placed for pet ${d.petId}${price}`;
+    case 'pet.health.recorded':
+      return `${health(d)} recorded for pet ${d.petId}`;
+    case 'pet.health.voided':
+      return `${health(d)} voided for pet ${d.petId}${d.voided ? `: ${d.voided.reason}` : ''}`;
     case 'category.created':
       return `Category ${d.name} added`;
     case 'category.updated':
@@ -42,26 +55,60 @@ export function sentence(e: Event): string {
   }
 }
 
+/** Whether an event of the feed concerns the animal: the service's rule (eventPetId, src/events/event.schemas.ts), which the console cannot import. */
+export function concernsPet(e: Event, petId: number): boolean {
+  const data = e.data as { id?: number; petId?: number };
+  if (e.type.startsWith('category.')) return false;
+  return (e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id) === petId;
+}
+
+/** What the page shows: every event, or those of one type, of one animal, or both. */
+interface Filter {
+  readonly type: EventType | '';
+  /** The animal's id as typed; empty for every animal. */
+  readonly pet: string;
+}
+
+/** The events read before following began, when the page opens or a filter changes. */
+const BACKLOG = 1000;
+
 export function EventsPage() {
   const { session, live } = useSession();
   const [events, setEvents] = useState<readonly Event[]>([]);
   const [failure, setFailure] = useState<string>();
+  const [filter, setFilter] = useState<Filter>({ type: '', pet: '' });
+  const petId = /^[1-9][0-9]{0,15}$/.test(filter.pet.trim()) ? Number(filter.pet.trim()) : undefined;
+  const petInvalid = filter.pet.trim() !== '' && petId === undefined;
+  const named = usePetsById(petId === undefined ? [] : [petId]).get(petId ?? 0);
+  const readable = EVENT_TYPES.filter((t) => session.can(readScopeOf(t)));
   useEffect(() => {
-    if (!session.can('events:read')) return;
+    if (!session.can('events:read') || petInvalid) return;
     let stopped = false;
-    const add = (batch: readonly Event[]) =>
-      batch.length > 0 &&
-      setEvents((shown) => {
-        const ids = new Set(shown.map((e) => e.id));
-        return [...batch.filter((e) => !ids.has(e.id)).reverse(), ...shown].slice(0, KEEP);
-      });
+    setEvents([]);
+    setFailure(undefined);
+    const wanted = (e: Event) => (filter.type === '' || e.type === filter.type) && (petId === undefined || concernsPet(e, petId));
+    const add = (batch: readonly Event[]) => {
+      const shown = batch.filter(wanted);
+      if (shown.length > 0)
+        setEvents((old) => {
+          const ids = new Set(old.map((e) => e.id));
+          return [...shown.filter((e) => !ids.has(e.id)).reverse(), ...old].slice(0, KEEP);
+        });
+    };
     const unsubscribe = live.subscribe(add);
-    // The last few events before following began, so the page does not open empty.
+    // What came before following began, so the page does not open empty: an animal's whole history
+    // (its own index, docs/events.md), else the last events of the feed — of a type, among the last BACKLOG.
     void live.ready().then(async () => {
-      const from = live.position - 20;
+      const type = filter.type || undefined;
       try {
-        const page = await session.client.events.list(from > 0 ? { after: `evt_${from}`, limit: 20 } : { limit: 20 });
-        if (!stopped) add(page.data);
+        let before: Event[];
+        if (petId !== undefined) before = await session.client.events.iterate({ petId, type, limit: 100 }).toArray({ limit: BACKLOG });
+        else {
+          const from = live.position - (type ? BACKLOG : 20);
+          const start = from > 0 ? { after: `evt_${from}` } : {};
+          before = await session.client.events.iterate({ ...start, type, limit: type ? 100 : 20 }).toArray({ limit: type ? BACKLOG : 20 });
+        }
+        if (!stopped) add(before);
       } catch (err) {
         if (!stopped) setFailure(describeError(err));
       }
@@ -70,7 +117,7 @@ export function EventsPage() {
       stopped = true;
       unsubscribe();
     };
-  }, [live, session]);
+  }, [live, session, filter.type, petId, petInvalid]);
 
   if (!session.can('events:read'))
     return (
@@ -83,6 +130,27 @@ export function EventsPage() {
     <section aria-labelledby="page-title">
       <PageHeading>Events</PageHeading>
       <p>Every change to pets, orders and categories, newest first, as it happens (the last {KEEP} are kept on this page).</p>
+      <form class="filters" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+        <span class="filter">
+          <label for="events-type">Type</label>
+          <select id="events-type" value={filter.type} onChange={(e) => setFilter({ ...filter, type: e.currentTarget.value as EventType | '' })}>
+            <option value="">any</option>
+            {readable.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </span>
+        <Field
+          id="events-pet"
+          label="Animal"
+          hint={petId === undefined ? 'Its pet ID' : named ? `${named.name}: its history` : `Pet ${petId}`}
+          error={petInvalid ? 'must be a pet ID: a whole number from 1' : undefined}
+        >
+          {(a11y) => <input {...a11y} inputMode="numeric" value={filter.pet} onInput={(e) => setFilter({ ...filter, pet: e.currentTarget.value })} size={8} />}
+        </Field>
+      </form>
       {failure && <Alert>{failure}</Alert>}
       <div role="log" aria-label="Event tail">
         <ol class="events">
@@ -97,7 +165,13 @@ export function EventsPage() {
               </details>
             </li>
           ))}
-          {events.length === 0 && <li>No events yet: changes appear here as they happen.</li>}
+          {events.length === 0 && (
+            <li>
+              {filter.type || filter.pet
+                ? 'No events match these filters yet: they appear here as they happen.'
+                : 'No events yet: changes appear here as they happen.'}
+            </li>
+          )}
         </ol>
       </div>
     </section>

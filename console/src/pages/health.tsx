@@ -1,13 +1,29 @@
 // Health (issue 36 §2): the care due (GET /v1/health/due), and an animal's health log — append a
 // record, void a wrong one with a reason (kept, struck through). The log is `HealthLog`, so an
-// animal's own page can show it too; `#/health/<petId>` opens the log of that animal.
+// animal's own page shows it too; `#/health/<petId>` opens the log of that animal, found by its name.
 import type { HealthRecord, NewHealthRecord } from '@petstore/client';
 import { useEffect, useState } from 'preact/hooks';
-import { Alert, Field, Missing, NO_PROBLEM, Notice, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, usePager, useSession } from '../ui.tsx';
+import { petHref, pageHref, useRoute } from '../route.ts';
+import {
+  Alert,
+  Field,
+  Missing,
+  NO_PROBLEM,
+  Notice,
+  PageHeading,
+  Pager,
+  type Problem,
+  problemOf,
+  useLive,
+  useLoad,
+  usePager,
+  usePetsById,
+  useSession,
+} from '../ui.tsx';
 
 type Kind = HealthRecord['kind'];
 /** The kinds in the API's order, with the words staff read (checked against the API's enum by the type). */
-const KIND_LABELS = {
+export const KIND_LABELS = {
   vaccination: 'Vaccination',
   deworming: 'Deworming',
   exam: 'Examination',
@@ -24,28 +40,18 @@ function localDate(d: Date): string {
 const today = () => localDate(new Date());
 const tomorrow = () => localDate(new Date(Date.now() + 86_400_000));
 
-/** The animal the hash names (`#/health/12`), following changes of the hash. */
-function usePetInHash(): number | undefined {
-  const read = () => {
-    const id = Number(location.hash.replace(/^#\/?/, '').split('/')[1]);
-    return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-  };
-  const [petId, setPetId] = useState(read);
-  useEffect(() => {
-    const onChange = () => setPetId(read());
-    addEventListener('hashchange', onChange);
-    return () => removeEventListener('hashchange', onChange);
-  }, []);
-  return petId;
-}
-
 const isHealthEvent = (e: { type: string }) => e.type.startsWith('pet.health.') || e.type === 'pet.deleted';
+
+/** The animal the address names (`#/health/12`). */
+function usePetInRoute(): number | undefined {
+  const route = useRoute();
+  const id = route.kind === 'page' && route.page === 'health' ? Number(route.rest[0]) : Number.NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
 
 export function HealthPage() {
   const { session } = useSession();
-  const petId = usePetInHash();
-  const [typed, setTyped] = useState(petId === undefined ? '' : String(petId));
-  useEffect(() => setTyped(petId === undefined ? '' : String(petId)), [petId]);
+  const petId = usePetInRoute();
   if (!session.can('health:read'))
     return (
       <section aria-labelledby="page-title">
@@ -58,21 +64,59 @@ export function HealthPage() {
       <PageHeading>Health</PageHeading>
       <DueList />
       <h2 id="log-title">Health log</h2>
-      <form
-        class="inline"
-        aria-label="Open a health log"
-        onSubmit={(e) => {
-          e.preventDefault();
-          location.hash = `#/health/${typed.trim()}`;
-        }}
-      >
-        <Field id="log-pet" label="Pet ID">
-          {(a11y) => <input {...a11y} type="number" min={1} value={typed} onInput={(e) => setTyped(e.currentTarget.value)} required />}
-        </Field>
-        <button type="submit">Open log</button>
-      </form>
-      {petId === undefined ? <p class="muted">Choose an animal by its ID, or from the care due above.</p> : <HealthLog petId={petId} />}
+      <PickAnimal open={petId} />
+      {petId === undefined ? <p class="muted">Find an animal by its name, or choose one from the care due above.</p> : <OpenLog petId={petId} />}
     </section>
+  );
+}
+
+/** Finds animals by name (the API's search) and opens the log of the one chosen. */
+function PickAnimal({ open }: { open: number | undefined }) {
+  const { session } = useSession();
+  const [typed, setTyped] = useState('');
+  const [q, setQ] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setQ(typed.trim()), 300);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const found = useLoad(async () => (q ? (await session.client.pets.search(q, { limit: 10 })).data : []), [q]);
+  return (
+    <div class="pick-animal">
+      <form class="inline" aria-label="Open a health log" onSubmit={(e) => e.preventDefault()}>
+        <Field id="log-pet" label="Animal" hint="Its name, or words of it">
+          {(a11y) => <input {...a11y} type="search" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} maxLength={200} />}
+        </Field>
+      </form>
+      {found.error && <Alert>{found.error}</Alert>}
+      {q && found.data && (
+        <ul class="found" aria-label="Animals found">
+          {found.data.map((p) => (
+            <li key={p.id}>
+              <a href={pageHref(`health/${p.id}`)} aria-current={p.id === open ? 'true' : undefined}>
+                {p.name}
+              </a>{' '}
+              <span class="muted">
+                (pet {p.id}, {p.status})
+              </span>
+            </li>
+          ))}
+          {found.data.length === 0 && <li>No animal matches “{q}”.</li>}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** The log of the animal the address names, under its name, with a link to its page. */
+function OpenLog({ petId }: { petId: number }) {
+  const name = usePetsById([petId]).get(petId)?.name;
+  return (
+    <>
+      <p>
+        <a href={petHref(petId)}>{name ?? `Pet ${petId}`}’s page</a>: photos, record, orders and history
+      </p>
+      <HealthLog petId={petId} name={name} />
+    </>
   );
 }
 
@@ -83,6 +127,7 @@ function DueList() {
   const pager = usePager([before]);
   const due = useLoad(() => session.client.health.listDue({ before, limit: 20, cursor: pager.cursor }), [before, pager.cursor]);
   useLive(isHealthEvent, due.reload);
+  const pets = usePetsById(due.data?.data.map((r) => r.petId) ?? []);
   return (
     <>
       <h2 id="due-title">Due for care</h2>
@@ -97,7 +142,7 @@ function DueList() {
         <caption>Due before {before}</caption>
         <thead>
           <tr>
-            <th scope="col">Pet</th>
+            <th scope="col">Animal</th>
             <th scope="col">Care</th>
             <th scope="col">Last given</th>
             <th scope="col">Next due</th>
@@ -106,14 +151,14 @@ function DueList() {
         <tbody>
           {due.data?.data.map((r) => (
             <tr key={r.id}>
-              <td>
-                <a href={`#/health/${r.petId}`}>Pet {r.petId}</a>
+              <td data-label="Animal">
+                <a href={petHref(r.petId)}>{pets.get(r.petId)?.name ?? `Pet ${r.petId}`}</a>
               </td>
-              <td>
+              <td data-label="Care">
                 {KIND_LABELS[r.kind]}: {r.name}
               </td>
-              <td>{r.date}</td>
-              <td>
+              <td data-label="Last given">{r.date}</td>
+              <td data-label="Next due">
                 {r.nextDue}
                 {r.nextDue !== undefined && r.nextDue < today() ? (
                   <>
@@ -137,7 +182,7 @@ function DueList() {
 }
 
 /** One animal's health log, latest first, voided records struck through; add and void with health:write. */
-export function HealthLog({ petId }: { petId: number }) {
+export function HealthLog({ petId, name }: { petId: number; name?: string | undefined }) {
   const { session } = useSession();
   const { client } = session;
   const pager = usePager([petId]);
@@ -186,7 +231,7 @@ export function HealthLog({ petId }: { petId: number }) {
       {log.error && <Alert>{log.error}</Alert>}
       <table>
         <caption>
-          Health log of pet {petId}
+          Health log of {name ?? `pet ${petId}`}
           {log.loading ? ' (loading…)' : ''}
         </caption>
         <thead>
@@ -204,18 +249,18 @@ export function HealthLog({ petId }: { petId: number }) {
         <tbody>
           {log.data?.data.map((r) => (
             <tr key={r.id} class={r.voided ? 'voided' : undefined}>
-              <td>{struck(r, r.date)}</td>
-              <td>{struck(r, KIND_LABELS[r.kind])}</td>
-              <td>{struck(r, r.name)}</td>
-              <td>{struck(r, r.batch ?? '—')}</td>
-              <td>{struck(r, r.givenBy)}</td>
-              <td>{struck(r, r.nextDue ?? '—')}</td>
-              <td>
+              <td data-label="Date">{struck(r, r.date)}</td>
+              <td data-label="Kind">{struck(r, KIND_LABELS[r.kind])}</td>
+              <td data-label="Name">{struck(r, r.name)}</td>
+              <td data-label="Batch">{struck(r, r.batch ?? '—')}</td>
+              <td data-label="Given by">{struck(r, r.givenBy)}</td>
+              <td data-label="Next due">{struck(r, r.nextDue ?? '—')}</td>
+              <td data-label="Notes">
                 {struck(r, r.notes ?? '')}
                 {r.voided && <p class="muted">Voided: {r.voided.reason}</p>}
               </td>
               {canWrite && (
-                <td class="actions">
+                <td data-label="Actions" class="actions">
                   {voiding?.id === r.id ? (
                     <form class="inline" aria-label={`Void the record of ${r.date}`} onSubmit={voidRecord}>
                       <Field id={`void-${r.id}`} label="Reason" error={voiding.problem.fields.reason ?? voiding.problem.general}>

@@ -1,5 +1,5 @@
 // Orders: placed → approved → delivered, or cancelled; each row offers the moves its state allows.
-import { ORDER_STATUSES, type Order, type OrderStatus } from '@petstore/client';
+import { ORDER_STATUSES, type Order, type OrderStatus, type Pet } from '@petstore/client';
 import { useState } from 'preact/hooks';
 import {
   Alert,
@@ -15,8 +15,10 @@ import {
   useLoad,
   useOutcome,
   usePager,
+  usePetsById,
   useSession,
 } from '../ui.tsx';
+import { petHref } from '../route.ts';
 
 /** The order lifecycle as the API documents it (docs/api.md): the moves from each state, and the button for each. */
 const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
@@ -34,6 +36,7 @@ export function OrdersPage() {
   const pager = usePager([status]);
   const orders = useLoad(() => client.orders.list({ limit: 20, cursor: pager.cursor, status: status || undefined }), [pager.cursor, status]);
   useLive((e) => e.type.startsWith('order.'), orders.reload);
+  const pets = usePetsById(orders.data?.data.map((o) => o.petId) ?? []);
   const [petId, setPetId] = useState('');
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const outcome = useOutcome();
@@ -110,7 +113,9 @@ export function OrdersPage() {
           {orders.data?.data.map((order) => (
             <tr key={order.id}>
               <td data-label="ID">{order.id}</td>
-              <td data-label="Pet">{order.petId}</td>
+              <td data-label="Pet">
+                <PetLink id={order.petId} pet={pets.get(order.petId)} />
+              </td>
               <td data-label="Status">
                 <span class={`badge ${order.status}`}>{order.status}</span>
               </td>
@@ -135,5 +140,16 @@ export function OrdersPage() {
       </table>
       <Pager pager={pager} nextCursor={orders.data?.nextCursor} label="Orders" />
     </section>
+  );
+}
+
+/** The animal of an order: its first photo as a thumbnail and its name, linking to its page ("Pet N" once withdrawn). */
+function PetLink({ id, pet }: { id: number; pet: Pet | undefined }) {
+  const photo = pet?.photoUrls?.[0];
+  return (
+    <a href={petHref(id)}>
+      {photo && <img class="row-thumb" src={`${photo}/thumb`} alt="" loading="lazy" />}
+      {pet ? `${pet.name} (pet ${id})` : `Pet ${id}`}
+    </a>
   );
 }

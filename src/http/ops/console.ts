@@ -69,7 +69,7 @@ export async function loadConsole(dir: string): Promise<Map<string, Asset> | und
     }
     // The page names the scripts and styles by their content hash, so those never change: a browser
     // keeps them for a year. The page itself is checked on every load (a new build names new files).
-    const cacheControl = name === 'index.html' || name === 'icon.svg' ? 'no-cache' : 'public, max-age=31536000, immutable';
+    const cacheControl = name.endsWith('.html') || name === 'icon.svg' ? 'no-cache' : 'public, max-age=31536000, immutable';
     const etag = createHash('sha256').update(identity).digest('base64url').slice(0, 22);
     assets.set(name, { type, cacheControl, etag, bodies });
   }
@@ -123,5 +123,7 @@ async function consoleRoutes(app: FastifyInstance, { path, dir }: { readonly pat
   // The page's files are named relative to `<path>/`, so the bare path redirects there (like /docs).
   app.get(path, common, async (request, reply) => reply.redirect(`${new URL(request.url, 'http://x').pathname}/`, 301));
   app.get(`${path}/`, common, (request, reply) => serve('index.html', request, reply));
+  // An animal's page (`/console/pets/12`): the console's page, its files named one level up (console/build.ts).
+  app.get(`${path}/pets/:petId`, common, (request, reply) => serve('pet.html', request, reply));
   app.get<{ Params: { file: string } }>(`${path}/:file`, common, (request, reply) => serve(request.params.file, request, reply));
 }

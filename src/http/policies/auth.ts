@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { AppError } from '../../errors.ts';
 import { looksGenerated, type KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
+import type { ImageWorkBudget } from '../../photos/photo.service.ts';
 import { addressKey } from '../edge/client-address.ts';
 import { assertConsoleRequest, sessionToken } from './session-cookie.ts';
 import { SESSION_ENDED } from '../../staff/session.service.ts';
@@ -59,6 +60,27 @@ function rateLimited(what: string, v: Verdict): AppError {
 /** The key's tree used up its requests of the window (RATE_LIMIT_PER_MINUTE, counted per key tree: Caller.budget). */
 export function keyOverLimit(limiter: { readonly limit: number; readonly windowMs: number }, v: Verdict): AppError {
   return rateLimited(`this API key and the keys of its tree made more than ${limiter.limit} requests in ${limiter.windowMs / 1000} s`, v);
+}
+
+/**
+ * An upload's image work charged to the caller's key tree (Caller.budget) against
+ * PHOTO_BUDGET_MS_PER_MINUTE; no budget when the limit is off (0).
+ */
+export function imageWorkBudget(limiter: FixedWindowLimiter | undefined, caller: Caller): ImageWorkBudget | undefined {
+  if (limiter === undefined) return undefined;
+  return {
+    admit: async () => {
+      const v = await limiter.hit(caller.budget, 0);
+      if (!v.allowed)
+        throw rateLimited(
+          `this API key and the keys of its tree used their ${limiter.limit} ms of image work in ${limiter.windowMs / 1000} s (PHOTO_BUDGET_MS_PER_MINUTE)`,
+          v,
+        );
+    },
+    charge: async (ms) => {
+      await limiter.hit(caller.budget, ms);
+    },
+  };
 }
 
 export function insufficientScope(scope: Scope, who = 'this API key'): AppError {

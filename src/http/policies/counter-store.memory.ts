@@ -50,7 +50,7 @@ export class MemoryCounterStore implements CounterStore {
     this.#evicted = 0;
   }
 
-  async increment(key: string, windowStart: number): Promise<number> {
+  async increment(key: string, windowStart: number, _windowMs?: number, by = 1): Promise<number> {
     if (windowStart !== this.#windowStart) {
       this.#windowStart = windowStart;
       this.#counts = new Map();
@@ -61,22 +61,24 @@ export class MemoryCounterStore implements CounterStore {
     const count = this.#counts.get(key);
     if (count === undefined) {
       if (this.#counts.size >= this.#capacity) this.#evictOne();
-      this.#counts.set(key, 1);
+      const first = Math.min(by, this.#ceiling);
+      this.#counts.set(key, first);
       if (bounded) {
-        this.#bucket(1).add(key);
-        this.#lowest = 1;
+        this.#bucket(first).add(key);
+        this.#lowest = Math.min(this.#lowest, first);
       }
-      return 1;
+      return first;
     }
-    if (count >= this.#ceiling) return count;
-    this.#counts.set(key, count + 1);
+    if (count >= this.#ceiling || by === 0) return count;
+    const next = Math.min(count + by, this.#ceiling);
+    this.#counts.set(key, next);
     if (bounded) {
       const from = this.#byCount.get(count)!;
       from.delete(key);
       if (from.size === 0) this.#byCount.delete(count);
-      this.#bucket(count + 1).add(key);
+      this.#bucket(next).add(key);
     }
-    return count + 1;
+    return next;
   }
 
   #bucket(count: number): Set<string> {

@@ -26,12 +26,12 @@ export class RedisCounterStore implements CounterStore {
     await this.#client.connect();
   }
 
-  async increment(key: string, windowStart: number, windowMs: number): Promise<number> {
+  async increment(key: string, windowStart: number, windowMs: number, by = 1): Promise<number> {
     if (!this.#client.isReady) throw new Error('Redis is not connected');
     const name = `${this.#prefix}${windowStart}:${key}`;
     const [count] = await this.#client
       .multi()
-      .incr(name)
+      .incrBy(name, by)
       .pExpire(name, windowMs * 2)
       .exec();
     return Number(count);

@@ -3,8 +3,8 @@
  * 60 s window), so every instance sharing a store agrees on when a window ends.
  */
 export interface CounterStore {
-  /** Adds one to `key`'s count in the window starting at `windowStart`; returns the new count. */
-  increment(key: string, windowStart: number, windowMs: number): Promise<number>;
+  /** Adds `by` (default one hit; or a cost such as milliseconds of image work) to `key`'s count in the window starting at `windowStart`; returns the new count. */
+  increment(key: string, windowStart: number, windowMs: number, by?: number): Promise<number>;
   close(): Promise<void>;
   /** Keys counted in the current window and keys evicted so far, where the store keeps them itself. */
   readonly stats?: CounterStats;

@@ -69,13 +69,16 @@ export class FixedWindowLimiter {
     return this.#blocked.has(key) ? { allowed: false, remaining: 0, reset: this.#reset(now, start) } : undefined;
   }
 
-  /** Counts one hit. If the store fails the request is let through (fail open) and reported. */
-  async hit(key: string): Promise<Verdict> {
+  /**
+   * Counts one hit, or `weight` of them (a cost: 0 only asks where the key stands). If the store
+   * fails the request is let through (fail open) and reported.
+   */
+  async hit(key: string, weight = 1): Promise<Verdict> {
     const now = this.#clock.now().getTime();
     const start = this.#window(now);
     let count: number;
     try {
-      count = await this.#store.increment(this.#name + key, start, this.windowMs);
+      count = await this.#store.increment(this.#name + key, start, this.windowMs, weight);
     } catch (err) {
       this.#onStoreError(err);
       return { allowed: true, remaining: this.limit, reset: this.#reset(now, start) };
@@ -103,17 +106,19 @@ export interface Limits {
   readonly authFailures?: FixedWindowLimiter;
   /** Failed staff sign-ins: per address, and per account and address; always on. */
   readonly signIn: { readonly perAddress: FixedWindowLimiter; readonly perAccount: FixedWindowLimiter };
+  /** Milliseconds of image work per key tree (PHOTO_BUDGET_MS_PER_MINUTE), charged after each upload. */
+  readonly imageWork?: FixedWindowLimiter;
   /** Forgets every count (FixedWindowLimiter.clear). */
   clear(): void;
   close(): Promise<void>;
 }
 
 /**
- * The two limiters from configuration: per-instance counts, or counts shared through Redis when
+ * The limiters from configuration: per-instance counts, or counts shared through Redis when
  * REDIS_URL is set. Store failures are logged at most every 10 s and the request is let through.
  */
 export async function buildLimits(
-  config: { rateLimitPerMinute: number; authFailureLimitPerMinute: number; redisUrl: string },
+  config: { rateLimitPerMinute: number; authFailureLimitPerMinute: number; photoBudgetMsPerMinute: number; redisUrl: string },
   clock: Clock,
   warn: (err: unknown, message: string) => void,
 ): Promise<Limits> {
@@ -144,15 +149,18 @@ export async function buildLimits(
     perAddress: make('signin-address', SIGN_IN_FAILURES_PER_ADDRESS, MEMORY_COUNTER_CAPACITY)!,
     perAccount: make('signin-account', SIGN_IN_FAILURES_PER_ACCOUNT, MEMORY_COUNTER_CAPACITY)!,
   };
+  const imageWork = make('imagems', config.photoBudgetMsPerMinute);
   return {
     perKey,
     authFailures,
     signIn,
+    imageWork,
     clear: () => {
       perKey?.clear();
       authFailures?.clear();
       signIn.perAddress.clear();
       signIn.perAccount.clear();
+      imageWork?.clear();
     },
     close: async () => shared?.close(),
   };

@@ -4,7 +4,7 @@ import type { StoredPrincipal } from '../../keys/key.types.ts';
 import type { Pet } from '../../pets/pet.schemas.ts';
 import type { Inventory } from '../../store/inventory.schemas.ts';
 import { frozenPet, PRINCIPAL_COLUMNS, toPet, toStoredPrincipal, type PetRow, type PrincipalRow } from '../rows.ts';
-import { petListPlan, petListStatement, SEARCH_DENSE, searchSampleStatement } from '../sql/sql.pet-list.ts';
+import { petListPlan } from '../sql/sql.pet-list.ts';
 import { PETS_BY_IDS, UNINDEXED_PETS } from '../sql/sql.pets.ts';
 import type { SqlParam } from '../sql/sql.db.ts';
 import type { PetPage, PetQuery, PetRepository } from '../../pets/pet.store.ts';
@@ -26,7 +26,9 @@ export class PostgresPets implements PetRepository {
     });
     // Listings: the requests of one loop turn that ask for the same page share its query (a hot
     // first page is asked for by many at once); different pages are separate queries.
-    this.#pages = new BatchedLookup<string, PetPage>(async (keys) => new Map(await Promise.all(keys.map(async (k) => [k, await this.#page(k)] as const))));
+    this.#pages = new BatchedLookup<string, PetPage>(
+      async (keys) => new Map(await Promise.all(keys.map(async (k) => [k, await this.#planned(JSON.parse(k) as PetQuery)] as const))),
+    );
   }
 
   get(id: number): Promise<Pet | undefined> {
@@ -37,22 +39,6 @@ export class PostgresPets implements PetRepository {
     // A copy: the page's rows are shared by every request of the batch that asked for it.
     const { pets, walkedTo } = (await this.#pages.get(JSON.stringify(q)))!;
     return { pets: [...pets], walkedTo };
-  }
-
-  async #page(key: string): Promise<PetPage> {
-    // Only the filters given appear in the statement, so the planner sees which index serves it.
-    const query = JSON.parse(key) as PetQuery;
-    if (query.words === undefined || (query.order !== undefined && query.order !== 'id')) return this.#planned(query);
-    const page = (plan: 'dense' | 'walk' | 'sparse') => {
-      const { sql, params } = petListStatement(query, postgresDialect, plan);
-      return this.#db.query<PetRow>(sql, params);
-    };
-    // A search whose words are common at the page's position walks there (SEARCH_SAMPLE in
-    // sql.pet-list.ts); a rare one, or one the walk finds short, is read from the search index.
-    const { sql, params } = searchSampleStatement(query, postgresDialect);
-    const [{ m }] = await this.#db.query<{ m: number }>(sql, params);
-    const walked = m >= SEARCH_DENSE ? await page('walk') : [];
-    return { pets: freeze(walked.length === query.limit ? walked : await page('sparse')) };
   }
 
   /** The steps of petListPlan (sql.pet-list.ts), one statement after the other. */

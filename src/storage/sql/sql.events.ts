@@ -8,13 +8,19 @@ import { SUBSCRIBED } from './sql.webhooks.ts';
 // (docs/events.md). Only settled transactions are read, so an event never appears behind one a
 // reader has already passed. A NULL type switches the filter off; (type, xid, id) and (xid, id)
 // serve both forms. The position of `after` is its event's (xid, id), looked up first. A list of
-// types (the ones the reader may read, the statement's last parameter) is a second form of each,
-// so the usual read, of every type, keeps its plain plan.
-const PAGE = (d: Dialect, from: string, types: string | undefined) =>
-  `SELECT ${EVENT_COLUMNS} FROM events WHERE ${from} AND (CAST($2 AS TEXT) IS NULL OR type = $2)${types ? ` AND type IN (SELECT t.item FROM ${d.items(types, 't')})` : ''} AND ${d.settled('xid')} ORDER BY xid, id LIMIT $3`;
-const AFTER = [undefined, '$5'].map((types) => perDialect((d) => PAGE(d, '(xid, id) > (CAST($4 AS xid8), $1)', types)));
+// types (the ones the reader may read) and an animal (`pet_id`, walked on (pet_id, xid, id):
+// migration 16) are further forms of each, their parameters after the others, so the usual read,
+// of every type, keeps its plain plan.
+const PAGE = (d: Dialect, from: string, next: number, types: boolean, pet: boolean) => {
+  const typeParam = types ? `$${next++}` : '';
+  const petParam = pet ? `$${next}` : '';
+  return `SELECT ${EVENT_COLUMNS} FROM events WHERE ${pet ? `pet_id = ${petParam} AND ` : ''}${from} AND (CAST($2 AS TEXT) IS NULL OR type = $2)${types ? ` AND type IN (SELECT t.item FROM ${d.items(typeParam, 't')})` : ''} AND ${d.settled('xid')} ORDER BY xid, id LIMIT $3`;
+};
+/** The four forms of a page statement (AFTER is exported for its plan test): index 1 with a list of types, 2 with an animal, 3 with both. */
+const FORMS = (from: string, next: number) => [0, 1, 2, 3].map((form) => perDialect((d) => PAGE(d, from, next, (form & 1) === 1, (form & 2) === 2)));
+export const AFTER = FORMS('(xid, id) > (CAST($4 AS xid8), $1)', 5);
 // An event no longer kept (purged) or never written: the events with greater ids follow it.
-const AFTER_UNKNOWN = [undefined, '$4'].map((types) => perDialect((d) => PAGE(d, 'id > $1', types)));
+const AFTER_UNKNOWN = FORMS('id > $1', 4);
 
 export class SqlEvents implements EventRepository {
   readonly #db: SqlDb;
@@ -28,12 +34,12 @@ export class SqlEvents implements EventRepository {
   async list(q: EventQuery): Promise<Event[]> {
     const at = q.afterId === 0 ? { xid: 0 } : await first<{ xid: string | number }>(this.#db, 'SELECT xid FROM events WHERE id = $1', [q.afterId]);
     const params = [q.afterId, q.type ?? null, q.limit];
-    const form = q.types === undefined ? 0 : 1;
-    const types = q.types === undefined ? [] : [q.types];
+    const form = (q.types === undefined ? 0 : 1) + (q.petId === undefined ? 0 : 2);
+    const extra = [...(q.types === undefined ? [] : [q.types]), ...(q.petId === undefined ? [] : [q.petId])];
     const rows =
       at === undefined
-        ? this.#db.all<EventRow>(AFTER_UNKNOWN[form](this.#d), [...params, ...types])
-        : this.#db.all<EventRow>(AFTER[form](this.#d), [...params, String(at.xid), ...types]);
+        ? this.#db.all<EventRow>(AFTER_UNKNOWN[form](this.#d), [...params, ...extra])
+        : this.#db.all<EventRow>(AFTER[form](this.#d), [...params, String(at.xid), ...extra]);
     return (await rows).map(toEvent);
   }
 
@@ -47,8 +53,9 @@ export class SqlEvents implements EventRepository {
 // SHARE lock on its endpoint's row, which the dispatchers' claims (FOR NO KEY UPDATE) do not block.
 const PUBLISH = perDialect(
   (d) => `WITH e AS (
-    INSERT INTO events (type, data, created_at)
-    SELECT t.item, x.item, CAST($3 AS TIMESTAMPTZ) FROM ${d.items('$1', 't')} JOIN ${d.items('$2', 'x')} ON x.n = t.n ORDER BY t.n
+    INSERT INTO events (type, data, created_at, pet_id)
+    SELECT t.item, x.item, CAST($3 AS TIMESTAMPTZ), CAST(NULLIF(p.item, '') AS BIGINT)
+    FROM ${d.items('$1', 't')} JOIN ${d.items('$2', 'x')} ON x.n = t.n JOIN ${d.items('$4', 'p')} ON p.n = t.n ORDER BY t.n
     RETURNING id, type
   )
   INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
@@ -56,7 +63,7 @@ const PUBLISH = perDialect(
   ORDER BY e.id, w.id`,
 );
 // SQLite (no INSERT in a WITH), two statements per event.
-const INSERT_EVENT = 'INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3) RETURNING id';
+const INSERT_EVENT = 'INSERT INTO events (type, data, created_at, pet_id) VALUES ($1, $2, $3, $4) RETURNING id';
 const FIRST_ATTEMPTS = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
   SELECT w.id, 'attempt', $1, 1, 'pending', $2, $2 FROM webhooks w WHERE ${SUBSCRIBED('$3')}`;
 
@@ -78,11 +85,13 @@ export class SqlEventTx implements EventTx {
   async publish(events: readonly NewEvent[], at: Date): Promise<void> {
     const stamp = at.toISOString();
     if (this.#d.dataModifyingCte) {
-      await this.#db.run(PUBLISH(this.#d), [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), stamp]);
+      // The animal of each event as text ('' for none): a list parameter's items are text (Dialect.items).
+      const pets = events.map((e) => String(e.petId ?? ''));
+      await this.#db.run(PUBLISH(this.#d), [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), stamp, pets]);
       return;
     }
     for (const e of events) {
-      const [{ id }] = await this.#db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), stamp]);
+      const [{ id }] = await this.#db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), stamp, e.petId ?? null]);
       await this.#db.run(FIRST_ATTEMPTS, [id, stamp, e.type]);
     }
   }

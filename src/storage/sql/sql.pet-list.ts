@@ -26,12 +26,14 @@ export interface Statement {
 }
 
 /**
- * How PostgresPets plans a search (Dialect.searchPets): it reads the words of the SEARCH_SAMPLE
- * live pets from the page's position, in id order. Where at least SEARCH_DENSE of them match, the
- * words are common there, and the page is found by walking the id index checking each pet (the
- * `walk` plan), for at most SEARCH_WALK pets. Otherwise — or when the walk comes up short, the
- * other filters being rare among the matches — the matches are collected from the search index
- * (`sparse`), which costs in proportion to how many there are.
+ * How a search in id order is read where counting its matches reads every one (PostgreSQL's GIN
+ * index, Dialect.countReadsEveryMatch): the words of the SEARCH_SAMPLE live pets from the page's
+ * position, in id order, are checked. Where at least SEARCH_DENSE of them match, the words are
+ * common there, and the page is found by walking the id index checking each pet (the `walk`
+ * plan), for at most SEARCH_WALK pets; a walk that comes up short (the other filters rare among
+ * the matches) answers what it found and where it stopped. Otherwise the matches are collected
+ * from the search index (`sparse`), which costs in proportion to how many there are: few, since
+ * the sample found them rare.
  */
 export const SEARCH_SAMPLE = 500;
 export const SEARCH_DENSE = 5;
@@ -41,7 +43,7 @@ export const SEARCH_DENSE = 5;
  * — and the engine answers with how many it read; else it reads one row of values, the answer.
  */
 export interface PlanStep {
-  readonly kind: 'page' | 'sample' | 'count' | 'few' | 'walk' | 'bound';
+  readonly kind: 'page' | 'sample' | 'sparse' | 'count' | 'few' | 'walk' | 'bound';
   readonly statement: Statement;
   readonly pets: boolean;
 }
@@ -52,7 +54,8 @@ export interface PlanStep {
  * bounded walk stopped short of a page, if it did (PetPage.walkedTo). The one place that decides;
  * the engines only run statements. Any filter in another order than id (docs/api.md, "Search,
  * tags and sort orders"; migration 14 left one index per sort key):
- * - a status or a category, common in practice, is walked first in the sort key's index; a walk
+ * - a microchip number is looked up in its unique index (at most one pet, in any order);
+ * - a status, a category, a sex or a record state, common in practice, is walked first in the sort key's index; a walk
  *   that comes up short counts the filter's pets on its id-order index, and sorts them if few;
  * - a search or a tag filter counts its matches on its own index first (up to SORTED_FEW + 1):
  *   the few are read and sorted, the many walked. On PostgreSQL a search is sampled instead of
@@ -61,8 +64,21 @@ export interface PlanStep {
  * - a walk reads at most SEARCH_WALK pets; short of a page with more pets beyond, it stops there.
  */
 export function* petListPlan(q: PetQuery, d: Dialect): Generator<PlanStep, PetPosition | undefined, SqlParam[] | undefined> {
-  const filtered = q.words !== undefined || (q.tags?.length ?? 0) > 0 || q.status !== undefined || q.categoryId !== undefined;
-  if (q.order === undefined || q.order === 'id' || !filtered) {
+  if (q.microchip !== undefined) {
+    // At most one live pet has the number: pets_live_microchip finds it, in any order.
+    yield { kind: 'page', statement: microchipStatement(q), pets: true };
+    return undefined;
+  }
+  const filtered =
+    q.words !== undefined ||
+    (q.tags?.length ?? 0) > 0 ||
+    q.status !== undefined ||
+    q.categoryId !== undefined ||
+    q.sex !== undefined ||
+    q.recordComplete !== undefined;
+  const idOrder = q.order === undefined || q.order === 'id';
+  if (idOrder && q.words !== undefined && d.countReadsEveryMatch) return yield* searchInIdOrder(q, d);
+  if (idOrder || !filtered) {
     yield { kind: 'page', statement: petListStatement(q, d), pets: true };
     return undefined;
   }
@@ -87,12 +103,31 @@ export function* petListPlan(q: PetQuery, d: Dialect): Generator<PlanStep, PetPo
   return boundPosition(end);
 }
 
+/** A search in id order where a count reads every match (SEARCH_SAMPLE above). */
+function* searchInIdOrder(q: PetQuery, d: Dialect): Generator<PlanStep, PetPosition | undefined, SqlParam[] | undefined> {
+  const sampled = yield { kind: 'sample', statement: searchSampleStatement(q, d), pets: false };
+  if (Number(sampled?.[0] ?? 0) < SEARCH_DENSE) {
+    yield { kind: 'sparse', statement: petListStatement(q, d, 'sparse'), pets: true };
+    return undefined;
+  }
+  const found = yield { kind: 'walk', statement: petListStatement(q, d, 'walk'), pets: true };
+  if (Number(found?.[0] ?? 0) >= q.limit) return undefined;
+  const params: SqlParam[] = [];
+  const end = yield {
+    kind: 'bound',
+    statement: { sql: fromPosition(q, (value) => `$${params.push(value)}`, 'id', `LIMIT 1 OFFSET ${SEARCH_WALK - 1}`), params },
+    pets: false,
+  };
+  // No SEARCH_WALK-th pet: the walk reached the end, and the page is complete.
+  return end === undefined ? undefined : { id: Number(end[0]) };
+}
+
 /** The position a walk's bound row (sort value, id) stands for. */
 const boundPosition = ([value, id]: SqlParam[]): PetPosition => ({ value: value as string | number, id: Number(id) });
 
 /**
  * The pets the filter's own index holds — the search's matches, else the first tag's pets, else
- * the pets of the status and category (their id-order index, migration 5) — counted up to
+ * the pets of the status, category, sex or record state (their id-order indexes, migrations 5 and 15) — counted up to
  * SORTED_FEW + 1.
  */
 function matchCountStatement(q: PetQuery, d: Dialect): Statement {
@@ -157,11 +192,32 @@ function sortedWalkStatement(q: PetQuery): Statement {
   };
 }
 
-/** The checks of a walk: every filter of `q`, per pet (`c`: how its columns are named). */
-function rowFilters(q: PetQuery, param: (value: SqlParam) => string, c: string): string[] {
+/**
+ * The page of a microchip number: the one live pet pets_live_microchip finds, checked against the
+ * other filters; none after a cursor (the first page held it).
+ */
+function microchipStatement(q: PetQuery): Statement {
+  const params: SqlParam[] = [];
+  const param = (value: SqlParam) => `$${params.push(value)}`;
+  const where = [LIVE, `microchip = ${param(q.microchip!)}`, ...rowFilters(q, param, '')];
+  if (q.after !== undefined) where.push(`id <> ${param(q.after.id)}`);
+  return { sql: `SELECT ${PET_COLUMNS} FROM pets WHERE ${where.join(' AND ')} LIMIT ${param(q.limit)}`, params };
+}
+
+/** The conditions of the filters a pet's own columns answer (status, category, sex, record state). */
+function columnFilters(q: PetQuery, param: (value: SqlParam) => string, c: string): string[] {
   const where: string[] = [];
   if (q.status !== undefined) where.push(`${c}status = ${param(q.status)}`);
   if (q.categoryId !== undefined) where.push(`${c}category_id = ${param(q.categoryId)}`);
+  if (q.sex !== undefined) where.push(`${c}sex = ${param(q.sex)}`);
+  // 1 or 0 as SQLite keeps a boolean; PostgreSQL reads either as its boolean.
+  if (q.recordComplete !== undefined) where.push(`${c}record_complete = ${param(q.recordComplete ? 1 : 0)}`);
+  return where;
+}
+
+/** The checks of a walk: every filter of `q`, per pet (`c`: how its columns are named). */
+function rowFilters(q: PetQuery, param: (value: SqlParam) => string, c: string): string[] {
+  const where = columnFilters(q, param, c);
   // search_text is the folded words, one space between: a word starts where a space precedes it.
   for (const word of q.words ?? []) where.push(`(' ' || ${c}search_text) LIKE ${param(`% ${word}%`)}`);
   for (const tag of q.tags ?? []) where.push(`EXISTS (SELECT 1 FROM pet_tags t WHERE t.tag = ${param(tag)} AND t.pet_id = ${c}id)`);
@@ -224,9 +280,7 @@ export function petListStatement(q: PetQuery, d: Dialect, plan: 'dense' | 'walk'
     columns = PET_COLUMNS;
     c = '';
   }
-  where.push(`${c}${LIVE}`);
-  if (q.status !== undefined) where.push(`${c}status = ${param(q.status)}`);
-  if (q.categoryId !== undefined) where.push(`${c}category_id = ${param(q.categoryId)}`);
+  where.push(`${c}${LIVE}`, ...columnFilters(q, param, c));
   for (const tag of q.words !== undefined ? tags : tags.slice(1)) {
     where.push(`EXISTS (SELECT 1 FROM pet_tags t WHERE t.tag = ${param(tag)} AND t.pet_id = ${c}id)`);
   }

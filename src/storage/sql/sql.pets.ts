@@ -38,9 +38,14 @@ const UPDATE_PET = (() => {
   const set = columns.map((c, i) => `${c} = $${i + 2}`);
   return `UPDATE pets SET ${set.join(', ')} WHERE id = $1 RETURNING ${PET_COLUMNS}`;
 })();
+const RECORD_STATE = PET_FIELDS.filter((f) => f.member === 'recordComplete' || f.member === 'recordMissing');
+const RESTATE_PET = `UPDATE pets SET ${RECORD_STATE.flatMap((f) => f.columns)
+  .map((c, i) => `${c} = $${i + 2}`)
+  .join(', ')} WHERE id = $1`;
 const written = (fields: readonly PetField[], pet: Partial<Pet>, index: PetIndex): SqlParam[] => [...petValues(fields, pet), index.searchText, index.nameKey];
 
-// pet_tags: one row per tag of a live pet, what the tag filter walks (its primary key is (tag, pet_id)).
+// pet_tags: one row per filter term of a live pet — its tags and its breed's words, as the pets
+// domain writes them (PetIndex.terms) — what the tag and breed filters walk (its primary key is (tag, pet_id)).
 const ADD_TAGS = perDialect((d) => `INSERT INTO pet_tags (tag, pet_id) SELECT t.item, $1 FROM ${d.items('$2', 't')}`);
 const REMOVE_TAGS = perDialect((d) => `DELETE FROM pet_tags WHERE pet_id = $1 AND tag IN (SELECT t.item FROM ${d.items('$2', 't')})`);
 
@@ -63,17 +68,29 @@ export class SqlPetTx implements PetTx {
     const row = await first<PetRow>(this.#db, INSERT_PET(this.#d), [input.categoryId, ...values]);
     if (row === undefined) return undefined;
     const created = toPet(row);
-    if (created.tags.length > 0) await this.#db.run(ADD_TAGS(this.#d), [created.id, created.tags]);
+    if (input.terms.length > 0) await this.#db.run(ADD_TAGS(this.#d), [created.id, input.terms]);
     return created;
   }
 
-  async update(current: Pet, p: Pet, index: PetIndex): Promise<Pet> {
+  async update(p: Pet, index: PetIndex, previous: PetIndex['terms']): Promise<Pet> {
     const row = await first<PetRow>(this.#db, UPDATE_PET, [p.id, ...written(UPDATED, p, index)]);
-    const gone = current.tags.filter((t) => !p.tags.includes(t));
-    const come = p.tags.filter((t) => !current.tags.includes(t));
+    const gone = previous.filter((t) => !index.terms.includes(t));
+    const come = index.terms.filter((t) => !previous.includes(t));
     if (gone.length > 0) await this.#db.run(REMOVE_TAGS(this.#d), [p.id, gone]);
     if (come.length > 0) await this.#db.run(ADD_TAGS(this.#d), [p.id, come]);
     return toPet(row!);
+  }
+
+  async microchipHolder(chip: string): Promise<number | undefined> {
+    // Two writes giving one number take turns from here to COMMIT (on SQLite one writer holds the
+    // database), so the second sees the first's pet; pets_live_microchip refuses a third way round.
+    // Negative keys: the service's other transaction-scoped locks are positive.
+    if (this.#d.takeTurns !== undefined) await this.#db.all(this.#d.takeTurns, [-1 - Number.parseInt(chip, 16)]);
+    return (await first<{ id: number }>(this.#db, `SELECT id FROM pets WHERE microchip = $1 AND ${LIVE}`, [chip]))?.id;
+  }
+
+  async restate(id: number, state: Pick<Pet, 'recordComplete' | 'recordMissing'>): Promise<void> {
+    await this.#db.run(RESTATE_PET, [id, ...petValues(RECORD_STATE, state)]);
   }
 
   async reindex(id: number, index: PetIndex): Promise<boolean> {
@@ -81,10 +98,10 @@ export class SqlPetTx implements PetTx {
     return (await this.#db.run(sql, [id, index.searchText, index.nameKey])) > 0;
   }
 
-  async withdraw(p: Pet, at: Date): Promise<void> {
+  async withdraw(p: Pet, at: Date, terms: PetIndex['terms']): Promise<void> {
     await this.#db.run('UPDATE pets SET deleted_at = $2 WHERE id = $1', [p.id, at.toISOString()]);
-    // A withdrawn pet leaves the tag filter's index, as it leaves the search index (a trigger).
-    if (p.tags.length > 0) await this.#db.run(REMOVE_TAGS(this.#d), [p.id, p.tags]);
+    // A withdrawn pet leaves the tag and breed filters' index, as it leaves the search index (a trigger).
+    if (terms.length > 0) await this.#db.run(REMOVE_TAGS(this.#d), [p.id, terms]);
   }
 
   async anyIn(categoryId: number): Promise<boolean> {

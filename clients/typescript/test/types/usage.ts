@@ -108,7 +108,7 @@ export async function misuse(): Promise<void> {
   // @ts-expect-error a body is required
   await petstore.pets.create();
   // @ts-expect-error unknown field
-  await petstore.pets.create({ name: 'Rex', categoryId: 1, colour: 'brown' });
+  await petstore.pets.create({ name: 'Rex', categoryId: 1, weight: 12 });
   // @ts-expect-error limit is a number
   await petstore.pets.list({ limit: '10' });
   // @ts-expect-error unknown query parameter
@@ -135,7 +135,7 @@ export async function misuse(): Promise<void> {
   petstore.webhookEndpoints.verify;
   const pet = await petstore.pets.get(1);
   // @ts-expect-error Pet has no such field
-  pet.colour;
+  pet.weight;
   // @ts-expect-error status is a union, not any string
   const s: 'available' = pet.status;
   void s;
