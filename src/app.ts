@@ -54,6 +54,13 @@ import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
+import { sessionRoutes } from './staff/session.routes.ts';
+import { CurrentSession, NewSession, Session, Sessions } from './staff/session.schemas.ts';
+import { SessionService } from './staff/session.service.ts';
+import { PasswordHasher } from './staff/staff.password.ts';
+import { staffRoutes } from './staff/staff.routes.ts';
+import { AcceptInvitation, InvitedStaff, NewStaff, PasswordChange, RoleSchema, Staff, StaffList, StaffPatch } from './staff/staff.schemas.ts';
+import { StaffService } from './staff/staff.service.ts';
 import { ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
 import { applyRecordRule, indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import { recordRule } from './pets/pet.record.ts';
@@ -156,6 +163,18 @@ export const SHARED_SCHEMAS = [
   ApiKeys,
   CreatedApiKey,
   CallingKey,
+  RoleSchema,
+  Staff,
+  StaffList,
+  NewStaff,
+  StaffPatch,
+  InvitedStaff,
+  AcceptInvitation,
+  PasswordChange,
+  NewSession,
+  Session,
+  Sessions,
+  CurrentSession,
 ];
 
 export const DOCS_PATH = '/docs';
@@ -200,7 +219,16 @@ export async function buildApp({
   const limits = givenLimits ?? (await buildLimits(config, clock, (err, message) => app.log.warn({ err }, message)));
   app.addHook('onClose', () => limits.close());
   metrics.watchFailureCounts(() => limits.authFailures?.stats);
-  const auth = authentication({ verifier: new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys, clock), ...limits, metrics });
+  // Argon2id is expensive on purpose: one bounded queue for every password this app hashes.
+  const hasher = new PasswordHasher();
+  const sessions = new SessionService(storage, clock, hasher, config.sessions, limits.signIn, app.log.child({ component: 'sessions' }));
+  const auth = authentication({
+    verifier: new KeyVerifier(storage.apiKeys, config.bootstrapApiKeys, clock),
+    ...limits,
+    metrics,
+    sessions,
+    publicBaseUrl: config.publicBaseUrl,
+  });
   const notAllowed = methodNotAllowed();
   const idempotency = { repo: storage.idempotency, clock };
 
@@ -272,6 +300,8 @@ export async function buildApp({
     await v1.register(webhookRoutes, { webhooks: new WebhookService(storage, policy, box, cursors, clock, config.webhooks.maxEndpoints), base });
     await v1.register(inventoryRoutes, { pets: storage.pets, currency: config.storeCurrency });
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock, config.keysMaxPerTree), base });
+    await v1.register(staffRoutes, { staff: new StaffService(storage, cursors, clock, hasher), base, publicBaseUrl: config.publicBaseUrl });
+    await v1.register(sessionRoutes, { sessions, publicBaseUrl: config.publicBaseUrl });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
   // compiler) and pass through their onRoute hooks.

@@ -401,6 +401,11 @@ const SETTINGS = {
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
   storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
+  /** Staff sessions (docs/api.md, "Sessions"): ended after this long without a request, and this long after sign-in. */
+  sessions: {
+    idleMinutes: integer('SESSION_IDLE_MINUTES', 60, 1, 1440),
+    maxHours: integer('SESSION_MAX_HOURS', 12, 1, 720),
+  },
   /** What a bill of sale prints about the store (docs/api.md, "Bill of sale"). */
   store: {
     name: text('STORE_NAME', 'Pet Store'),

@@ -71,6 +71,12 @@ async function main(): Promise<void> {
     }
   }
 
+  // No one can sign in as a person yet: say how the owner's account is made (README, "Two commands").
+  if ((await storage.staff.count()) === 0)
+    app.log.warn(
+      "no staff account exists: make the owner's with `npx petstore staff create --role owner --email <address> --name <name>` (same DATABASE_URL), which prints a one-time link",
+    );
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

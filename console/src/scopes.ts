@@ -17,6 +17,8 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'events:read': 'Read the event feed',
   'keys:admin': 'Issue and revoke keys',
   'webhooks:admin': 'Manage webhooks',
+  'staff:read': 'See the staff and their roles',
+  'staff:admin': 'Invite staff, change roles, reset passwords, deactivate',
 };
 
 export interface Preset {

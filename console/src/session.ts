@@ -1,6 +1,6 @@
 // The signed-in key: a client of the public API (every call goes through @petstore/client), what the
 // key may do (GET /v1/keys/me), and the one place that notices the key being refused.
-import { Petstore, PetstoreError, type CallingKey } from '@petstore/client';
+import { Petstore, PetstoreError, type CallingKey, type Staff } from '@petstore/client';
 import { consoleRoot } from './route.ts';
 
 export type Scope = CallingKey['scopes'][number];
@@ -14,6 +14,10 @@ export interface Session {
   can(scope: Scope): boolean;
   /** Opens GET /v1/events as a Server-Sent Events stream after `after` (live.ts reads it). */
   openEventStream(after: string | undefined, signal: AbortSignal): Promise<Response>;
+  /** The person, when signed in with an e-mail address and a password; absent with an API key. */
+  readonly person?: Staff;
+  /** Ends the session on the service (a person's) or forgets the key (a key's). */
+  signOut(): Promise<void>;
 }
 
 /** The API beside the console: `/console/` → `/v1` (from an animal's page too), so a proxy's path prefix is kept. */
@@ -51,7 +55,71 @@ export async function signIn(apiKey: string, refused: () => void): Promise<Sessi
       headers: { accept: 'text/event-stream', authorization: `Bearer ${apiKey.trim()}` },
       signal,
     });
-  return { client, me, can: (scope) => scopes.has(scope), openEventStream };
+  return { client, me, can: (scope) => scopes.has(scope), openEventStream, signOut: async () => forgetKey() };
+}
+
+const SAFE = new Set(['GET', 'HEAD']);
+
+/**
+ * A person's session: the service keeps it in an HttpOnly cookie the console never sees. The client
+ * sends no Authorization (a key would win over the cookie); every request that changes something
+ * carries the session's CSRF token (the browser adds Origin). Any 401 (signed out elsewhere, timed
+ * out, deactivated) calls `refused`.
+ */
+function cookieSession(csrfToken: string, refused: () => void, watch: { signedIn: boolean }) {
+  const cookieFetch: typeof fetch = async (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.delete('authorization');
+    if (!SAFE.has((init?.method ?? 'GET').toUpperCase())) headers.set('x-csrf-token', csrfToken);
+    const response = await fetch(input, { ...init, headers, credentials: 'same-origin' });
+    if (response.status === 401 && watch.signedIn) refused();
+    return response;
+  };
+  // The client insists on a key; it never leaves this tab (cookieFetch drops the header).
+  return { client: new Petstore({ baseUrl: apiBaseUrl(), apiKey: 'session-cookie', fetch: cookieFetch, maxRetries: 1 }), cookieFetch };
+}
+
+function personSession(current: { staff: Staff; scopes: readonly Scope[]; csrfToken: string }, refused: () => void): Session {
+  const watch = { signedIn: true };
+  const { client, cookieFetch } = cookieSession(current.csrfToken, refused, watch);
+  const scopes = new Set<string>(current.scopes);
+  const me: CallingKey = { id: null, name: current.staff.name, scopes: [...current.scopes], expiresAt: null };
+  const openEventStream = (after: string | undefined, signal: AbortSignal) =>
+    cookieFetch(`${apiBaseUrl()}/events${after === undefined ? '' : `?after=${after}`}`, { headers: { accept: 'text/event-stream' }, signal });
+  return {
+    client,
+    me,
+    person: current.staff,
+    can: (scope) => scopes.has(scope),
+    openEventStream,
+    signOut: async () => {
+      watch.signedIn = false;
+      await client.sessions.signOut().catch(() => {});
+    },
+  };
+}
+
+/** Signs a person in with their e-mail address and password; the service sets the session cookie. */
+export async function signInWithPassword(email: string, password: string, refused: () => void): Promise<Session> {
+  const { client } = cookieSession('', refused, { signedIn: false });
+  const current = await client.sessions.signIn({ email: email.trim(), password });
+  return personSession(current, refused);
+}
+
+/** The person's session still open in this browser (a reload), if any. */
+export async function resumeSession(refused: () => void): Promise<Session | null> {
+  const { client } = cookieSession('', refused, { signedIn: false });
+  try {
+    return personSession(await client.sessions.getCurrent(), refused);
+  } catch {
+    return null;
+  }
+}
+
+/** Sets the password of the person a one-time link was made for. */
+export async function acceptInvitation(token: string, password: string): Promise<Staff> {
+  const { client } = cookieSession('', () => {}, { signedIn: false });
+  return client.invitations.accept({ token, password });
 }
 
 /** What to tell a person about a failed call: the service's message, or why it could not be reached. */

@@ -183,6 +183,17 @@ export function useOutcome() {
     start: () => setState({}),
     succeeded: (notice: string) => setState({ notice }),
     failed: (err: unknown) => setState({ failure: typeof err === 'string' ? err : describeError(err) }),
+    /** Runs an action: its notice when it succeeds (then `after`, a reload of what the page shows), its refusal when not. */
+    async run(action: () => Promise<unknown>, notice: string, after: () => void): Promise<void> {
+      setState({});
+      try {
+        await action();
+        setState({ notice });
+        after();
+      } catch (err) {
+        setState({ failure: describeError(err) });
+      }
+    },
     view: (
       <>
         {state.notice && <Notice>{state.notice}</Notice>}

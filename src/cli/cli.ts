@@ -4,7 +4,12 @@ import { buildApp, SHARED_SCHEMAS } from '../app.ts';
 import { NewCategory } from '../categories/category.schemas.ts';
 import { CategoryService } from '../categories/category.service.ts';
 import { systemClock } from '../clock.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { CursorCodec } from '../paging.ts';
+import { PasswordHasher } from '../staff/staff.password.ts';
+import { ROLES } from '../staff/staff.roles.ts';
+import { NewStaff } from '../staff/staff.schemas.ts';
+import { STAFF_OPERATOR, StaffService } from '../staff/staff.service.ts';
 import { AppError } from '../errors.ts';
 import { checkAgainst } from '../http/policies/validation.ts';
 import { NewApiKey, type ApiKey } from '../keys/key.schemas.ts';
@@ -29,6 +34,10 @@ const USAGE = `usage: petstore <command>
                                         which reads and revokes every key (others: only keys they made)
   keys list                             list keys (no secrets)
   keys revoke ID                        revoke a key and the keys it made; refused from the next request on
+  staff create --email E --name N --role R
+                                        invite a person (roles: ${ROLES.join(', ')}); prints their one-time
+                                        link (72 h), with which they choose a password in the console
+  staff list                            list the staff
   categories list                       list categories
   categories add NAME                   add a category
   openapi [--out FILE]                  print (or write) the OpenAPI document
@@ -49,6 +58,8 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
       scopes: { type: 'string' },
       'expires-at': { type: 'string' },
       owner: { type: 'boolean' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -73,7 +84,7 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
 
   const storage = await openStorage(config.database); // opening applies pending migrations
   try {
-    return await run(storage, command, sub, arg, values, io);
+    return await run(storage, command, sub, arg, values, io, config);
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`petstore: ${err.message}\n\n${USAGE}`);
@@ -90,6 +101,8 @@ interface Options {
   readonly scopes?: string;
   readonly 'expires-at'?: string;
   readonly owner?: boolean;
+  readonly email?: string;
+  readonly role?: string;
 }
 
 /** The CLI's input checked by the API's own request schema, so both refuse the same input alike. */
@@ -98,7 +111,15 @@ function check(schema: object, value: object, what: string): void {
   if (problem !== undefined) throw new UsageError(problem);
 }
 
-async function run(storage: Storage, command: string, sub: string | undefined, arg: string | undefined, values: Options, io: CliIo): Promise<number> {
+async function run(
+  storage: Storage,
+  command: string,
+  sub: string | undefined,
+  arg: string | undefined,
+  values: Options,
+  io: CliIo,
+  config: Config,
+): Promise<number> {
   if (command === 'migrate') {
     io.out(`migrations applied (${storage.engine})`);
     return 0;
@@ -142,6 +163,27 @@ async function run(storage: Storage, command: string, sub: string | undefined, a
     io.out(`key ${arg} revoked`);
     return 0;
   }
+  if (command === 'staff' && sub === 'create') {
+    if (values.email === undefined || values.name === undefined || values.role === undefined)
+      throw new UsageError('staff create needs --email E, --name N and --role R');
+    const input = { name: values.name, email: values.email, role: values.role };
+    check(NewStaff, input, 'person');
+    const staff = new StaffService(storage, new CursorCodec(await storage.secret('cursor')), systemClock, new PasswordHasher());
+    const invited = await refusal(io, () => staff.invite(input as NewStaff, STAFF_OPERATOR, consoleOrigin(config)));
+    if (invited === undefined) return 1;
+    const { staff: p, invitation } = invited;
+    io.out(
+      `invited person ${p.id} "${p.name}" <${p.email}> as ${p.role}. Hand them this one-time link (it works once, until ${invitation.expiresAt}); it is shown only this once:\n${invitation.url}`,
+    );
+    return 0;
+  }
+  if (command === 'staff' && sub === 'list') {
+    let people = await storage.staff.list({ limit: 100, afterId: 0 });
+    if (people.length === 0) io.out('no staff');
+    for (; people.length > 0; people = await storage.staff.list({ limit: 100, afterId: people[people.length - 1].id }))
+      for (const p of people) io.out(`${p.id}\t${p.email}\t${p.name}\t${p.role}\t${p.state}\tlast sign-in ${p.lastSignInAt ?? 'never'}`);
+    return 0;
+  }
   if (command === 'categories' && sub === 'list') {
     for (const c of await storage.categories.list()) io.out(`${c.id}\t${c.name}`);
     return 0;
@@ -179,4 +221,11 @@ function keyState(k: ApiKey, now: Date): string {
   if (k.revokedAt) return `revoked ${k.revokedAt}`;
   if (k.expiresAt === null) return 'active';
   return Date.parse(k.expiresAt) <= now.getTime() ? `expired ${k.expiresAt}` : `active until ${k.expiresAt}`;
+}
+
+/** The origin an invitation link opens: PUBLIC_BASE_URL's, else the address the service listens on. */
+export function consoleOrigin(config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'>): string {
+  if (config.publicBaseUrl) return new URL(config.publicBaseUrl).origin;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }

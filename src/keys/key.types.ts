@@ -14,15 +14,18 @@ export const SCOPES = [
   'events:read',
   'keys:admin',
   'webhooks:admin',
+  'staff:read',
+  'staff:admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey
- * without `scopes`): every scope but the admin ones (`…:admin`) and those of customers' personal
- * data (`customers:…`), which a key holds only when they were asked for by name: least privilege
- * for what can harm the store or a person (docs/api.md, "Authentication").
+ * without `scopes`): every scope but the admin ones (`…:admin`), those of customers' personal
+ * data (`customers:…`) and `staff:read` (the staff's names and e-mail addresses), which a key holds
+ * only when they were asked for by name: least privilege for what can harm the store or a person
+ * (docs/api.md, "Authentication").
  */
-export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin') && !s.startsWith('customers:'));
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin') && !s.startsWith('customers:') && s !== 'staff:read');
 /** What the default set leaves out: held only when named (or with `--scopes all` in the CLI). */
 export const NAMED_ONLY_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOPES.includes(s));
 
@@ -64,4 +67,14 @@ export interface Caller extends Principal {
    * requests share one budget; a bootstrap key's subject.
    */
   readonly budget: string;
+  /** Set when the request is signed in with a staff session (its cookie) rather than an API key. */
+  readonly staff?: SignedIn;
+}
+
+/** The person and session a cookie-authenticated request runs as (staff/session.service.ts). */
+export interface SignedIn {
+  readonly id: number;
+  readonly sessionId: number;
+  /** The session's CSRF token, which an unsafe request must send (http/policies/session-cookie.ts). */
+  readonly csrf: string;
 }

@@ -11,6 +11,9 @@ import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import { PET_FIELDS, type Pet, type PetField, type PetFieldKind, type Price } from '../pets/pet.schemas.ts';
 import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
+import type { Role } from '../staff/staff.roles.ts';
+import type { Staff, StaffState } from '../staff/staff.schemas.ts';
+import type { StoredSession, StoredStaff } from '../staff/staff.store.ts';
 import type { Order, OrderStatus, SaleMethod } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { IdempotencyRecord } from '../events/idempotency.store.ts';
@@ -346,6 +349,57 @@ export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
   secret: r.secret,
   previousSecret: r.previous_secret === null || r.previous_secret_until === null ? null : { secret: r.previous_secret, until: r.previous_secret_until },
+});
+
+export interface StaffRow {
+  id: number;
+  name: string;
+  email: string;
+  role: Role;
+  state: StaffState;
+  created_at: string;
+  last_sign_in_at: string | null;
+  password_hash?: string | null;
+  invitation_expires_at?: string | null;
+}
+export const STAFF_COLUMNS = 'id, name, email, role, state, created_at, last_sign_in_at';
+export const STORED_STAFF_COLUMNS = `${STAFF_COLUMNS}, password_hash, invitation_expires_at`;
+export const toStaff = (r: StaffRow): Staff => ({
+  id: Number(r.id),
+  name: r.name,
+  email: r.email,
+  role: r.role,
+  state: r.state,
+  createdAt: r.created_at,
+  lastSignInAt: r.last_sign_in_at,
+});
+export const toStoredStaff = (r: StaffRow): StoredStaff => ({
+  ...toStaff(r),
+  passwordHash: r.password_hash ?? null,
+  invitationExpiresAt: r.invitation_expires_at ?? null,
+});
+
+export interface SessionRow {
+  id: number;
+  staff_id: number;
+  role: Role;
+  state: StaffState;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+/** A session's columns (alias s) with its person's role and state (alias p). */
+export const SESSION_COLUMNS = 's.id, s.staff_id, p.role, p.state, s.created_at, s.last_seen_at, s.expires_at, s.ended_at';
+export const toStoredSession = (r: SessionRow): StoredSession => ({
+  id: Number(r.id),
+  staffId: Number(r.staff_id),
+  role: r.role,
+  state: r.state,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  expiresAt: r.expires_at,
+  endedAt: r.ended_at,
 });
 
 export interface CustomerRow {

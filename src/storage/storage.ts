@@ -16,6 +16,7 @@ import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
 import type { PhotoRepository, PhotoTx } from '../photos/photo.store.ts';
+import type { StaffRepository, StaffTx } from '../staff/staff.store.ts';
 import type { OrderRepository, OrderTx } from '../store/order.store.ts';
 import type { DealerBookRepository } from '../records/dealer-book.store.ts';
 import type { DeliveryTx, WebhookRepository, WebhookTx } from '../webhooks/webhook.store.ts';
@@ -36,6 +37,7 @@ export interface Transaction {
   readonly deliveries: DeliveryTx;
   readonly photos: PhotoTx;
   readonly health: HealthTx;
+  readonly staff: StaffTx;
   readonly customers: CustomerTx;
   readonly holds: HoldTx;
 }
@@ -62,6 +64,7 @@ export interface Storage {
   readonly webhooks: WebhookRepository;
   readonly photos: PhotoRepository;
   readonly health: HealthRepository;
+  readonly staff: StaffRepository;
   readonly customers: CustomerRepository;
   readonly holds: HoldRepository;
   readonly dealerBook: DealerBookRepository;

@@ -85,6 +85,24 @@ describe('petstore CLI', () => {
     assert.match((await cli('keys', 'list')).out, /\trevoked /);
   });
 
+  test("staff create --role owner prints a one-time link whose token only the database's hash knows; staff list shows the person; a taken address is refused", async (t) => {
+    const { dir, cli } = setup(t);
+    const created = await cli('staff', 'create', '--role', 'owner', '--email', 'Olive@Shop.example', '--name', 'Olive');
+    assert.equal(created.code, 0, created.err);
+    assert.match(created.out, /^invited person 1 "Olive" <olive@shop\.example> as owner\./);
+    const token = /#\/welcome\?token=(psi_[A-Za-z0-9_-]{43})$/.exec(created.out)![1];
+    assert.match(created.out, /http:\/\/127\.0\.0\.1:8080\/console\/#\/welcome\?token=/);
+    for (const f of readdirSync(dir)) assert.ok(!readFileSync(join(dir, f)).includes(token), `${f} holds no clear token`);
+    const listed = await cli('staff', 'list');
+    assert.match(listed.out, /^1\tolive@shop\.example\tOlive\towner\tinvited\tlast sign-in never$/);
+    const again = await cli('staff', 'create', '--role', 'viewer', '--email', 'olive@shop.example', '--name', 'Olive');
+    assert.equal(again.code, 1);
+    assert.match(again.err, /staff_exists/);
+    const bad = await cli('staff', 'create', '--role', 'boss', '--email', 'x@shop.example', '--name', 'X');
+    assert.equal(bad.code, 2);
+    assert.equal((await cli('staff', 'create', '--role', 'owner')).code, 2);
+  });
+
   test('categories add makes a category usable by createPet', async (t) => {
     const { env, cli } = setup(t);
     const added = await cli('categories', 'add', 'Amphibians');

@@ -139,6 +139,8 @@ async function shot(page: Page, name: string, engine: string): Promise<void> {
 
 async function signIn(page: Page, base: string, key: string): Promise<void> {
   await page.goto(`${base}/console/`);
+  // People sign in with their e-mail address; a key is the secondary way.
+  await page.getByRole('button', { name: 'Use an API key' }).click();
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
@@ -180,6 +182,9 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
       await t.test('/ leads to the console; signing in with the first-run key shows the navigation', async () => {
         await a.goto(`${base}/`);
         assert.equal(new URL(a.url()).pathname, '/console/');
+        await a.getByLabel('Email').waitFor();
+        await a.getByLabel('Password').waitFor();
+        await a.getByRole('button', { name: 'Use an API key' }).click();
         await a.getByLabel('API key').waitFor();
         await assertAccessible(a, 'the sign-in page', engine);
         await shot(a, 'sign-in', engine);
@@ -201,7 +206,14 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
 
       await t.test('Bob signs in with the keyboard alone', async () => {
         await b.goto(`${base}/console/`);
+        // The form shows once the console has asked whether this browser is signed in already.
+        await b.getByLabel('Email').waitFor();
         await b.keyboard.press('Tab');
+        assert.equal(await b.evaluate(() => document.activeElement?.id), 'email');
+        // Past Email, Password and Sign in to "Use an API key", whose field then takes the focus.
+        for (let i = 0; i < 3; i++) await b.keyboard.press('Tab');
+        await b.keyboard.press('Enter');
+        await b.getByLabel('API key').waitFor();
         assert.equal(await b.evaluate(() => document.activeElement?.id), 'api-key');
         await b.keyboard.type(firstRun);
         await b.keyboard.press('Enter');
@@ -829,5 +841,131 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     assert.deepEqual(nurse.problems, []);
     assert.deepEqual(nurse.foreign, []);
     assert.deepEqual(nurse.deprecated, []);
+  });
+  // People sign in as themselves (issue 38): one engine, as the page is the same whatever the engine.
+  test(`people sign in with a password; the cookie is HttpOnly and SameSite=Strict; requests without the CSRF token or from another site are refused; a deactivated person is signed out (${ENGINES[0]})`, {
+    timeout: 180_000,
+  }, async (t) => {
+    const engine = ENGINES[0]!;
+    const { app, auth } = await buildTestApp(t, { engine, env: { RATE_LIMIT_PER_MINUTE: '0' } });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const origin = new URL(base).origin;
+    // The owner's account, as `petstore staff create --role owner` makes it: a one-time link.
+    const invited = await app.inject({
+      method: 'POST',
+      url: '/v1/staff',
+      headers: auth,
+      payload: { name: 'Olive', email: 'olive@shop.example', role: 'owner' },
+    });
+    const olive = await person(origin);
+    const ben = await person(origin);
+    t.after(() => Promise.all([olive.context.close(), ben.context.close()]));
+    const o = olive.page;
+
+    await o.goto(`${base}/console/#/welcome?token=${invited.json().invitation.token}`);
+    await o.getByLabel('Choose a password').fill('short');
+    await assertAccessible(o, 'the welcome page', engine);
+    await o.getByLabel('Choose a password').fill('olive-tabby-lantern');
+    await o.getByRole('button', { name: 'Set password' }).click();
+    await o.getByText('Your password is set. Sign in with olive@shop.example.').waitFor();
+    await o.getByRole('button', { name: 'Go to sign in' }).click();
+    await o.getByLabel('Email').fill('olive@shop.example');
+    await o.getByLabel('Password').fill('wrong-password-here');
+    await o.getByRole('button', { name: 'Sign in' }).click();
+    await o.getByText('the e-mail address or the password is wrong').waitFor();
+    await assertAccessible(o, 'the sign-in page with an error', engine);
+    await o.getByLabel('Password').fill('olive-tabby-lantern');
+    await o.getByRole('button', { name: 'Sign in' }).click();
+    await o.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Staff', exact: true }).waitFor();
+    assert.match((await o.getByRole('banner').textContent()) ?? '', /Signed in as Olive \(owner\)/);
+
+    // The cookie: HttpOnly (no script reads it), SameSite=Strict, Path=/; plain HTTP on loopback, so not Secure.
+    const cookies = await olive.context.cookies(base);
+    assert.deepEqual(
+      cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path, c.secure]),
+      [['petstore_session', true, 'Strict', '/', false]],
+    );
+    assert.equal(await o.evaluate(() => document.cookie), '');
+    assert.equal(await o.evaluate(() => sessionStorage.length + localStorage.length), 0, 'no key or token kept by the page');
+
+    // A fetch from the console's own page without the CSRF header is refused; the console's own calls carry it.
+    const bare = await o.evaluate(async () => {
+      const res = await fetch('/v1/pets', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Forged', categoryId: 1 }),
+      });
+      return { status: res.status, code: (await res.json()).code };
+    });
+    assert.deepEqual(bare, { status: 403, code: 'csrf_failed' });
+    // A form on another site (localhost is another site than 127.0.0.1) posting to the API: the Strict cookie is not sent.
+    const other = await olive.context.newPage();
+    await other.goto(`http://localhost:${new URL(base).port}/healthz`);
+    const [posted] = await Promise.all([
+      other.waitForResponse((r) => r.url().startsWith(`${base}/v1/pets`)),
+      other.evaluate((target) => {
+        const form = document.createElement('form');
+        form.method = 'POST';
+        form.action = target;
+        form.enctype = 'text/plain';
+        const field = document.createElement('input');
+        field.name = '{"name":"Forged","categoryId":1,"x":"';
+        field.value = '"}';
+        form.append(field);
+        document.body.append(form);
+        form.submit();
+      }, `${base}/v1/pets`),
+    ]);
+    assert.ok([401, 403].includes(posted.status()), `a cross-site form post is refused (got ${posted.status()})`);
+    await other.close();
+    const pets = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    assert.deepEqual(pets.json(), [], 'nothing was forged');
+
+    // The Staff page: invite Ben (the link shown once, with Copy).
+    await open(o, 'Staff');
+    const inviteForm = o.getByRole('form', { name: 'Invite a person' });
+    await inviteForm.getByLabel('Name').fill('Ben');
+    await inviteForm.getByLabel('Email').fill('ben@shop.example');
+    await inviteForm.getByLabel('Role').selectOption('clerk');
+    await inviteForm.getByRole('button', { name: 'Invite' }).click();
+    const link = await o.getByLabel('Invitation link').inputValue();
+    await o.getByRole('button', { name: 'Copy link' }).waitFor();
+    await assertAccessible(o, 'the Staff page with a link', engine);
+    await shot(o, 'staff', engine);
+
+    // Ben takes up his link and signs in; a clerk sees no Staff page.
+    const b = ben.page;
+    await b.goto(link.replace(/^http:\/\/[^/]+/, origin));
+    await b.getByLabel('Choose a password').fill('ben-otter-harbour');
+    await b.getByRole('button', { name: 'Set password' }).click();
+    await b.getByRole('button', { name: 'Go to sign in' }).click();
+    await b.getByLabel('Email').fill('ben@shop.example');
+    await b.getByLabel('Password').fill('ben-otter-harbour');
+    await b.getByRole('button', { name: 'Sign in' }).click();
+    const benNav = b.getByRole('navigation', { name: 'Console' });
+    await benNav.getByRole('link', { name: 'Account', exact: true }).waitFor();
+    assert.equal(await benNav.getByRole('link', { name: 'Staff', exact: true }).count(), 0);
+    await open(b, 'Account');
+    await b.getByRole('table', { name: 'Your sessions' }).getByRole('cell', { name: 'This browser' }).waitFor();
+    await assertAccessible(b, 'the Account page', engine);
+
+    // Olive deactivates Ben: his open session's next call (his console asks every 2 s) is refused, and the console says so.
+    const refused = b.waitForResponse((r) => r.url().includes('/v1/') && r.status() === 401);
+    await o.getByRole('row', { name: /Ben/ }).getByRole('button', { name: 'Deactivate' }).click();
+    await o.getByText('Deactivated Ben.').waitFor();
+    await refused;
+    await b.getByText('Your session has ended').waitFor();
+    await b.getByLabel('Email').waitFor();
+
+    // Olive signs out: the session ends on the service, and a reload does not bring it back.
+    await o.getByRole('button', { name: 'Sign out' }).click();
+    await o.getByLabel('Email').waitFor();
+    await o.reload();
+    await o.getByLabel('Email').waitFor();
+    assert.deepEqual([...olive.problems, ...ben.problems], []);
+    assert.deepEqual(
+      [...olive.foreign, ...ben.foreign].filter((u) => !u.startsWith('http://localhost:')),
+      [],
+    );
   });
 });

@@ -153,12 +153,23 @@ const SCOPE_OF: Record<string, string> = {
   listPetPhotos: 'pets:read',
   deletePetPhoto: 'pets:write',
   ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
+  listStaff: 'staff:read',
+  getStaff: 'staff:read',
+  inviteStaff: 'staff:admin',
+  updateStaff: 'staff:admin',
+  resetStaffPassword: 'staff:admin',
+  deactivateStaff: 'staff:admin',
 };
 /** The photos themselves: served without a key (docs/api.md, "Photos"). */
 const PUBLIC_OPERATIONS = ['getPhoto', 'getPhotoThumbnail'];
+/** Public too: their proof is in the body (a password, a one-time link's token). */
+const SIGN_IN_OPERATIONS = ['signIn', 'acceptInvitation'];
 const ALL_OPERATIONS = [...Object.keys(SCOPE_OF), ...PUBLIC_OPERATIONS];
-/** The operations that take a key: what the rules of authentication apply to. */
-const keyed = <T extends { op: Json }>(ops: T[]): T[] => ops.filter(({ op }) => !PUBLIC_OPERATIONS.includes(op.operationId));
+/** The operations that take a key (or a session): what the rules of authentication apply to. */
+const keyed = <T extends { op: Json }>(ops: T[]): T[] =>
+  ops.filter(({ op }) => !PUBLIC_OPERATIONS.includes(op.operationId) && !SIGN_IN_OPERATIONS.includes(op.operationId));
+/** A key or a staff session's cookie (docs/api.md, "Sessions"). */
+const SECURITY = [{ bearerAuth: [] }, { sessionCookie: [] }];
 
 describe('committed openapi.json', () => {
   test('is exactly the document the code generates (run `npm run openapi` after changing a schema)', async () => {
@@ -294,26 +305,34 @@ describe('the OpenAPI document', () => {
 
   test('declares the bearer scheme and applies it globally; each operation names the scope it needs in x-required-scopes and its description', () => {
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
-    assert.deepEqual(doc.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(doc.security, SECURITY);
+    assert.deepEqual(doc.components.securitySchemes.sessionCookie, {
+      ...doc.components.securitySchemes.sessionCookie,
+      type: 'apiKey',
+      in: 'cookie',
+      name: '__Host-petstore_session',
+    });
     for (const [id, scope] of Object.entries(SCOPE_OF)) {
       const op = byId(doc, id);
       // No scopes in the requirement: OpenAPI keeps those for OAuth2 / OpenID Connect schemes.
-      assert.deepEqual(op.security, [{ bearerAuth: [] }], id);
+      assert.deepEqual(op.security, SECURITY, id);
       assert.deepEqual(op['x-required-scopes'], [scope], id);
       assert.match(op.description, new RegExp(`Requires scope \`${scope}\``), id);
     }
     for (const { method, path, op } of keyed(operations(doc))) assert.notDeepEqual(op.security, [], `${method} ${path} must not be public`);
-    for (const id of PUBLIC_OPERATIONS) {
+    for (const id of [...PUBLIC_OPERATIONS, ...SIGN_IN_OPERATIONS]) {
       assert.deepEqual(byId(doc, id).security, [], `${id} is public`);
-      assert.equal(byId(doc, id).responses['401'], undefined, `${id} refuses no key`);
+      // signIn's 401 is a failed sign-in, not a refused key.
+      if (id !== 'signIn') assert.equal(byId(doc, id).responses['401'], undefined, `${id} refuses no key`);
     }
   });
 
-  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
-    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
+  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks, Keys, Staff and Sessions with x-tagGroups, and every operation tag is declared and grouped', () => {
+    const tags = ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Sessions', 'Staff', 'Store', 'Webhooks'];
+    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), tags);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
-    assert.deepEqual([...grouped].sort(), ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
+    assert.deepEqual([...grouped].sort(), tags);
     assert.equal(byId(doc, 'createKey').tags[0], 'Keys');
     assert.equal(byId(doc, 'getInventory').tags[0], 'Store');
     assert.equal(byId(doc, 'createCategory').tags[0], 'Pets');
@@ -354,7 +373,7 @@ describe('the OpenAPI document', () => {
 
   test('every operation documents 401, 403, 500 and 503 (the public ones 500 and 503)', () => {
     for (const { method, path, op } of operations(doc)) {
-      const statuses = PUBLIC_OPERATIONS.includes(op.operationId) ? ['503'] : ['401', '403', '503'];
+      const statuses = PUBLIC_OPERATIONS.includes(op.operationId) || SIGN_IN_OPERATIONS.includes(op.operationId) ? ['503'] : ['401', '403', '503'];
       for (const status of statuses) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
       assert.deepEqual(op.responses.default, { $ref: '#/components/responses/ExchangeError' }, `${method} ${path} default`);
     }
@@ -479,6 +498,12 @@ describe('the OpenAPI document', () => {
       deleteWebhook: [undefined, undefined],
       listPetPhotos: [undefined, 'Photos'],
       deletePetPhoto: [undefined, undefined],
+      listStaff: [undefined, 'StaffList'],
+      getStaff: [undefined, 'Staff'],
+      inviteStaff: ['NewStaff', 'InvitedStaff'],
+      updateStaff: ['StaffPatch', 'Staff'],
+      resetStaffPassword: [undefined, 'InvitedStaff'],
+      deactivateStaff: [undefined, 'Staff'],
     };
     // The operations whose bytes are an image: the upload's body, the photos served.
     const binary = ['addPetPhoto', ...PUBLIC_OPERATIONS];
@@ -611,7 +636,7 @@ describe('the OpenAPI document', () => {
   });
 
   test('RateLimit and RateLimit-Policy are documented headers, required on answers to a counted key, never on 401', () => {
-    for (const id of PUBLIC_OPERATIONS)
+    for (const id of [...PUBLIC_OPERATIONS, ...SIGN_IN_OPERATIONS])
       for (const response of Object.values(byId(doc, id).responses as Json))
         assert.equal((response as Json).headers?.RateLimit, undefined, `${id}: no key counted`);
     for (const { method, path, op } of keyed(operations(doc))) {

@@ -1,5 +1,5 @@
 // The package's public surface. Browser-safe: nothing here imports from Node.
-import { addressCountryValues, eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
+import { addressCountryValues, eventTypeValues, orderStatusValues, petStatusValues, roleValues, scopeValues, type components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
 export {
@@ -61,6 +61,10 @@ export type Hold = Schemas['Hold'];
 export type NewHold = Schemas['NewHold'];
 export type HoldState = Schemas['HoldState'];
 export type Scope = Schemas['Scope'];
+export type Staff = Schemas['Staff'];
+export type Role = Schemas['Role'];
+export type Session = Schemas['Session'];
+export type CurrentSession = Schemas['CurrentSession'];
 export type Country = Schemas['Address']['country'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json
@@ -73,5 +77,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = orderStatusValues;
 export const EVENT_TYPES: readonly EventType[] = eventTypeValues;
 /** Every scope a key can hold. */
 export const SCOPES: readonly Scope[] = scopeValues;
+/** Every staff role (docs/api.md, "Roles"). */
+export const ROLES: readonly Role[] = roleValues;
 /** Every country an address can name: the ISO 3166-1 alpha-2 codes officially assigned. */
 export const COUNTRIES: readonly Country[] = addressCountryValues;

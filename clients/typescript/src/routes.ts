@@ -57,6 +57,20 @@ export const ROUTES = {
   getKey: { method: "GET", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false, binary: false },
   revokeKey: { method: "DELETE", path: "/keys/{keyId}", input: null, paged: false, headers: [], etag: false, binary: false },
   listKeyDescendants: { method: "GET", path: "/keys/{keyId}/descendants", input: "query", paged: true, headers: [], etag: false, binary: false },
+  listStaff: { method: "GET", path: "/staff", input: "query", paged: true, headers: [], etag: false, binary: false },
+  inviteStaff: { method: "POST", path: "/staff", input: "body", paged: false, headers: [], etag: false, binary: false },
+  getStaff: { method: "GET", path: "/staff/{staffId}", input: null, paged: false, headers: [], etag: false, binary: false },
+  updateStaff: { method: "PATCH", path: "/staff/{staffId}", input: "body", paged: false, headers: [], etag: false, binary: false },
+  resetStaffPassword: { method: "POST", path: "/staff/{staffId}/reset", input: null, paged: false, headers: [], etag: false, binary: false },
+  deactivateStaff: { method: "POST", path: "/staff/{staffId}/deactivate", input: null, paged: false, headers: [], etag: false, binary: false },
+  acceptInvitation: { method: "POST", path: "/invitations/accept", input: "body", paged: false, headers: [], etag: false, binary: false },
+  listSessions: { method: "GET", path: "/sessions", input: null, paged: false, headers: [], etag: false, binary: false },
+  signIn: { method: "POST", path: "/sessions", input: "body", paged: false, headers: [], etag: false, binary: false },
+  endOtherSessions: { method: "DELETE", path: "/sessions", input: null, paged: false, headers: [], etag: false, binary: false },
+  getCurrentSession: { method: "GET", path: "/sessions/current", input: null, paged: false, headers: [], etag: false, binary: false },
+  signOut: { method: "DELETE", path: "/sessions/current", input: null, paged: false, headers: [], etag: false, binary: false },
+  endSession: { method: "DELETE", path: "/sessions/{sessionId}", input: null, paged: false, headers: [], etag: false, binary: false },
+  changePassword: { method: "POST", path: "/account/password", input: "body", paged: false, headers: [], etag: false, binary: false },
 } as const;
 
 /** Every error status (4xx, 5xx) the document lists for some operation. */

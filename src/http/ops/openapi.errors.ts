@@ -1,3 +1,5 @@
+import { CSRF_FAILED } from '../policies/session-cookie.ts';
+import { invalidInvitation, lastOwner, staffExists } from '../../staff/staff.service.ts';
 import { keyLimitReached } from '../../keys/key.service.ts';
 import { notManaged } from '../../webhooks/webhook.access.ts';
 import { errorCodes } from 'fastify';
@@ -117,6 +119,11 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     record_incomplete: facts(counted, () => recordIncomplete(42, ['source', 'acquiredAt'])),
     already_voided: facts(counted, () => alreadyVoided(VOIDED_HEALTH_RECORD_EXAMPLE)),
     webhook_limit_reached: facts(counted, () => webhookLimitReached(16)),
+    invalid_invitation: facts(counted, () => invalidInvitation()),
+    staff_exists: facts(counted, () => staffExists('ada@shop.example')),
+    last_owner: facts(counted, () => lastOwner(1)),
+    // A request signed in with the session cookie, not safe, from another origin or without the session's token.
+    csrf_failed: facts(['auth'], () => CSRF_FAILED),
     request_timeout: facts(['connection'], () => parseErrorAnswer(parseError('ERR_HTTP_REQUEST_TIMEOUT'))),
     gone: facts(['before-auth'], ({ deprecation }) => {
       if (deprecation === undefined) throw new Error('OpenAPI: only a deprecated operation answers 410 `gone`');

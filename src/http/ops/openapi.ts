@@ -1,3 +1,4 @@
+import { CSRF_HEADER, PLAIN_COOKIE, SECURE_COOKIE } from '../policies/session-cookie.ts';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -49,9 +50,15 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
             scheme: 'bearer',
             description: `API key (\`pst_…\`), issued with \`petstore keys create\` or \`POST /keys\`. Keys carry scopes (${SCOPES.join(', ')}); a new key gets ${DEFAULT_SCOPES.join(', ')} unless others are named — the others only when named. An operation's required scope is named in its description and in its \`${SCOPES_EXTENSION}\` list; a key without it gets 403 \`insufficient_scope\`.`,
           },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SECURE_COOKIE,
+            description: `A staff session (the console): set by \`POST /sessions\`; \`${PLAIN_COOKIE}\` on plain HTTP to a loopback host. A signed-in person holds the scopes of their role. A request with it that is not GET or HEAD must also send \`Origin\` (this service's) and \`${CSRF_HEADER}\` (the session's \`csrfToken\`), else 403 \`csrf_failed\`. Read only when no \`Authorization\` is sent.`,
+          },
         },
       },
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }],
       tags: [
         { name: 'Pets', description: 'Animals offered in the store, and their categories' },
         { name: 'Health', description: "Each animal's health log (vaccinations, deworming, examinations, treatments, notes) and the care due" },
@@ -64,12 +71,14 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
         { name: 'Events', description: 'Every change, as a feed: replay what a webhook endpoint missed' },
         { name: 'Webhooks', description: 'Endpoints that receive every change as a signed POST (Standard Webhooks 1.0), and their delivery logs' },
         { name: 'Keys', description: 'API keys: issue, inspect and revoke them (scope `keys:admin`)' },
+        { name: 'Staff', description: 'The people who sign in to the console, their roles and one-time links (scopes `staff:read`, `staff:admin`)' },
+        { name: 'Sessions', description: "Signing in as a person: the session cookie, its CSRF token, signing out, one's sessions and password" },
       ],
       'x-tagGroups': [
         { name: 'Store', tags: ['Store', 'Customers'] },
         { name: 'Pets', tags: ['Pets', 'Health'] },
         { name: 'Events', tags: ['Events', 'Webhooks'] },
-        { name: 'Administration', tags: ['Keys'] },
+        { name: 'Administration', tags: ['Keys', 'Staff', 'Sessions'] },
       ],
       webhooks: webhooksSection(),
     } as never,
@@ -83,7 +92,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
       const description = `${(schema as { description?: string }).description ?? ''}${note}`.trim();
       // The scope stays out of the security requirement: OpenAPI gives scopes to OAuth2 and OpenID
       // Connect schemes, and the key is a plain bearer token (docs/reference.md, "Scopes").
-      const security = route.config?.public ? [] : [{ bearerAuth: [] }];
+      const security = route.config?.public ? [] : [{ bearerAuth: [] }, { sessionCookie: [] }];
       const {
         body,
         response,

@@ -5,6 +5,8 @@ import { looksGenerated, type KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
 import type { ImageWorkBudget } from '../../photos/photo.service.ts';
 import { addressKey } from '../edge/client-address.ts';
+import { assertConsoleRequest, sessionToken } from './session-cookie.ts';
+import { SESSION_ENDED } from '../../staff/session.service.ts';
 import { FixedWindowLimiter, type Verdict } from './rate-limit.ts';
 import { repeatedField } from '../edge/request-target.ts';
 import { addRouteHook } from '../route-hooks.ts';
@@ -81,8 +83,8 @@ export function imageWorkBudget(limiter: FixedWindowLimiter | undefined, caller:
   };
 }
 
-export function insufficientScope(scope: Scope): AppError {
-  return new AppError('insufficient_scope', `this API key lacks the scope ${scope}`, {
+export function insufficientScope(scope: Scope, who = 'this API key'): AppError {
+  return new AppError('insufficient_scope', `${who} lacks the scope ${scope}`, {
     'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
   });
 }
@@ -94,6 +96,15 @@ export interface AuthOptions {
   /** Failed authentications per client address (AUTH_FAILURE_LIMIT_PER_MINUTE); absent when disabled. */
   readonly authFailures?: FixedWindowLimiter;
   readonly metrics: AuthMetrics;
+  /** Resolves a staff session's cookie token (staff/session.service.ts); absent: no cookie is read. */
+  readonly sessions?: SessionVerifier;
+  /** PUBLIC_BASE_URL ('' → the origin a request was sent to): what a cookie-authenticated request's Origin must be. */
+  readonly publicBaseUrl?: string;
+}
+
+/** What authentication asks of sessions. */
+export interface SessionVerifier {
+  verify(token: string): Promise<Caller | undefined>;
 }
 
 /**
@@ -109,7 +120,7 @@ export interface AuthOptions {
  * route hook: `auth-unknown-paths` authenticates them with one global hook, after CORS's (so the
  * 401 carries `Vary` and what a browser needs to read it).
  */
-export function authentication({ verifier, perKey, authFailures, metrics }: AuthOptions) {
+export function authentication({ verifier, perKey, authFailures, metrics, sessions, publicBaseUrl = '' }: AuthOptions) {
   const tooMany = (limiter: Limiter, refusal: AppError): AppError => {
     metrics.rateLimited(limiter);
     return refusal;
@@ -131,8 +142,17 @@ export function authentication({ verifier, perKey, authFailures, metrics }: Auth
     reply.header('cache-control', 'no-store');
     // The client's address (request.ip follows TRUST_PROXY), counted per IPv4 address or IPv6 /64.
     const address = addressKey(request.ip);
-    const blocked = authFailures?.isBlocked(address);
     const header = request.headers.authorization;
+    // A staff session (the console): its cookie, when no Authorization is sent — never a key. Its
+    // 256-bit token is not found by guessing either, so a blocked address does not stop it.
+    const cookie = header === undefined && sessions !== undefined ? sessionToken(request) : undefined;
+    if (cookie !== undefined) {
+      const caller = await sessions!.verify(cookie);
+      if (caller === undefined) throw SESSION_ENDED;
+      assertConsoleRequest(request, caller.staff!.csrf, publicBaseUrl);
+      return authorize(request, reply, caller, scope);
+    }
+    const blocked = authFailures?.isBlocked(address);
     // An address over its failure budget (a shop's NAT, a partner's egress) still serves the valid
     // generated keys behind it: those 256-bit keys are not found by guessing, so letting them pass
     // tells a guesser nothing. Anything else from that address — a bootstrap key, which an
@@ -149,7 +169,12 @@ export function authentication({ verifier, perKey, authFailures, metrics }: Auth
     }
     const caller = await verifier.verify(token);
     if (caller === undefined) throw blocked ? tooManyFailures(blocked) : await guessFailed(address, UNKNOWN);
-    // Known from here on, so the request log line names the key even when it is refused below.
+    return authorize(request, reply, caller, scope);
+  };
+
+  /** The caller is known (a key, or a session): its budget and its scopes, the same for both. */
+  const authorize = async (request: FastifyRequest, reply: FastifyReply, caller: Caller, scope: Scope | undefined): Promise<void> => {
+    // Known from here on, so the request log line names the caller even when it is refused below.
     request.principal = caller;
 
     if (perKey) {
@@ -158,7 +183,7 @@ export function authentication({ verifier, perKey, authFailures, metrics }: Auth
       reply.header('ratelimit', FixedWindowLimiter.field(v));
       if (!v.allowed) throw tooMany('key', keyOverLimit(perKey, v));
     }
-    if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope);
+    if (scope !== undefined && !caller.scopes.includes(scope)) throw insufficientScope(scope, caller.staff ? 'your role' : undefined);
   };
 
   const unknownPath = (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, undefined);

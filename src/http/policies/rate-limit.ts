@@ -96,9 +96,16 @@ export class FixedWindowLimiter {
   }
 }
 
+/** Failed sign-ins a client address may make per minute (staff/session.service.ts). */
+export const SIGN_IN_FAILURES_PER_ADDRESS = 30;
+/** Failed sign-ins to one account from one client address per minute. */
+export const SIGN_IN_FAILURES_PER_ACCOUNT = 5;
+
 export interface Limits {
   readonly perKey?: FixedWindowLimiter;
   readonly authFailures?: FixedWindowLimiter;
+  /** Failed staff sign-ins: per address, and per account and address; always on. */
+  readonly signIn: { readonly perAddress: FixedWindowLimiter; readonly perAccount: FixedWindowLimiter };
   /** Milliseconds of image work per key tree (PHOTO_BUDGET_MS_PER_MINUTE), charged after each upload. */
   readonly imageWork?: FixedWindowLimiter;
   /** Forgets every count (FixedWindowLimiter.clear). */
@@ -122,9 +129,9 @@ export async function buildLimits(
     lastWarning = now;
     warn(err, 'rate-limit store unavailable; requests are let through uncounted');
   };
-  const wanted = config.rateLimitPerMinute > 0 || config.authFailureLimitPerMinute > 0 || config.photoBudgetMsPerMinute > 0;
+  // Sign-in failures are always counted, so a configured shared store is always used.
   let shared: CounterStore | undefined;
-  if (wanted && config.redisUrl) {
+  if (config.redisUrl) {
     const { RedisCounterStore } = await import('./counter-store.redis.ts');
     const redis = new RedisCounterStore(config.redisUrl, onStoreError);
     // Start-up does not wait on Redis for long: until it answers, limits fail open.
@@ -138,14 +145,21 @@ export async function buildLimits(
       : undefined;
   const perKey = make('key', config.rateLimitPerMinute);
   const authFailures = make('authfail', config.authFailureLimitPerMinute, MEMORY_COUNTER_CAPACITY);
+  const signIn = {
+    perAddress: make('signin-address', SIGN_IN_FAILURES_PER_ADDRESS, MEMORY_COUNTER_CAPACITY)!,
+    perAccount: make('signin-account', SIGN_IN_FAILURES_PER_ACCOUNT, MEMORY_COUNTER_CAPACITY)!,
+  };
   const imageWork = make('imagems', config.photoBudgetMsPerMinute);
   return {
     perKey,
     authFailures,
+    signIn,
     imageWork,
     clear: () => {
       perKey?.clear();
       authFailures?.clear();
+      signIn.perAddress.clear();
+      signIn.perAccount.clear();
       imageWork?.clear();
     },
     close: async () => shared?.close(),

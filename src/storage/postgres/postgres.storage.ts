@@ -11,6 +11,7 @@ import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
+import { SqlStaff } from '../sql/sql.staff.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { keysByHash, PostgresPets } from './postgres.batched-reads.ts';
@@ -81,6 +82,7 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     webhooks: new SqlWebhooks(db.statements, postgresDialect),
     photos: new SqlPhotos(db.statements),
     health: new SqlHealth(db.statements),
+    staff: new SqlStaff(db.statements),
     customers: new SqlCustomers(db.statements),
     holds: new SqlHolds(db.statements),
     dealerBook: new SqlDealerBook(db.statements),

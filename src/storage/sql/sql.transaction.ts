@@ -9,6 +9,7 @@ import { SqlEventTx } from './sql.events.ts';
 import { SqlHealthTx } from './sql.health.ts';
 import { SqlApiKeyTx, SqlIdempotencyTx } from './sql.keys.ts';
 import { SqlPhotoTx } from './sql.photos.ts';
+import { SqlStaffTx } from './sql.staff.ts';
 import { SqlDeliveryTx, SqlWebhookTx } from './sql.webhooks.ts';
 
 /**
@@ -27,6 +28,7 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     deliveries: new SqlDeliveryTx(db, dialect, instance),
     photos: new SqlPhotoTx(db),
     health: new SqlHealthTx(db, dialect),
+    staff: new SqlStaffTx(db, dialect),
     customers: new SqlCustomerTx(db, dialect),
     holds: new SqlHoldTx(db, dialect),
   };

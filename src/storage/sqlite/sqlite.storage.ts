@@ -11,6 +11,7 @@ import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
+import { SqlStaff } from '../sql/sql.staff.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
 import { keysByHash, SqlitePets } from './sqlite.cached-reads.ts';
@@ -70,6 +71,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
     health: new SqlHealth(outside),
+    staff: new SqlStaff(outside),
     customers: new SqlCustomers(outside),
     holds: new SqlHolds(outside),
     dealerBook: new SqlDealerBook(outside),

@@ -1,0 +1,81 @@
+// The staff's storage (storage/sql/sql.staff.ts): people, their one-time links and their sessions.
+// What may change and when is decided by the workflows (staff.service.ts, session.service.ts).
+import type { Role } from './staff.roles.ts';
+import type { Staff, StaffState } from './staff.schemas.ts';
+
+/** A person with what only the workflows read: the password hash and the one-time link's expiry. */
+export interface StoredStaff extends Staff {
+  readonly passwordHash: string | null;
+  readonly invitationExpiresAt: string | null;
+}
+
+/** A session as its cookie finds it, with its person's role and state. */
+export interface StoredSession {
+  readonly id: number;
+  readonly staffId: number;
+  readonly role: Role;
+  readonly state: StaffState;
+  readonly createdAt: string;
+  readonly lastSeenAt: string;
+  readonly expiresAt: string;
+  readonly endedAt: string | null;
+}
+
+export interface StaffCreate {
+  readonly name: string;
+  readonly email: string;
+  readonly role: Role;
+  readonly state: StaffState;
+  readonly invitation: OneTimeLink;
+}
+
+/** A one-time link's token hash (hex SHA-256) and expiry. */
+export interface OneTimeLink {
+  readonly hash: string;
+  readonly expiresAt: Date;
+}
+
+export interface StaffChange {
+  readonly name?: string;
+  readonly role?: Role;
+  readonly state?: StaffState;
+  readonly passwordHash?: string | null;
+  /** A new link, or null to clear it (taken up, or the person deactivated). */
+  readonly invitation?: OneTimeLink | null;
+}
+
+export interface StaffRepository {
+  /** A page of the staff, ascending by id after `afterId`. */
+  list(query: { readonly limit: number; readonly afterId: number }): Promise<Staff[]>;
+  get(id: number): Promise<Staff | undefined>;
+  /** The person with this e-mail address (lower case). */
+  findByEmail(email: string): Promise<StoredStaff | undefined>;
+  /** The session whose token has this hash, ended or not, with its person's role and state. */
+  session(tokenHash: string): Promise<StoredSession | undefined>;
+  /** The person's sessions not ended, neither expired at `now`, newest first. */
+  sessions(staffId: number, now: Date): Promise<StoredSession[]>;
+  count(): Promise<number>;
+}
+
+export interface StaffTx {
+  /** A new person; undefined when the e-mail address is taken. */
+  insert(input: StaffCreate, at: Date): Promise<Staff | undefined>;
+  /** The person, locked FOR UPDATE. */
+  lock(id: number): Promise<StoredStaff | undefined>;
+  /** The person whose one-time link has this hash, locked FOR UPDATE. */
+  lockByInvitation(hash: string): Promise<StoredStaff | undefined>;
+  update(id: number, change: StaffChange): Promise<Staff>;
+  /** Records a sign-in. */
+  signedIn(id: number, at: Date): Promise<void>;
+  /** How many active owners there are, besides `except`. */
+  activeOwners(except: number): Promise<number>;
+  openSession(input: { readonly staffId: number; readonly tokenHash: string; readonly at: Date; readonly expiresAt: Date }): Promise<StoredSession>;
+  /** Records a request of the session at `at`. */
+  touchSession(id: number, at: Date): Promise<void>;
+  /** Ends the person's open sessions (but `except`), at `at`; how many it ended. */
+  endSessions(staffId: number, at: Date, except?: number): Promise<number>;
+  /** Ends one of the person's sessions; false when it is not theirs or ended already. */
+  endSession(staffId: number, sessionId: number, at: Date): Promise<boolean>;
+  /** Deletes the person's sessions that ended or expired before `before` (so they do not pile up). */
+  forgetSessions(staffId: number, before: Date): Promise<void>;
+}
