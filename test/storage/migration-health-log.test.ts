@@ -31,11 +31,13 @@ for (const engine of ENGINES) {
         },
       );
       const keys = await storage.apiKeys.list({ limit: 10, afterId: 0 });
+      // The upgrade runs the later migrations too; the scopes they give owner keys (customers:*,
+      // staff:*: their own tests) are not this migration's.
+      const LATER = /^(customers|staff):/;
       assert.deepEqual(
-        keys.map((k) => [k.name, k.scopes]),
+        keys.map((k) => [k.name, k.scopes.filter((s) => !LATER.test(s))]),
         [
-          // The upgrade runs every later migration too: 17 gives an owner key holding orders:read customers:read.
-          ['first-run', ['pets:read', 'pets:write', 'orders:read', 'keys:admin', 'health:read', 'health:write', 'customers:read']],
+          ['first-run', ['pets:read', 'pets:write', 'orders:read', 'keys:admin', 'health:read', 'health:write']],
           ['owner reader', ['keys:admin', 'pets:read', 'health:read']],
           ['owner admin only', ['keys:admin']],
           ['staff', ['pets:read', 'pets:write']],
