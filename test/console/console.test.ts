@@ -730,7 +730,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     const orderRow = p.getByRole('row', { name: new RegExp(`^${order.id} Rex \\(pet ${pet.id}\\)`) });
     assert.match((await orderRow.getByRole('link').locator('img.row-thumb').getAttribute('src')) ?? '', /\/v1\/photos\/[0-9a-f]{64}\/thumb$/);
 
-    // The pets list shows each record's state, filters the incomplete ones, by sex and by breed, and links each animal to its page.
+    // The pets list links each animal to its page; a complete record says so.
     const bella = (
       await app.inject({
         method: 'POST',
@@ -750,17 +750,6 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     ).json();
     await open(p, 'Pets');
     const pets = p.getByRole('table', { name: 'Pets' });
-    await pets.getByRole('row', { name: /Bella.*complete/ }).waitFor();
-    await pets.getByRole('row', { name: /Rex .*6 missing/ }).waitFor();
-    await p.getByLabel('Record incomplete').check();
-    await pets.getByRole('row', { name: /Bella/ }).waitFor({ state: 'detached' });
-    await pets.getByRole('row', { name: /Rex .*6 missing/ }).waitFor();
-    await p.getByLabel('Record incomplete').uncheck();
-    await p.getByLabel('Sex').selectOption('female');
-    await pets.getByRole('row', { name: /Rex / }).waitFor({ state: 'detached' });
-    await p.getByLabel('Sex').selectOption('');
-    await p.getByLabel('Breed').fill('labrador');
-    await pets.getByRole('row', { name: /Rex / }).waitFor({ state: 'detached' });
     await pets.getByRole('link', { name: 'Bella' }).click();
     await p.getByRole('heading', { name: 'Bella', level: 1 }).waitFor();
     assert.equal(new URL(p.url()).pathname, `/console/pets/${bella.id}`);

@@ -18,15 +18,7 @@ interface PetQuery {
   /** Tags to filter by, separated by spaces or commas (`tag=a&tag=b`). */
   readonly tags: string;
   readonly sort: PetSort;
-  readonly sex: Sex | '';
-  /** A breed's words, as typed (`breed`). */
-  readonly breed: string;
-  /** Only the animals whose record lacks a field the store requires (`recordComplete=false`). */
-  readonly incomplete: boolean;
 }
-
-type Sex = NonNullable<Pet['sex']>;
-const SEXES: readonly Sex[] = ['female', 'male', 'unknown'];
 
 type PetSort = 'id' | '-id' | 'name' | '-name' | 'price' | '-price' | 'createdAt' | '-createdAt';
 const SORTS: readonly { value: PetSort; label: string }[] = [
@@ -49,18 +41,17 @@ const tagsOf = (text: string): string[] =>
 export function PetsPage() {
   const { session } = useSession();
   const { client } = session;
-  const [query, setQuery] = useState<PetQuery>({ status: '', categoryId: '', q: '', tags: '', sort: 'id', sex: '', breed: '', incomplete: false });
-  // What is typed in Search, Tag and Breed is asked for once typing pauses (300 ms), not on every key.
-  const [typed, setTyped] = useState({ q: '', tags: '', breed: '' });
+  const [query, setQuery] = useState<PetQuery>({ status: '', categoryId: '', q: '', tags: '', sort: 'id' });
+  // What is typed in Search and Tag is asked for once typing pauses (300 ms), not on every key.
+  const [typed, setTyped] = useState({ q: '', tags: '' });
   useEffect(() => {
-    if (typed.q === query.q && typed.tags === query.tags && typed.breed === query.breed) return;
-    const timer = setTimeout(() => setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags, breed: typed.breed })), 300);
+    if (typed.q === query.q && typed.tags === query.tags) return;
+    const timer = setTimeout(() => setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags })), 300);
     return () => clearTimeout(timer);
-  }, [typed.q, typed.tags, typed.breed]);
-  const breed = query.breed.trim();
+  }, [typed.q, typed.tags]);
   const q = query.q.trim();
   const tags = tagsOf(query.tags);
-  const pager = usePager([query.status, query.categoryId, q, query.tags, query.sort, query.sex, breed, query.incomplete]);
+  const pager = usePager([query.status, query.categoryId, q, query.tags, query.sort]);
   const pets = useLoad(() => {
     const filters = {
       limit: 20,
@@ -68,13 +59,10 @@ export function PetsPage() {
       status: query.status || undefined,
       categoryId: query.categoryId ? Number(query.categoryId) : undefined,
       tag: tags.length > 0 ? tags : undefined,
-      sex: query.sex || undefined,
-      breed: breed || undefined,
-      recordComplete: query.incomplete ? ('false' as const) : undefined,
       sort: query.sort,
     };
     return q ? client.pets.search(q, filters) : client.pets.list(filters);
-  }, [pager.cursor, query.status, query.categoryId, q, query.tags, query.sort, query.sex, breed, query.incomplete]);
+  }, [pager.cursor, query.status, query.categoryId, q, query.tags, query.sort]);
   const categories = useLoad(() => client.categories.list(), []);
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
@@ -155,24 +143,6 @@ export function PetsPage() {
           </select>
         </label>
         <span class="filter">
-          <label for="pets-sex">Sex</label>
-          <select id="pets-sex" value={query.sex} onChange={(e) => setQuery({ ...query, sex: e.currentTarget.value as Sex | '' })}>
-            <option value="">any</option>
-            {SEXES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </span>
-        <Field id="pets-breed" label="Breed" error={listProblem.fields.breed}>
-          {(a11y) => <input {...a11y} value={typed.breed} onInput={(e) => setTyped({ ...typed, breed: e.currentTarget.value })} size={14} maxLength={100} />}
-        </Field>
-        <label class="check">
-          <input type="checkbox" checked={query.incomplete} onChange={(e) => setQuery({ ...query, incomplete: e.currentTarget.checked })} />
-          Record incomplete
-        </label>
-        <span class="filter">
           <label for="pets-sort">Sort</label>
           <select id="pets-sort" value={query.sort} onChange={(e) => setQuery({ ...query, sort: e.currentTarget.value as PetSort })}>
             {SORTS.map((s) => (
@@ -194,7 +164,6 @@ export function PetsPage() {
             <th scope="col">Status</th>
             <th scope="col">Price</th>
             <th scope="col">Tags</th>
-            <th scope="col">Record</th>
             {canWrite && <th scope="col">Actions</th>}
           </tr>
         </thead>
@@ -214,9 +183,6 @@ export function PetsPage() {
                 {pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}
               </td>
               <td data-label="Tags">{pet.tags.join(', ')}</td>
-              <td data-label="Record">
-                <RecordState pet={pet} />
-              </td>
               {canWrite && (
                 <td data-label="Actions" class="actions">
                   <button type="button" onClick={() => edit(pet.id)} disabled={editing !== null}>
@@ -231,26 +197,13 @@ export function PetsPage() {
           ))}
           {!pets.error && pets.data?.data.length === 0 && (
             <tr>
-              <td colSpan={canWrite ? 8 : 7}>
-                No pets{query.status || query.categoryId || q || tags.length > 0 || query.sex || breed || query.incomplete ? ' match these filters' : ' yet'}.
-              </td>
+              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || q || tags.length > 0 ? ' match these filters' : ' yet'}.</td>
             </tr>
           )}
         </tbody>
       </table>
       <Pager pager={pager} nextCursor={pets.data?.nextCursor} label="Pets" />
     </section>
-  );
-}
-
-/** The record's state in a row: complete, or how many of the fields the store requires are missing (named in its title). */
-function RecordState({ pet }: { pet: Pet }) {
-  if (pet.recordComplete) return <span class="badge available">complete</span>;
-  const missing = pet.recordMissing ?? [];
-  return (
-    <span class="badge pending" title={`Missing: ${missing.join(', ')}`}>
-      {missing.length} missing
-    </span>
   );
 }
 
