@@ -7,6 +7,23 @@ import { lazyChildLogger } from './logger.ts';
 import { categoryRoutes } from './categories/category.routes.ts';
 import { Categories, Category, CategoryPatch, NewCategory } from './categories/category.schemas.ts';
 import { CategoryService } from './categories/category.service.ts';
+import { customerRoutes } from './customers/customer.routes.ts';
+import {
+  Address,
+  Customer,
+  CustomerErasure,
+  CustomerExport,
+  CustomerPatch,
+  CustomerRecord,
+  Customers,
+  ListedCustomer,
+  NewCustomer,
+} from './customers/customer.schemas.ts';
+import { CustomerService, saleRetentionJob } from './customers/customer.service.ts';
+import { dealerBookRoutes } from './records/dealer-book.routes.ts';
+import { holdRoutes } from './holds/hold.routes.ts';
+import { Hold, HoldCancel, Holds, HoldState, NewHold } from './holds/hold.schemas.ts';
+import { HoldService, holdExpiryJob } from './holds/hold.service.ts';
 import { healthRoutes } from './health/health.routes.ts';
 import { HealthRecord, HealthRecords, HealthVoid, NewHealthRecord } from './health/health.schemas.ts';
 import { HealthService } from './health/health.service.ts';
@@ -21,6 +38,7 @@ import { deprecationPlugin } from './http/policies/deprecation.ts';
 import { consolePlugin } from './http/ops/console.ts';
 import { docsPlugin } from './http/ops/docs.ts';
 import { frontDoorPlugin } from './http/ops/front-door.ts';
+import { printPlugin } from './http/ops/print.ts';
 import { edgeOptions, edgePlugin } from './http/edge/edge.ts';
 import { errorHandlerPlugin, sendError } from './http/policies/error-handler.ts';
 import { Metrics } from './http/ops/metrics.ts';
@@ -46,8 +64,9 @@ import type { Storage } from './storage/storage.ts';
 import { inventoryRoutes } from './store/inventory.routes.ts';
 import { Inventory } from './store/inventory.schemas.ts';
 import { orderRoutes } from './store/order.routes.ts';
-import { NewOrder, Order, OrderStatus, OrderUpdate, Orders } from './store/order.schemas.ts';
+import { NewOrder, Order, OrderStatus, OrderUpdate, Orders, SaleMethod } from './store/order.schemas.ts';
 import { OrderService } from './store/order.service.ts';
+import { BillOfSaleService } from './store/bill-of-sale.service.ts';
 import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
 import { eventRoutes } from './events/event.routes.ts';
 import { EventService, retentionJob } from './events/event.service.ts';
@@ -99,11 +118,26 @@ export const SHARED_SCHEMAS = [
   Categories,
   NewCategory,
   CategoryPatch,
+  Address,
+  NewCustomer,
+  CustomerPatch,
+  Customer,
+  ListedCustomer,
+  Customers,
+  CustomerRecord,
+  CustomerErasure,
   OrderStatus,
+  SaleMethod,
   NewOrder,
   OrderUpdate,
   Order,
   Orders,
+  HoldState,
+  NewHold,
+  HoldCancel,
+  Hold,
+  Holds,
+  CustomerExport,
   EventTypeSchema,
   ...EVENT_SCHEMAS,
   Event,
@@ -191,6 +225,7 @@ export async function buildApp({
   await app.register(docsPlugin, { config, path: DOCS_PATH });
   await app.register(consolePlugin, { path: CONSOLE_PATH, dir: consoleDir });
   await app.register(frontDoorPlugin, { target: FRONT_DOOR_PATH });
+  await app.register(printPlugin);
   if (config.metricsPort === undefined) {
     const serveMetrics = metricsOnApiPort(config);
     if (!serveMetrics)
@@ -220,7 +255,15 @@ export async function buildApp({
     });
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
-    await v1.register(orderRoutes, { orders: new OrderService(storage, cursors, clock, config.record.enforceOnSale), base });
+    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(dealerBookRoutes, { book: storage.dealerBook });
+    await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
+    await v1.register(orderRoutes, {
+      orders: new OrderService(storage, cursors, clock, config.record.enforceOnSale),
+      bills: new BillOfSaleService(storage, config.store),
+      base,
+      docsUrl,
+    });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
     // Before the server stops accepting and waits for open requests: a stream never finishes on its own.
@@ -239,6 +282,8 @@ export async function buildApp({
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
     idempotencyPurge(idempotency, app.log),
+    holdExpiryJob(storage, clock, (err) => app.log.warn({ err }, 'expiring holds failed')),
+    saleRetentionJob(storage, clock, (err) => app.log.warn({ err }, 'erasing the names and addresses kept for sale records failed')),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
     new WebhookDispatcher({
       storage,

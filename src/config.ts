@@ -269,6 +269,23 @@ const pemFile =
     return Object.freeze(certificates);
   };
 
+/** The text of a file read once at start; `fallback` when unset. */
+const textFile =
+  (name: string, fallback: string): Setting<string> =>
+  (env) => {
+    const path = value(env, name);
+    if (path === undefined) return fallback;
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(name, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+  };
+
+/** The health disclosure a bill of sale prints when the operator gives none (SALE_DISCLOSURE_FILE). */
+export const DEFAULT_SALE_DISCLOSURE =
+  'The seller states that, to the best of its knowledge, the animal is in good health and shows no sign of contagious or infectious disease on the date of sale. The vaccinations and treatments it received are listed above. The buyer is advised to have the animal examined by a veterinarian of their choice within 14 days.';
+
 /**
  * 32-byte keys in base64, comma-separated: in `name` itself, or in the file `name`_FILE names (a
  * mounted secret outside the data folder; surrounding whitespace ignored). Not both.
@@ -384,6 +401,13 @@ const SETTINGS = {
   keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
   /** The currency prices are set in (ISO 4217); a price keeps the currency it was set in. */
   storeCurrency: currencyCode('STORE_CURRENCY', 'EUR'),
+  /** What a bill of sale prints about the store (docs/api.md, "Bill of sale"). */
+  store: {
+    name: text('STORE_NAME', 'Pet Store'),
+    address: text('STORE_ADDRESS', ''),
+    licence: text('STORE_LICENCE', ''),
+    disclosure: textFile('SALE_DISCLOSURE_FILE', DEFAULT_SALE_DISCLOSURE),
+  },
   /** What every animal's record must hold to be complete (docs/api.md, "The animal's record"). */
   record: {
     requiredFields: recordFields('RECORD_REQUIRED_FIELDS', RECORD_REQUIRED_DEFAULT),
@@ -394,6 +418,8 @@ const SETTINGS = {
   },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+  /** How long a sale record keeps an erased buyer's name and address after the sale (docs/api.md, "Customers"). */
+  saleRecordRetentionDays: integer('SALE_RECORD_RETENTION_DAYS', 730, 1, 36500),
   /** How webhooks are delivered (docs/events.md). */
   webhooks: {
     /** An attempt succeeds only with a 2xx within this. */

@@ -18,6 +18,16 @@ import { CONDITION_PATTERN } from './preconditions.ts';
 export const TEXT_PATTERN =
   '^[^\\u0000]*[^\\s\\u0000\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8][^\\u0000]*$';
 
+/** Free text of at most `max` characters under TEXT_PATTERN, its rule stated in its description. */
+export const BoundedText = (max: number, description: string, example: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: max,
+    pattern: TEXT_PATTERN,
+    description: `${description}: 1–${max.toLocaleString('en')} characters, not blank, no NUL character`,
+    examples: [example],
+  });
+
 // int64 identifiers, kept inside the range a JSON number carries exactly (2^53 - 1).
 export const Id = (description: string) => Type.Integer({ format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
 

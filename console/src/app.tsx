@@ -5,6 +5,7 @@ import { followConsoleLinks, pageHref, useRoute } from './route.ts';
 import { LiveFeed } from './live.ts';
 import { presetName, SCOPE_WORDS } from './scopes.ts';
 import { CategoriesPage } from './pages/categories.tsx';
+import { CustomersPage } from './pages/customers.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { HealthPage } from './pages/health.tsx';
 import { InventoryPage } from './pages/inventory.tsx';
@@ -21,6 +22,7 @@ const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'health', title: 'Health', page: HealthPage },
   { path: 'categories', title: 'Categories', page: CategoriesPage },
   { path: 'orders', title: 'Orders', page: OrdersPage },
+  { path: 'customers', title: 'Customers', page: CustomersPage },
   { path: 'inventory', title: 'Inventory', page: InventoryPage },
   { path: 'keys', title: 'Keys', page: KeysPage },
   { path: 'webhooks', title: 'Webhooks', page: WebhooksPage },

@@ -11,6 +11,8 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'health:write': 'Record and void health records',
   'orders:read': 'See orders',
   'orders:write': 'Place and move orders',
+  'customers:read': "See customers' names, addresses and contact details",
+  'customers:write': 'Add, change, withdraw and erase customers',
   'categories:write': 'Add, rename and delete categories',
   'events:read': 'Read the event feed',
   'keys:admin': 'Issue and revoke keys',

@@ -89,10 +89,11 @@ const WORDS_OF_CODE: Readonly<Record<string, { field: string; words?: string }>>
   unknown_pet: { field: 'petId', words: 'No animal in the store has this ID (it may have been withdrawn).' },
   category_exists: { field: 'name', words: 'Another category already has this name (capitals do not make a new one).' },
   webhook_url_not_allowed: { field: 'url' },
+  microchip_in_use: { field: 'microchip' },
 };
 
 export interface Problem {
-  /** Messages by the field they belong to (the first segment of the API's `tags[0]`, `price.amount`). */
+  /** Messages by the field they belong to: the first segment of the API's `tags[0]`, `price.amount`, and a nested field by its whole name too (`source.name`). */
   readonly fields: Readonly<Record<string, string>>;
   /** A message that names no field. */
   readonly general: string | undefined;
@@ -107,7 +108,7 @@ export function problemOf(err: unknown): Problem {
       const fields: Record<string, string> = {};
       for (const e of err.errors) {
         const field = /^[^.[]*/.exec(e.field)?.[0] ?? e.field;
-        fields[field] = fields[field] ? `${fields[field]} ${e.message}` : e.message;
+        for (const key of new Set([field, e.field])) fields[key] = fields[key] ? `${fields[key]} ${e.message}` : e.message;
       }
       return { fields, general: undefined };
     }

@@ -9,11 +9,14 @@ import { EVENT_TYPES, type EventType } from './event.schemas.ts';
 /**
  * The scope that reads what an event of `type` carries: `health:read` for `pet.health.*` (a health
  * record, `GET /pets/{petId}/health`), `pets:read` for the other `pet.*` and `category.*` (`GET /pets`,
- * `GET /categories` take it), `orders:read` for `order.*` (`GET /store/orders`).
+ * `GET /categories` take it), `orders:read` for `order.*` (`GET /store/orders`), `customers:read`
+ * for `customer.*` (`GET /customers`), `orders:read` for `hold.*` (`GET /holds`: a hold is a reservation
+ * on the way to an order).
  */
 export function readScopeOf(type: EventType): Scope {
   if (type.startsWith('pet.health.')) return 'health:read';
-  return type.startsWith('order.') ? 'orders:read' : 'pets:read';
+  if (type.startsWith('customer.')) return 'customers:read';
+  return type.startsWith('order.') || type.startsWith('hold.') ? 'orders:read' : 'pets:read';
 }
 
 /** Whether a key holding `scopes` may read events of `type`. */

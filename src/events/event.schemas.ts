@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import type { Category } from '../categories/category.schemas.ts';
 import { HEALTH_RECORD_EXAMPLE, type HealthRecord, VOIDED_HEALTH_RECORD_EXAMPLE } from '../health/health.schemas.ts';
 import { PET_EXAMPLE, type Pet } from '../pets/pet.schemas.ts';
+import type { Hold } from '../holds/hold.schemas.ts';
 import { Cursor, Id, Limit } from '../schemas.ts';
 import type { Order } from '../store/order.schemas.ts';
 
@@ -19,23 +20,34 @@ export const EVENT_TYPES = [
   'category.created',
   'category.updated',
   'category.deleted',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'hold.placed',
+  'hold.cancelled',
+  'hold.converted',
+  'hold.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * The animal an event concerns, for the feed's `petId` filter: a `pet.*` event's Pet (or `{id}` of a
- * withdrawn one), the animal of a `pet.health.*` record or of an `order.*`; none for a category.
+ * withdrawn one), the animal of a `pet.health.*` record, of an `order.*` or of a `hold.*`; none for a
+ * category or a customer.
  */
 export function eventPetId(e: { readonly type: EventType; readonly data: object }): number | undefined {
-  if (e.type.startsWith('category.')) return undefined;
+  // A customer's events are no animal's; a hold's are its animal's, as an order's are.
+  if (e.type.startsWith('category.') || e.type.startsWith('customer.')) return undefined;
   const data = e.data as { id?: unknown; petId?: unknown };
-  const id = e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id;
+  const id = e.type.startsWith('pet.health.') || e.type.startsWith('order.') || e.type.startsWith('hold.') ? data.petId : data.id;
   return typeof id === 'number' ? id : undefined;
 }
 
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
 const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
+/** What a customer event carries: the customer's id only, never personal data (docs/events.md, "Customers"). */
+const CustomerRef = Type.Object({ id: Id('The customer; read it with `GET /customers/{customerId}` (`customers:read`)') }, { additionalProperties: false });
 const Deleted = Type.Object({ id: Id('The identifier of the deleted resource; it is never reused') }, { additionalProperties: false });
 
 const AT = '2026-11-22T12:00:00.000Z';
@@ -77,6 +89,8 @@ const pet = ref<Pet>('Pet');
 const order = ref<Order>('Order');
 const category = ref<Category>('Category');
 const health = ref<HealthRecord>('HealthRecord');
+const hold = ref<Hold>('Hold');
+const HOLD = { id: 3, petId: 1, customerId: 1, state: 'live', method: 'sale', until: '2026-11-29T18:00:00.000Z', createdAt: AT, updatedAt: AT };
 
 /**
  * One schema per event type, in EVENT_TYPES order: the body of the feed's items and of every
@@ -112,6 +126,37 @@ export const EVENT_SCHEMAS = [
   eventSchema('category.created', category, 'A category was added: `data` is the Category.', CATEGORY),
   eventSchema('category.updated', category, 'A category was renamed: `data` is the Category.', { ...CATEGORY, name: 'Ponies' }),
   eventSchema('category.deleted', Deleted, 'A category was deleted: `data` is `{id}`.', { id: 7 }),
+  eventSchema(
+    'customer.created',
+    CustomerRef,
+    'A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.',
+    { id: 1 },
+  ),
+  eventSchema('customer.updated', CustomerRef, 'A customer changed: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
+  eventSchema('customer.deleted', CustomerRef, 'A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.', { id: 1 }),
+  eventSchema(
+    'hold.placed',
+    hold,
+    'An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    HOLD,
+  ),
+  eventSchema(
+    'hold.cancelled',
+    hold,
+    'A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    { ...HOLD, state: 'cancelled' },
+  ),
+  eventSchema('hold.converted', hold, 'A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.', {
+    ...HOLD,
+    state: 'converted',
+    orderId: 7,
+  }),
+  eventSchema(
+    'hold.expired',
+    hold,
+    'A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.',
+    { ...HOLD, state: 'expired' },
+  ),
 ] as const;
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { BoundedText as text, CalendarDate, Cursor, Id, Limit, Timestamp } from '../schemas.ts';
 
 /** What a health record is of; the due list keeps one next date per animal and kind. */
 export const HEALTH_KINDS = ['vaccination', 'deworming', 'exam', 'treatment', 'note'] as const;
@@ -10,15 +10,6 @@ export const HEALTH_BATCH_MAX = 100;
 export const HEALTH_GIVEN_BY_MAX = 200;
 export const HEALTH_NOTES_MAX = 2_000;
 export const VOID_REASON_MAX = 500;
-
-const text = (max: number, description: string, example: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: max,
-    pattern: TEXT_PATTERN,
-    description: `${description}: 1–${max.toLocaleString('en')} characters, not blank, no NUL character`,
-    examples: [example],
-  });
 
 const kind = Type.Unsafe<HealthKind>({
   type: 'string',

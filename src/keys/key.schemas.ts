@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, TEXT_PATTERN, Timestamp } from '../schemas.ts';
-import { ADMIN_SCOPES, DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
+import { NAMED_ONLY_SCOPES, DEFAULT_SCOPES, SCOPES, type Scope } from './key.types.ts';
 
 export const ScopeSchema = Type.Unsafe<Scope>({
   $id: 'Scope',
@@ -74,7 +74,7 @@ export const NewApiKey = Type.Object(
       Type.Array(scopeRef, {
         minItems: 1,
         uniqueItems: true,
-        description: `What the key may do; only scopes the calling key holds. Default: ${DEFAULT_SCOPES.join(', ')} (never ${ADMIN_SCOPES.join(' nor ')}, which must be named). Every scope: name them all (the Scope enum)`,
+        description: `What the key may do; only scopes the calling key holds. Default: ${DEFAULT_SCOPES.join(', ')} (never ${NAMED_ONLY_SCOPES.join(' nor ')}, which must be named). Every scope: name them all (the Scope enum)`,
       }),
     ),
     expiresAt: Type.Optional(

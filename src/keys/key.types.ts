@@ -8,6 +8,8 @@ export const SCOPES = [
   'health:write',
   'orders:read',
   'orders:write',
+  'customers:read',
+  'customers:write',
   'categories:write',
   'events:read',
   'keys:admin',
@@ -16,12 +18,13 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 /**
  * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey
- * without `scopes`): every scope but the admin ones (`…:admin`), which a key holds only when they
- * were asked for by name.
+ * without `scopes`): every scope but the admin ones (`…:admin`) and those of customers' personal
+ * data (`customers:…`), which a key holds only when they were asked for by name: least privilege
+ * for what can harm the store or a person (docs/api.md, "Authentication").
  */
-export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin'));
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin') && !s.startsWith('customers:'));
 /** What the default set leaves out: held only when named (or with `--scopes all` in the CLI). */
-export const ADMIN_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOPES.includes(s));
+export const NAMED_ONLY_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOPES.includes(s));
 
 /** The identity a request runs as once its bearer token is accepted. */
 export interface Principal {

@@ -96,6 +96,8 @@ export interface PetTx {
    * ends, another one asking about the same number waits: what it then finds includes this one's write.
    */
   microchipHolder(chip: string): Promise<number | undefined>;
+  /** Writes the record state of a pet this transaction locked (applyRecordRule: the rule changed, not the pet). */
+  restate(id: number, state: Pick<Pet, 'recordComplete' | 'recordMissing'>): Promise<void>;
   /** Writes the index of a pet that has none (PetRepository.unindexed); false when it has one by now. */
   reindex(id: number, index: PetIndex): Promise<boolean>;
   /** Withdraws the pet; `terms` are the terms its index holds. */

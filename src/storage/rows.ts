@@ -2,12 +2,16 @@
 // RFC 3339 UTC strings with milliseconds) and their mapping to domain objects at the boundary.
 import { eventId, type Event, type EventType } from '../events/event.schemas.ts';
 import type { Category } from '../categories/category.schemas.ts';
+import type { Country } from '../customers/countries.ts';
+import type { Address, Customer, CustomerRecord } from '../customers/customer.schemas.ts';
+import type { CustomerWrite } from '../customers/customer.store.ts';
 import type { HealthKind, HealthRecord } from '../health/health.schemas.ts';
+import type { Hold, HoldState } from '../holds/hold.schemas.ts';
 import type { ApiKey } from '../keys/key.schemas.ts';
 import type { Scope, StoredPrincipal } from '../keys/key.types.ts';
 import { PET_FIELDS, type Pet, type PetField, type PetFieldKind, type Price } from '../pets/pet.schemas.ts';
 import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
-import type { Order, OrderStatus } from '../store/order.schemas.ts';
+import type { Order, OrderStatus, SaleMethod } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { IdempotencyRecord } from '../events/idempotency.store.ts';
 import type { LeasedAttempt, WebhookState } from '../webhooks/webhook.store.ts';
@@ -164,16 +168,29 @@ export const toHealthRecord = (r: HealthRow): HealthRecord => ({
 export interface OrderRow {
   id: number;
   pet_id: number;
+  customer_id: number | null;
   status: OrderStatus;
+  method: SaleMethod | null;
   created_at: string;
   updated_at: string;
   price_amount: number | null;
   price_currency: string | null;
+  deposit_amount: number | null;
+  deposit_currency: string | null;
 }
-export const ORDER_COLUMNS = 'id, pet_id, status, created_at, updated_at, price_amount, price_currency';
+export const ORDER_COLUMNS = 'id, pet_id, customer_id, status, method, created_at, updated_at, price_amount, price_currency, deposit_amount, deposit_currency';
 export const toOrder = (r: OrderRow): Order => {
-  const order: Order = { id: r.id, petId: r.pet_id, status: r.status, createdAt: r.created_at, updatedAt: r.updated_at };
+  const order: Order = {
+    id: r.id,
+    petId: r.pet_id,
+    ...(r.customer_id === null ? {} : { customerId: r.customer_id }),
+    status: r.status,
+    ...(r.method === null ? {} : { method: r.method }),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
   if (r.price_amount !== null && r.price_currency !== null) order.price = { amount: r.price_amount, currency: r.price_currency };
+  if (r.deposit_amount !== null && r.deposit_currency !== null) order.deposit = { amount: r.deposit_amount, currency: r.deposit_currency };
   return order;
 };
 
@@ -329,4 +346,103 @@ export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
   secret: r.secret,
   previousSecret: r.previous_secret === null || r.previous_secret_until === null ? null : { secret: r.previous_secret, until: r.previous_secret_until },
+});
+
+export interface CustomerRow {
+  id: number;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  city: string | null;
+  postal_code: string | null;
+  region: string | null;
+  country: Country | null;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  erased_at: string | null;
+  retained_until: string | null;
+}
+export const CUSTOMER_COLUMNS =
+  'id, name, email, phone, address_line1, address_line2, city, postal_code, region, country, notes, created_at, updated_at, deleted_at, erased_at, retained_until';
+
+function addressOf(r: CustomerRow): Address | undefined {
+  if (r.address_line1 === null || r.city === null || r.postal_code === null || r.country === null) return undefined;
+  return {
+    line1: r.address_line1,
+    ...(r.address_line2 === null ? {} : { line2: r.address_line2 }),
+    city: r.city,
+    postalCode: r.postal_code,
+    ...(r.region === null ? {} : { region: r.region }),
+    country: r.country,
+  };
+}
+
+/** What the store holds on a customer, in the CustomerRecord schema's order; absent members are absent, not null. */
+export const toCustomerRecord = (r: CustomerRow): CustomerRecord => {
+  const address = addressOf(r);
+  return {
+    id: r.id,
+    ...(r.name === null ? {} : { name: r.name }),
+    ...(r.email === null ? {} : { email: r.email }),
+    ...(r.phone === null ? {} : { phone: r.phone }),
+    ...(address === undefined ? {} : { address }),
+    ...(r.notes === null ? {} : { notes: r.notes }),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(r.deleted_at === null ? {} : { withdrawnAt: r.deleted_at }),
+    ...(r.erased_at === null ? {} : { erasedAt: r.erased_at }),
+    ...(r.retained_until === null ? {} : { retainedUntil: r.retained_until }),
+  };
+};
+
+/** A live customer's row (its name and address are always there: the table's CHECK) as the Customer schema orders it. */
+export const toCustomer = (r: CustomerRow): Customer => ({
+  id: r.id,
+  name: r.name!,
+  ...(r.email === null ? {} : { email: r.email }),
+  ...(r.phone === null ? {} : { phone: r.phone }),
+  address: addressOf(r)!,
+  ...(r.notes === null ? {} : { notes: r.notes }),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** A customer's columns name … notes, in CUSTOMER_COLUMNS' order, from what a workflow writes. */
+export function customerColumns(c: CustomerWrite['customer']): (string | null)[] {
+  const a = c.address;
+  return [c.name, c.email ?? null, c.phone ?? null, a.line1, a.line2 ?? null, a.city, a.postalCode, a.region ?? null, a.country, c.notes ?? null];
+}
+
+export interface HoldRow {
+  id: number;
+  pet_id: number;
+  customer_id: number;
+  state: HoldState;
+  method: SaleMethod;
+  until: string;
+  deposit_amount: number | null;
+  deposit_currency: string | null;
+  deposit_refunded: boolean | number | null;
+  order_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export const HOLD_COLUMNS =
+  'id, pet_id, customer_id, state, method, until, deposit_amount, deposit_currency, deposit_refunded, order_id, created_at, updated_at';
+export const toHold = (r: HoldRow): Hold => ({
+  id: r.id,
+  petId: r.pet_id,
+  customerId: r.customer_id,
+  state: r.state,
+  method: r.method,
+  until: r.until,
+  ...(r.deposit_amount === null || r.deposit_currency === null ? {} : { deposit: { amount: Number(r.deposit_amount), currency: r.deposit_currency } }),
+  ...(r.deposit_refunded === null ? {} : { depositRefunded: Boolean(r.deposit_refunded) }),
+  ...(r.order_id === null ? {} : { orderId: r.order_id }),
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });

@@ -8,13 +8,16 @@
 // One way to say "not found": a read or a transaction method returns undefined (false for a
 // yes/no question); a workflow that needs the row throws AppError('not_found').
 import type { CategoryRepository, CategoryTx } from '../categories/category.store.ts';
+import type { CustomerRepository, CustomerTx } from '../customers/customer.store.ts';
 import type { EventRepository, EventTx } from '../events/event.store.ts';
 import type { HealthRepository, HealthTx } from '../health/health.store.ts';
+import type { HoldRepository, HoldTx } from '../holds/hold.store.ts';
 import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency.store.ts';
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
 import type { PhotoRepository, PhotoTx } from '../photos/photo.store.ts';
 import type { OrderRepository, OrderTx } from '../store/order.store.ts';
+import type { DealerBookRepository } from '../records/dealer-book.store.ts';
 import type { DeliveryTx, WebhookRepository, WebhookTx } from '../webhooks/webhook.store.ts';
 
 /**
@@ -33,6 +36,8 @@ export interface Transaction {
   readonly deliveries: DeliveryTx;
   readonly photos: PhotoTx;
   readonly health: HealthTx;
+  readonly customers: CustomerTx;
+  readonly holds: HoldTx;
 }
 
 /**
@@ -57,6 +62,9 @@ export interface Storage {
   readonly webhooks: WebhookRepository;
   readonly photos: PhotoRepository;
   readonly health: HealthRepository;
+  readonly customers: CustomerRepository;
+  readonly holds: HoldRepository;
+  readonly dealerBook: DealerBookRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the
@@ -68,6 +76,10 @@ export interface Storage {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** A random secret created once per database, shared by every instance (signs cursors). */
   secret(name: string): Promise<string>;
+  /** A value the service keeps about the database itself (the `meta` table), if one was saved under `name`. */
+  setting(name: string): Promise<string | undefined>;
+  /** Saves (or replaces) the value `setting(name)` reads. */
+  saveSetting(name: string, value: string): Promise<void>;
   /** Resolves when the database answers a trivial query and migrations are applied. */
   ping(): Promise<void>;
   /** Connection gauges; optional so an engine without meaningful figures can omit it. */

@@ -18,14 +18,21 @@ import {
 } from '../schemas.ts';
 import { linkNext } from '../paging.ts';
 import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
-import type { OrderService } from './order.service.ts';
+import { ORDER_WITHOUT_CUSTOMER, type OrderService } from './order.service.ts';
+import { formDeprecationHeaders } from '../http/policies/deprecation.ts';
+import { CONSOLE_CSP } from '../http/ops/console.ts';
+import type { BillOfSaleService } from './bill-of-sale.service.ts';
 
 export interface OrderRoutesOptions {
   readonly orders: OrderService;
+  readonly bills: BillOfSaleService;
   readonly base: string;
+  /** The API guide, which the deprecation headers of an order without a customer link to. */
+  readonly docsUrl: string;
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, base }) => {
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, bills, base, docsUrl }) => {
+  const withoutCustomer = formDeprecationHeaders(ORDER_WITHOUT_CUSTOMER, docsUrl);
   const location = (order: Order) => `${base}/store/orders/${order.id}`;
 
   app.get(
@@ -57,19 +64,19 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
   app.post(
     '/store/orders',
     {
-      config: { scope: 'orders:write', idempotent: true, etag: true },
+      config: { scope: 'orders:write', idempotent: true, etag: true, formDeprecation: { ...ORDER_WITHOUT_CUSTOMER, form: 'a body without `customerId`' } },
       schema: {
         operationId: 'placeOrder',
         tags: ['Store'],
         summary: 'Place an order for an animal',
         description:
-          'Creates an order in state `placed`; the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered. Send `Idempotency-Key` to make a retry safe.',
+          'Creates an order in state `placed` for a customer (`customerId`, a live customer) and how the animal leaves the store (`method`, default `sale`); the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered. An order without `customerId` is deprecated: until its sunset (2027-06-01) it is placed with no customer and answered with `Deprecation`, `Sunset` and a `Link` to the guide; from then on it is refused (400 `validation_failed`, `customerId` required). Send `Idempotency-Key` to make a retry safe.',
         'x-stability': 'experimental',
         headers: IdempotencyHeaders,
         body: NewOrder,
         response: {
           201: { ...Order, description: 'Order placed; `Location` names it, `ETag` is its entity tag' },
-          400: errorResponse`Missing or invalid fields, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown or withdrawn pet (${'unknown_pet'}); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`,
+          400: errorResponse`Missing or invalid fields, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; an unknown or withdrawn pet (${'unknown_pet'}); an unknown, withdrawn or erased customer (${'unknown_customer'}); a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or request (${'bad_request'}: \`Host\`, \`Authorization\` twice, percent-encoding)`,
           409: errorResponse`The animal is not available (${'pet_not_available'}), or a request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
           ...idempotencyErrors,
           ...bodyErrors,
@@ -78,7 +85,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const order = await orders.place(request.body.petId, idempotentResponse(request, reply, location));
+      if (request.body.customerId === undefined) reply.headers(withoutCustomer);
+      const order = await orders.place(request.body, idempotentResponse(request, reply, location));
       reply.code(201).header('location', location(order));
       return tagged(request, reply, order);
     },
@@ -138,5 +146,36 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
     async (request, reply) => tagged(request, reply, await orders.update(request.params.orderId, request.body.status, ifMatch(request))),
+  );
+
+  app.get(
+    '/store/orders/:orderId/bill-of-sale',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        operationId: 'getBillOfSale',
+        tags: ['Store'],
+        summary: 'The bill of sale of an order (printable HTML)',
+        description:
+          "A printable document (HTML, A4 or Letter) for the buyer: the store (`STORE_NAME`, `STORE_ADDRESS`, `STORE_LICENCE`), the buyer's name and address, the animal and its record, its health log, the price, the deposit, the date and method, and the health disclosure (`SALE_DISCLOSURE_FILE`). It names the buyer, so it takes `customers:read`. Every value is escaped; the page has no script and takes its stylesheet from `/print/bill-of-sale.css`, under the console's Content-Security-Policy.",
+        'x-stability': 'experimental',
+        params: OrderIdParams,
+        response: {
+          200: { description: 'The bill of sale', content: { 'text/html': { schema: { type: 'string', contentMediaType: 'text/html' } } } },
+          400: errorResponse`${invalidIds(['orderId'])} (${'validation_failed'}); ${MALFORMED}`,
+          404: errorResponse`No order with this id (${'not_found'})`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const html = await bills.render(request.params.orderId);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', CONSOLE_CSP)
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
+        .send(html);
+    },
   );
 };

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { assertFound } from '../errors.ts';
+import { AppError, assertFound, invalid } from '../errors.ts';
 import { write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { Pet } from '../pets/pet.schemas.ts';
@@ -10,21 +10,51 @@ import type { ConditionalWrite, NewEvent, WriteContext } from '../events/event.s
 import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from './order.lifecycle.ts';
-import type { ListOrdersQuery, Order, OrderStatus } from './order.schemas.ts';
+import type { ListOrdersQuery, NewOrder, Order, OrderStatus } from './order.schemas.ts';
 
 /**
- * Places an order and marks the pet `pending`, atomically; records order.placed and pet.updated.
- * Concurrent orders for one pet, from any instance, queue on the pet's row lock; each then reads
- * the status the one before it committed, so exactly one of them is placed.
+ * The form of NewOrder without `customerId` (every order before customers existed): deprecated when
+ * customers came, refused from its sunset on (docs/api.md, "Orders name their customer").
  */
-export function placeOrder(storage: Storage, petId: number, ctx: WriteContext<Order>): Promise<Order> {
+export const ORDER_WITHOUT_CUSTOMER = Object.freeze({
+  deprecatedAt: new Date('2026-12-01T00:00:00Z'),
+  sunset: new Date('2027-06-01T00:00:00Z'),
+});
+
+/** An order names its customer; until the sunset of the form without one, it may not (and is told so by the route's headers). */
+export function assertCustomerNamed(input: NewOrder, now: Date): void {
+  if (input.customerId !== undefined || now < ORDER_WITHOUT_CUSTOMER.sunset) return;
+  throw invalid(`body field "customerId" is required: orders without a customer were refused from ${ORDER_WITHOUT_CUSTOMER.sunset.toISOString()}`, {
+    in: 'body',
+    field: 'customerId',
+    rule: 'required',
+    message: 'name the customer the animal goes to',
+  });
+}
+
+/** The customer an order names must be live (not withdrawn, not erased). */
+export function unknownCustomer(customerId: number): AppError {
+  return new AppError('unknown_customer', `body/customerId ${customerId} is not a known customer (it does not exist, or was withdrawn or erased)`);
+}
+
+/**
+ * Places an order for a customer and marks the pet `pending`, atomically; records order.placed and
+ * pet.updated. Concurrent orders for one pet, from any instance, queue on the pet's row lock; each
+ * then reads the status the one before it committed, so exactly one of them is placed. The
+ * customer's row is locked after the pet's, so that withdrawing or erasing it (which look for its
+ * open orders) waits for the order or the order finds it gone.
+ */
+export function placeOrder(storage: Storage, input: NewOrder, ctx: WriteContext<Order>): Promise<Order> {
+  assertCustomerNamed(input, ctx.now);
+  const { petId, customerId, method = 'sale' } = input;
   return write(storage, ctx, async (tx) => {
     // A withdrawn pet is not found: unknown_pet, like one that never existed.
     const pet = await tx.pets.lock(petId);
     assertPetOrderable(petId, pet?.status);
+    if (customerId !== undefined && (await tx.customers.lock(customerId)) === undefined) throw unknownCustomer(customerId);
     const moved = await movePet(tx, pet!, 'placed', ctx.now);
     // The order keeps the price the pet had when it was placed, whatever the pet's price becomes.
-    const order = await tx.orders.insert(petId, 'placed', pet!.price ?? null, ctx.now);
+    const order = await tx.orders.insert({ petId, customerId, method, price: pet!.price ?? null }, 'placed', ctx.now);
     return { result: order, events: [{ type: 'order.placed', data: order }, ...moved] };
   });
 }
@@ -75,8 +105,8 @@ export class OrderService {
     this.#enforceRecord = enforceRecord;
   }
 
-  place(petId: number, idempotency?: IdempotentResponse<Order>): Promise<Order> {
-    return placeOrder(this.#storage, petId, { now: this.#clock.now(), idempotency });
+  place(input: NewOrder, idempotency?: IdempotentResponse<Order>): Promise<Order> {
+    return placeOrder(this.#storage, input, { now: this.#clock.now(), idempotency });
   }
 
   get(id: number): Promise<Order | undefined> {

@@ -20,7 +20,7 @@ export function assertMaySubscribe(scopes: readonly Scope[], events: readonly Ev
   const what = events === null ? 'every event type' : types.filter((t) => missing.includes(readScopeOf(t))).join(', ');
   throw new AppError(
     'insufficient_scope',
-    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.health.*: health:read; the other pet.* and category.*: pets:read; order.*: orders:read)`,
+    `this API key lacks ${missing.join(' and ')}: subscribing to ${what} takes the scope that reads what those events carry (pet.health.*: health:read; the other pet.* and category.*: pets:read; order.* and hold.*: orders:read; customer.*: customers:read)`,
     { 'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${missing.join(' ')}"` },
   );
 }

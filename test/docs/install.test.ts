@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { ROOT } from '../helpers/process.ts';
+import { ROOT, UNCOVERED } from '../helpers/process.ts';
 
 const SYSTEM_NODE = '/usr/bin/node';
 const SYSTEM_NPM = '/usr/bin/npm';
@@ -21,7 +21,7 @@ test('npm install on the system Node prints no warning', (t) => {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 60_000,
-    env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    env: { PATH: '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...UNCOVERED },
   });
   assert.equal(run.status, 0, run.stderr);
   assert.doesNotMatch(run.stdout + run.stderr, /npm warn/i);

@@ -134,11 +134,26 @@ let migrated: MigratedSchemas | undefined;
 /** The statements that put a schema back as its migrations left it (read now, just after migrating). */
 async function restoreSql(schema: string): Promise<string> {
   const q = (name: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(name)}`;
-  // Creation order: a table is created after those its foreign keys reference.
-  const tables = await admin<{ name: string }>(
+  // Every table after those its foreign keys reference: creation order, except where a later
+  // migration gave an older table a reference to a newer one (orders.customer_id, migration 17).
+  const created = await admin<{ name: string }>(
     "SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid",
     [schema],
   );
+  const references = await admin<{ name: string; target: string }>(
+    `SELECT c.relname AS name, t.relname AS target FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class t ON t.oid = k.confrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND k.contype = 'f' AND k.conrelid <> k.confrelid`,
+    [schema],
+  );
+  const tables: { name: string }[] = [];
+  const placed = new Set<string>();
+  const place = (name: string) => {
+    if (placed.has(name)) return;
+    placed.add(name);
+    for (const r of references) if (r.name === name) place(r.target);
+    tables.push({ name });
+  };
+  for (const { name } of created) place(name);
   const refill: string[] = [];
   for (const { name } of tables) {
     const [{ rows }] = await admin<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM ${q(name)} t`);

@@ -9,10 +9,17 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
 /**
  * Node's compile cache for the processes the tests start (code cache and stripped TypeScript,
  * keyed by content): a service start then skips most of compiling src/ again. The test processes
- * themselves do not use it, as it would blur the coverage the gate measures; these children are
- * not covered (their environment is given whole, without NODE_V8_COVERAGE).
+ * themselves do not use it, as it would blur the coverage the gate measures.
  */
 export const COMPILE_CACHE = `${ROOT}node_modules/.cache/petstore-test-compile`;
+/**
+ * Spread into the environment of a child that runs no code of src/ (a linter, a compiler, npm):
+ * under `npm test` Node hands NODE_V8_COVERAGE to every child process, even one given its
+ * environment whole, so each would run with V8's precise coverage and leave a report for the
+ * runner to read. An empty value turns that off. The services and CLI runs the tests start keep
+ * it: the coverage gate counts what they run of src/ (src/main.ts runs nowhere else).
+ */
+export const UNCOVERED = { NODE_V8_COVERAGE: '' } as const;
 // Test files take it from here; the global setup imports ports.ts, since this module registers a test hook.
 export { freePort };
 

@@ -9,7 +9,8 @@ import { EVENT_SCHEMAS, Event, EventTypeSchema } from '../../src/events/event.sc
 import { Category } from '../../src/categories/category.schemas.ts';
 import { HealthRecord } from '../../src/health/health.schemas.ts';
 import { Pet, PetStatus, Price } from '../../src/pets/pet.schemas.ts';
-import { Order, OrderStatus } from '../../src/store/order.schemas.ts';
+import { Order, OrderStatus, SaleMethod } from '../../src/store/order.schemas.ts';
+import { Hold, HoldState } from '../../src/holds/hold.schemas.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
 import { buildTestApp, fixedClock, keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled, openTestStorage } from '../helpers/engines.ts';
@@ -23,7 +24,8 @@ function eventValidator() {
   const ajv = new Ajv({ strict: false });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  for (const s of [PetStatus, Price, Pet, OrderStatus, Order, Category, HealthRecord, EventTypeSchema, ...EVENT_SCHEMAS, Event]) ajv.addSchema(s);
+  for (const s of [PetStatus, Price, Pet, OrderStatus, SaleMethod, Order, HoldState, Hold, Category, HealthRecord, EventTypeSchema, ...EVENT_SCHEMAS, Event])
+    ajv.addSchema(s);
   return ajv.getSchema('Event')!;
 }
 

@@ -309,11 +309,11 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('groups the tags Pets, Health, Store, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
-    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
+  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks and Keys with x-tagGroups, and every operation tag is declared and grouped', () => {
+    assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
-    assert.deepEqual([...grouped].sort(), ['Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
+    assert.deepEqual([...grouped].sort(), ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Store', 'Webhooks']);
     assert.equal(byId(doc, 'createKey').tags[0], 'Keys');
     assert.equal(byId(doc, 'getInventory').tags[0], 'Store');
     assert.equal(byId(doc, 'createCategory').tags[0], 'Pets');
@@ -322,6 +322,7 @@ describe('the OpenAPI document', () => {
     assert.equal(byId(doc, 'listHealthDue').tags[0], 'Health');
     assert.ok(doc['x-tagGroups'].find((g: Json) => g.name === 'Pets').tags.includes('Health'), 'the health log is grouped with the animals');
     assert.equal(byId(doc, 'listOrders').tags[0], 'Store');
+    assert.equal(byId(doc, 'listCustomers').tags[0], 'Customers');
   });
 
   test('marks getPet deprecated with x-deprecated-sunset 2030-12-05, and nothing else deprecated', () => {
@@ -506,7 +507,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(Object.keys(byId(doc, 'updateOrder').requestBody.content), ['application/json']);
   });
 
-  test('documents entity tags: ETag on every response carrying one pet or order, If-Match and 412 on the conditional writes, If-None-Match and 304 on the reads', () => {
+  test('documents entity tags: ETag on every response carrying one pet, order or customer, If-Match and 412 on the conditional writes, If-None-Match and 304 on the reads', () => {
     const headerNames = (op: Json, status: string) => Object.keys(op.responses[status]?.headers ?? {});
     const parameter = (op: Json, name: string) => (op.parameters ?? []).find((p: Json) => p.in === 'header' && p.name === name);
     for (const [id, status] of [
@@ -518,15 +519,20 @@ describe('the OpenAPI document', () => {
       ['getOrder', '200'],
       ['getOrder', '304'],
       ['updateOrder', '200'],
+      ['createCustomer', '201'],
+      ['getCustomer', '200'],
+      ['getCustomer', '304'],
+      ['updateCustomer', '200'],
+      ['convertHold', '201'],
     ]) {
       assert.ok(headerNames(byId(doc, id), status).includes('ETag'), `${id} ${status} ETag`);
     }
-    for (const id of ['updatePet', 'deletePet', 'updateOrder']) {
+    for (const id of ['updatePet', 'deletePet', 'updateOrder', 'updateCustomer', 'deleteCustomer']) {
       const op = byId(doc, id);
       assert.ok(parameter(op, 'if-match'), `${id} takes If-Match`);
       assert.deepEqual(Object.keys(media(op.responses['412'])[0].examples), ['precondition_failed'], `${id} 412`);
     }
-    for (const id of ['getPet', 'getOrder']) {
+    for (const id of ['getPet', 'getOrder', 'getCustomer']) {
       const op = byId(doc, id);
       assert.ok(parameter(op, 'if-none-match'), `${id} takes If-None-Match`);
       assert.equal(op.responses['304'].content, undefined, `${id} 304 has no body`);
@@ -539,7 +545,19 @@ describe('the OpenAPI document', () => {
       assert.equal(byId(doc, id).responses['304'].content, undefined);
     }
     for (const { op } of operations(doc)) {
-      if (!['createPet', 'getPet', 'updatePet', 'placeOrder', 'getOrder', 'updateOrder', ...PUBLIC_OPERATIONS].includes(op.operationId)) {
+      const tagged = [
+        'createPet',
+        'getPet',
+        'updatePet',
+        'placeOrder',
+        'getOrder',
+        'updateOrder',
+        'createCustomer',
+        'getCustomer',
+        'updateCustomer',
+        'convertHold',
+      ];
+      if (![...tagged, ...PUBLIC_OPERATIONS].includes(op.operationId)) {
         for (const status of Object.keys(op.responses)) assert.ok(!headerNames(op, status).includes('ETag'), `${op.operationId} ${status} has no ETag`);
       }
     }

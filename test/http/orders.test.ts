@@ -43,7 +43,14 @@ for (const engine of ENGINES) {
         const res = await place(app, auth, petId);
         assert.equal(res.statusCode, 201);
         const order = res.json();
-        assert.deepEqual(order, { id: order.id, petId, status: 'placed', createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z' });
+        assert.deepEqual(order, {
+          id: order.id,
+          petId,
+          status: 'placed',
+          method: 'sale',
+          createdAt: '2026-11-22T10:00:00.000Z',
+          updatedAt: '2026-11-22T10:00:00.000Z',
+        });
         assert.equal(res.headers.location, `/v1/store/orders/${order.id}`);
         assert.equal(await petStatusSeen(app, auth, petId), 'pending');
       });

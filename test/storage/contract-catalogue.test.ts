@@ -66,7 +66,7 @@ for (const engine of ENGINES) {
       test("while an order is open the status is the order's (pet_has_open_order); name and category may change", async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await placeOrder(storage, p.id, ctx);
+        const order = await placeOrder(storage, { petId: p.id }, ctx);
         await assert.rejects(updatePet(storage, p.id, { status: 'available' }, 'EUR', ctx), rejectsWith('pet_has_open_order', /has an open order/));
         await transitionOrder(storage, order.id, 'approved', ctx);
         await assert.rejects(updatePet(storage, p.id, { status: 'sold', name: 'x' }, 'EUR', ctx), rejectsWith('pet_has_open_order'));
@@ -103,7 +103,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         const before = entityTag((await storage.pets.get(p.id))!);
-        const order = await placeOrder(storage, p.id, ctx);
+        const order = await placeOrder(storage, { petId: p.id }, ctx);
         const during = entityTag((await storage.pets.get(p.id))!);
         assert.notEqual(during, before);
         await assert.rejects(updatePet(storage, p.id, { name: 'x' }, 'EUR', ifMatch(before)), rejectsWith('precondition_failed'));
@@ -116,7 +116,7 @@ for (const engine of ENGINES) {
       test('orders: updateOrder with a stale tag fails and changes neither the order nor the pet', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const placed = await placeOrder(storage, p.id, ctx);
+        const placed = await placeOrder(storage, { petId: p.id }, ctx);
         const approved = await transitionOrder(storage, placed.id, 'approved', {
           now: new Date(now.getTime() + 1),
           ifMatch: parseCondition(entityTag(placed), 'If-Match'),
@@ -150,7 +150,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage, 'available', 2);
         const other = await pet(storage, 'available', 2);
-        const order = await placeOrder(storage, p.id, ctx);
+        const order = await placeOrder(storage, { petId: p.id }, ctx);
         const cancelled = await transitionOrder(storage, order.id, 'cancelled', ctx);
         await withdrawPet(storage, p.id, ctx);
         assert.equal(await storage.pets.get(p.id), undefined);
@@ -162,14 +162,14 @@ for (const engine of ENGINES) {
         assert.deepEqual(await storage.orders.list({ limit: 10, afterId: 0, petId: p.id }), [cancelled]);
         await assert.rejects(withdrawPet(storage, p.id, ctx), rejectsWith('not_found'), 'a second withdrawal');
         await assert.rejects(withdrawPet(storage, other.id + 100, ctx), rejectsWith('not_found'));
-        await assert.rejects(placeOrder(storage, p.id, ctx), rejectsWith('unknown_pet', new RegExp(`petId ${p.id} is not a known pet`)));
+        await assert.rejects(placeOrder(storage, { petId: p.id }, ctx), rejectsWith('unknown_pet', new RegExp(`petId ${p.id} is not a known pet`)));
         assert.ok((await pet(storage)).id > other.id, 'a new pet gets a new id');
       });
 
       test('refused while an order is open (pet_has_open_order), allowed once it is closed', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await placeOrder(storage, p.id, ctx);
+        const order = await placeOrder(storage, { petId: p.id }, ctx);
         await assert.rejects(withdrawPet(storage, p.id, ctx), rejectsWith('pet_has_open_order', /cannot be withdrawn/));
         assert.deepEqual(await storage.pets.get(p.id), { ...p, status: 'pending' });
         await transitionOrder(storage, order.id, 'cancelled', ctx);
@@ -187,9 +187,9 @@ for (const engine of ENGINES) {
           let order: Promise<unknown>;
           if (round % 2) {
             withdrawal = withdrawPet(storage, p.id, { now: new Date() });
-            order = placeOrder(storage, p.id, { now: new Date() });
+            order = placeOrder(storage, { petId: p.id }, { now: new Date() });
           } else {
-            order = placeOrder(storage, p.id, { now: new Date() });
+            order = placeOrder(storage, { petId: p.id }, { now: new Date() });
             withdrawal = withdrawPet(storage, p.id, { now: new Date() });
           }
           const [withdrawn, ordered] = await Promise.allSettled([withdrawal, order]);
@@ -237,7 +237,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(await storage.pets.inventory(), { available: 0, pending: 0, sold: 0, availableValue: {} });
         const [a, b, c] = [await pet(storage), await pet(storage), await pet(storage, 'sold')];
         assert.deepEqual(await storage.pets.inventory(), { available: 2, pending: 0, sold: 1, availableValue: {} });
-        const order = await placeOrder(storage, a.id, ctx);
+        const order = await placeOrder(storage, { petId: a.id }, ctx);
         assert.deepEqual(await storage.pets.inventory(), { available: 1, pending: 1, sold: 1, availableValue: {} });
         await transitionOrder(storage, order.id, 'approved', ctx);
         await transitionOrder(storage, order.id, 'delivered', ctx);

@@ -240,8 +240,15 @@ for (const engine of ENGINES) {
       test('place creates a placed order with RFC 3339 UTC timestamps and marks the pet pending', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await placeOrder(storage, p.id, { now: placedAt });
-        assert.deepEqual(order, { id: order.id, petId: p.id, status: 'placed', createdAt: '2026-03-04T05:06:07.089Z', updatedAt: '2026-03-04T05:06:07.089Z' });
+        const order = await placeOrder(storage, { petId: p.id }, { now: placedAt });
+        assert.deepEqual(order, {
+          id: order.id,
+          petId: p.id,
+          status: 'placed',
+          method: 'sale',
+          createdAt: '2026-03-04T05:06:07.089Z',
+          updatedAt: '2026-03-04T05:06:07.089Z',
+        });
         assert.match(order.createdAt, ISO_MS);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
         assert.deepEqual(await storage.orders.get(order.id), order);
@@ -250,15 +257,15 @@ for (const engine of ENGINES) {
 
       test('place refuses an unknown pet and a pet that is not available, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
-        await assert.rejects(placeOrder(storage, 4242, { now: placedAt }), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
+        await assert.rejects(placeOrder(storage, { petId: 4242 }, { now: placedAt }), rejectsWith('unknown_pet', /petId 4242 is not a known pet/));
         const sold = await pet(storage, 'sold');
         await assert.rejects(
-          placeOrder(storage, sold.id, { now: placedAt }),
+          placeOrder(storage, { petId: sold.id }, { now: placedAt }),
           rejectsWith('pet_not_available', new RegExp(`pet ${sold.id} is sold, not available`)),
         );
         const p = await pet(storage);
-        await placeOrder(storage, p.id, { now: placedAt });
-        await assert.rejects(placeOrder(storage, p.id, { now: placedAt }), rejectsWith('pet_not_available', /is pending/));
+        await placeOrder(storage, { petId: p.id }, { now: placedAt });
+        await assert.rejects(placeOrder(storage, { petId: p.id }, { now: placedAt }), rejectsWith('pet_not_available', /is pending/));
         assert.equal((await storage.pets.get(sold.id))!.status, 'sold');
         assert.equal((await storage.orders.list({ limit: 10, afterId: 0 })).length, 1);
       });
@@ -266,7 +273,7 @@ for (const engine of ENGINES) {
       test('transition walks the lifecycle and moves the pet with it', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const placed = await placeOrder(storage, p.id, { now: placedAt });
+        const placed = await placeOrder(storage, { petId: p.id }, { now: placedAt });
         const approved = await transitionOrder(storage, placed.id, 'approved', { now: laterAt });
         assert.deepEqual(approved, { ...placed, status: 'approved', updatedAt: '2026-03-04T06:00:00.001Z' });
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
@@ -279,10 +286,10 @@ for (const engine of ENGINES) {
       test('cancelling makes the pet available again, and it can be ordered anew', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const first = await placeOrder(storage, p.id, { now: placedAt });
+        const first = await placeOrder(storage, { petId: p.id }, { now: placedAt });
         await transitionOrder(storage, first.id, 'cancelled', { now: laterAt });
         assert.equal((await storage.pets.get(p.id))!.status, 'available');
-        const second = await placeOrder(storage, p.id, { now: laterAt });
+        const second = await placeOrder(storage, { petId: p.id }, { now: laterAt });
         assert.ok(second.id > first.id);
         assert.equal((await storage.pets.get(p.id))!.status, 'pending');
       });
@@ -290,7 +297,7 @@ for (const engine of ENGINES) {
       test('transition refuses what the lifecycle forbids and unknown orders, changing nothing', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
-        const order = await placeOrder(storage, p.id, { now: placedAt });
+        const order = await placeOrder(storage, { petId: p.id }, { now: placedAt });
         await assert.rejects(
           transitionOrder(storage, order.id, 'delivered', { now: laterAt }),
           rejectsWith('invalid_transition', /cannot go from placed to delivered \(allowed: approved, cancelled\)/),
@@ -306,11 +313,11 @@ for (const engine of ENGINES) {
       test('list pages by id and filters by status and pet', async (t) => {
         const storage = await openTestStorage(t, engine);
         const [p1, p2, p3] = [await pet(storage), await pet(storage), await pet(storage)];
-        const o1 = await placeOrder(storage, p1.id, { now: placedAt });
-        const o2 = await placeOrder(storage, p2.id, { now: placedAt });
-        const o3 = await placeOrder(storage, p3.id, { now: placedAt });
+        const o1 = await placeOrder(storage, { petId: p1.id }, { now: placedAt });
+        const o2 = await placeOrder(storage, { petId: p2.id }, { now: placedAt });
+        const o3 = await placeOrder(storage, { petId: p3.id }, { now: placedAt });
         await transitionOrder(storage, o2.id, 'cancelled', { now: laterAt });
-        const o4 = await placeOrder(storage, p2.id, { now: laterAt });
+        const o4 = await placeOrder(storage, { petId: p2.id }, { now: laterAt });
         const ids = (q: Parameters<Storage['orders']['list']>[0]) => storage.orders.list(q).then((os) => os.map((o) => o.id));
         assert.deepEqual(await ids({ limit: 10, afterId: 0 }), [o1.id, o2.id, o3.id, o4.id]);
         assert.deepEqual(await ids({ limit: 2, afterId: o1.id }), [o2.id, o3.id]);
@@ -386,8 +393,8 @@ for (const engine of ENGINES) {
       test('every write records its events in order, with the resource after the change; a refused write records none', async (t) => {
         const storage = await openTestStorage(t, engine);
         const p = await createPet(storage, petRecord({ name: 'Rex', categoryId: 2, status: 'available' }), { now: at });
-        const placed = await placeOrder(storage, p.id, { now: at });
-        await assert.rejects(placeOrder(storage, p.id, { now: at }), rejectsWith('pet_not_available'));
+        const placed = await placeOrder(storage, { petId: p.id }, { now: at });
+        await assert.rejects(placeOrder(storage, { petId: p.id }, { now: at }), rejectsWith('pet_not_available'));
         const approved = await transitionOrder(storage, placed.id, 'approved', { now: at });
         const delivered = await transitionOrder(storage, placed.id, 'delivered', { now: at });
         const category = await createCategory(storage, 'Horses', { now: at });
@@ -451,7 +458,7 @@ for (const engine of ENGINES) {
         const old = new Date('2026-01-01T00:00:00Z');
         for (let i = 0; i < 3; i++) await createPet(storage, petRecord({ name: `old ${i}`, categoryId: 1, status: 'available' }), { now: old });
         const p = await createPet(storage, petRecord({ name: 'new', categoryId: 1, status: 'available' }), { now: at });
-        await placeOrder(storage, p.id, { now: at });
+        await placeOrder(storage, { petId: p.id }, { now: at });
         const events = await all(storage);
         assert.equal(events.length, 6);
         const after = await storage.events.list({ limit: 2, afterId: seq(events[1].id) });
@@ -539,7 +546,7 @@ for (const engine of ENGINES) {
         const storage = await openTestStorage(t, engine);
         const p = await pet(storage);
         await warmUp(storage);
-        const results = await Promise.allSettled(Array.from({ length: 50 }, () => placeOrder(storage, p.id, { now: new Date() })));
+        const results = await Promise.allSettled(Array.from({ length: 50 }, () => placeOrder(storage, { petId: p.id }, { now: new Date() })));
         const won = results.filter((r) => r.status === 'fulfilled');
         assert.equal(won.length, 1);
         for (const r of results) if (r.status === 'rejected') rejectsWith('pet_not_available')(r.reason);
@@ -552,7 +559,7 @@ for (const engine of ENGINES) {
         await warmUp(storage);
         for (let round = 0; round < 10; round++) {
           const p = await pet(storage);
-          const order = await placeOrder(storage, p.id, { now: new Date() });
+          const order = await placeOrder(storage, { petId: p.id }, { now: new Date() });
           await transitionOrder(storage, order.id, 'approved', { now: new Date() });
           const moves = ['delivered', 'cancelled'] as const;
           const ordered = round % 2 ? moves : [...moves].reverse();

@@ -79,7 +79,7 @@ describe('postgres engine', () => {
     const pet = await createPet(storage, petRecord({ name: 'Rex', categoryId: 1, status: 'available' }), { now: new Date() });
 
     proxy.freeze();
-    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => placeOrder(storage, pet.id, { now: new Date() })]) {
+    for (const call of [() => storage.ping(), () => storage.pets.get(pet.id), () => placeOrder(storage, { petId: pet.id }, { now: new Date() })]) {
       const started = Date.now();
       await assert.rejects(call(), StorageUnavailableError);
       const elapsed = Date.now() - started;
@@ -89,7 +89,7 @@ describe('postgres engine', () => {
     proxy.thaw();
     await storage.ping();
     assert.equal((await storage.pets.get(pet.id))!.status, 'available', 'the order cut off mid-way was not half-applied');
-    assert.equal((await placeOrder(storage, pet.id, { now: new Date() })).petId, pet.id);
+    assert.equal((await placeOrder(storage, { petId: pet.id }, { now: new Date() })).petId, pet.id);
   });
 
   test('an id beyond 2^53 is refused rather than returned rounded', async (t) => {

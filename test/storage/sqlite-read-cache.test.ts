@@ -43,7 +43,7 @@ describe('SQLite listing cache', () => {
     const { storage } = fileStorage(t);
     const pet = await createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), ['a']);
-    await placeOrder(storage, pet.id, { now: new Date() });
+    await placeOrder(storage, { petId: pet.id }, { now: new Date() });
     assert.deepEqual(await names(storage, 'available'), []);
     assert.deepEqual(await names(storage, 'pending'), ['a']);
   });
@@ -67,7 +67,7 @@ describe('SQLite listing cache', () => {
     const { storage, path } = fileStorage(t);
     const pet = await createPet(storage, petRecord({ name: 'a', categoryId: 1, status: 'available' }), { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'available');
-    await placeOrder(storage, pet.id, { now: new Date() });
+    await placeOrder(storage, { petId: pet.id }, { now: new Date() });
     assert.equal((await storage.pets.get(pet.id))?.status, 'pending');
     const other = new DatabaseSync(path);
     t.after(() => other.close());

@@ -91,8 +91,8 @@ for (const engine of ENGINES) {
       const off = await endpoint(storage, null);
       await updateWebhook(storage, off.id, { enabled: false }, OWNER, { now: T0 });
       const p = await newPet(storage);
-      await placeOrder(storage, p.id, { now: T0 }); // order.placed, then pet.updated
-      await assert.rejects(placeOrder(storage, p.id, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
+      await placeOrder(storage, { petId: p.id }, { now: T0 }); // order.placed, then pet.updated
+      await assert.rejects(placeOrder(storage, { petId: p.id }, { now: T0 }), rejectsWith('pet_not_available')); // refused: no event, no delivery
       await feedSettled(storage);
       const events = await storage.events.list({ limit: 10, afterId: 0 });
       assert.deepEqual(

@@ -20,10 +20,28 @@ test('every event type is read with the scope that reads its resource', () => {
     'category.deleted': 'pets:read',
     'pet.health.recorded': 'health:read',
     'pet.health.voided': 'health:read',
+    'customer.created': 'customers:read',
+    'customer.updated': 'customers:read',
+    'customer.deleted': 'customers:read',
+    'hold.placed': 'orders:read',
+    'hold.cancelled': 'orders:read',
+    'hold.converted': 'orders:read',
+    'hold.expired': 'orders:read',
   });
   assert.equal(mayRead(['events:read'], 'pet.created'), false, 'events:read alone reads nothing');
-  assert.deepEqual(readableTypes(['orders:read']), ['order.placed', 'order.approved', 'order.delivered', 'order.cancelled']);
-  assert.deepEqual(readableTypes(['pets:read', 'health:read', 'orders:read']), [...EVENT_TYPES]);
+  assert.deepEqual(readableTypes(['orders:read']), [
+    'order.placed',
+    'order.approved',
+    'order.delivered',
+    'order.cancelled',
+    'hold.placed',
+    'hold.cancelled',
+    'hold.converted',
+    'hold.expired',
+  ]);
+  assert.deepEqual(readableTypes(['pets:read', 'health:read', 'orders:read', 'customers:read']), [...EVENT_TYPES]);
+  assert.deepEqual(readableTypes(['customers:read']), ['customer.created', 'customer.updated', 'customer.deleted']);
+  assert.throws(() => assertMayRead(['pets:read', 'orders:read'], 'customer.updated'), rejectsWith('insufficient_scope', /lacks customers:read/));
   assert.throws(() => assertMayRead(['pets:read'], 'pet.health.recorded'), rejectsWith('insufficient_scope', /lacks health:read/));
   assert.throws(() => assertMayRead(['pets:read'], 'order.placed'), rejectsWith('insufficient_scope', /lacks orders:read/));
   assertMayRead(['pets:read'], 'category.deleted');

@@ -40,11 +40,12 @@ describe('API keys', () => {
     assert.throws(() => parseScopes('ALL'), /unknown scope "ALL".*, or all$/);
   });
 
-  test('the default set holds every scope but the admin ones, which are granted only by name', () => {
+  test('the default set holds every scope but the admin ones and those of personal data, which are granted only by name', () => {
     for (const s of DEFAULT_SCOPES) assert.ok(SCOPES.includes(s), s);
     assert.ok(!DEFAULT_SCOPES.includes('keys:admin'));
     assert.ok(DEFAULT_SCOPES.includes('categories:write'));
-    for (const s of SCOPES) if (!DEFAULT_SCOPES.includes(s)) assert.match(s, /:admin$/, `${s} is left out of the default set`);
+    for (const s of SCOPES) if (!DEFAULT_SCOPES.includes(s)) assert.match(s, /:admin$|^customers:/, `${s} is left out of the default set`);
+    assert.ok(!DEFAULT_SCOPES.includes('customers:read') && !DEFAULT_SCOPES.includes('customers:write'));
   });
 
   test('parseBearer accepts RFC 6750 b64token and any scheme case', () => {

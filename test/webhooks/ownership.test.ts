@@ -29,15 +29,15 @@ for (const engine of ENGINES) {
       const adminOnly = await as([]);
       const pets = await as(['pets:read']);
       const orders = await as(['orders:read']);
-      const every = await as(['pets:read', 'health:read', 'orders:read']);
+      const every = await as(['pets:read', 'health:read', 'orders:read', 'customers:read']);
 
       const refusals: [{ authorization: string }, string[] | undefined, string][] = [
         [adminOnly, ['pet.created'], 'pets:read'],
         [adminOnly, ['category.deleted'], 'pets:read'],
         [adminOnly, ['order.placed'], 'orders:read'],
-        [adminOnly, undefined, 'pets:read health:read orders:read'],
+        [adminOnly, undefined, 'pets:read health:read orders:read customers:read'],
         [pets, ['pet.updated', 'order.approved'], 'orders:read'],
-        [pets, undefined, 'health:read orders:read'],
+        [pets, undefined, 'health:read orders:read customers:read'],
         [pets, ['pet.created', 'pet.health.voided'], 'health:read'],
         [orders, ['order.placed', 'category.created'], 'pets:read'],
       ];

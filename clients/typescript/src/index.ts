@@ -1,5 +1,5 @@
 // The package's public surface. Browser-safe: nothing here imports from Node.
-import { eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
+import { addressCountryValues, eventTypeValues, orderStatusValues, petStatusValues, scopeValues, type components } from './schema.ts';
 
 export { Petstore, type PetstoreOptions } from './client.ts';
 export {
@@ -50,7 +50,18 @@ export type CallingKey = Schemas['CallingKey'];
 export type Photo = Schemas['Photo'];
 export type HealthRecord = Schemas['HealthRecord'];
 export type NewHealthRecord = Schemas['NewHealthRecord'];
+export type Customer = Schemas['Customer'];
+export type NewCustomer = Schemas['NewCustomer'];
+export type CustomerPatch = Schemas['CustomerPatch'];
+export type Address = Schemas['Address'];
+export type CustomerExport = Schemas['CustomerExport'];
+export type CustomerErasure = Schemas['CustomerErasure'];
+export type SaleMethod = Schemas['SaleMethod'];
+export type Hold = Schemas['Hold'];
+export type NewHold = Schemas['NewHold'];
+export type HoldState = Schemas['HoldState'];
 export type Scope = Schemas['Scope'];
+export type Country = Schemas['Address']['country'];
 
 // The API's enumerations as run-time lists, in the document's order, generated from openapi.json
 // (schema.ts): a picker or a filter lists them from here instead of a copy that could fall behind.
@@ -62,3 +73,5 @@ export const ORDER_STATUSES: readonly OrderStatus[] = orderStatusValues;
 export const EVENT_TYPES: readonly EventType[] = eventTypeValues;
 /** Every scope a key can hold. */
 export const SCOPES: readonly Scope[] = scopeValues;
+/** Every country an address can name: the ISO 3166-1 alpha-2 codes officially assigned. */
+export const COUNTRIES: readonly Country[] = addressCountryValues;

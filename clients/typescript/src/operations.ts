@@ -51,6 +51,19 @@ export const METHODS = {
   getHealthRecord: 'health.get',
   voidHealthRecord: 'health.void',
   listHealthDue: 'health.listDue',
+  listCustomers: 'customers.list',
+  createCustomer: 'customers.create',
+  getCustomer: 'customers.get',
+  updateCustomer: 'customers.update',
+  deleteCustomer: 'customers.delete',
+  exportCustomer: 'customers.export',
+  eraseCustomer: 'customers.erase',
+  placeHold: 'holds.place',
+  listHolds: 'holds.list',
+  cancelHold: 'holds.cancel',
+  convertHold: 'holds.convert',
+  getBillOfSale: 'orders.billOfSale',
+  getDealerBook: 'records.dealerBook',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

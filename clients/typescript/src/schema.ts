@@ -310,6 +310,222 @@ export interface paths {
         patch: operations["updateCategory"];
         trace?: never;
     };
+    "/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or search customers
+         * @description A page of live customers, ascending by id; with `q`, those whose name, e-mail address or telephone number contains it. Each carries its entity tag (`etag`) for `If-Match`. Paged like `GET /pets` (`Link: rel="next"`). Withdrawn and erased customers are never listed.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["listCustomers"];
+        put?: never;
+        /**
+         * Add a customer
+         * @description Records a person or organisation the store sells to, holds animals for or hands animals over to; records `customer.created` (with the id only). No `Idempotency-Key`: a stored replay would be a copy of personal data an erasure could not reach; after a lost answer, search (`GET /customers?q=`) before sending again.
+         *
+         *     Requires scope `customers:write`.
+         */
+        post: operations["createCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer
+         * @description The customer comes with its `ETag`; send it back in `If-None-Match` to get 304 while it is unchanged.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a customer
+         * @description The customer is withdrawn: no longer read, listed or named by a new order; its id is never used again, the orders naming it keep it, and its data stays until it is erased (`POST /customers/{customerId}/erase`). Refused while it has an open order. Records `customer.deleted`. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the customer since (else 412 `precondition_failed`, nothing changes).
+         *
+         *     Requires scope `customers:write`.
+         */
+        delete: operations["deleteCustomer"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a customer
+         * @description Sets any of name, email, phone, address (member by member) or notes (a JSON merge patch, RFC 7396, sent as `application/merge-patch+json` or `application/json`); `null` removes email, phone, notes, `address.line2` or `address.region`. Records `customer.updated` when something changed. Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the customer since (else 412 `precondition_failed`, nothing changes).
+         *
+         *     Requires scope `customers:write`.
+         */
+        patch: operations["updateCustomer"];
+        trace?: never;
+    };
+    "/customers/{customerId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything held on a customer (GDPR Art. 15, 20)
+         * @description The customer as the store holds it — withdrawn and erased customers included, with what an erasure kept and until when — and every order naming them, as one JSON document to hand to the person.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["exportCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customerId}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a customer's personal data (GDPR Art. 17)
+         * @description Erases the customer's personal data and withdraws them. When they bought, adopted or took over an animal (a delivered order), the sale record must keep the buyer's name and address for `SALE_RECORD_RETENTION_DAYS` after the last one (NY Agriculture and Markets Law §402 asks two years): those are kept until then and erased by the service on its own when the period ends; everything else goes at once. The answer says what was kept and until when. Refused while an order is open. Erasing again changes nothing more and answers the same. Records `customer.deleted` when the customer was live.
+         *
+         *     Requires scope `customers:write`.
+         */
+        post: operations["eraseCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/records/dealer-book": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dealer's record book of a period (CSV)
+         * @description Every animal acquired (added) or disposed of (its order delivered) from `from` to `to` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): `animal_id`, `name`, `kind`, `breed`, `sex`, `birth_date`, `colour`, `microchip`, `acquired_at`, `acquired_from`, `acquired_from_address`, `disposed_at`, `method`, `buyer_name`, `buyer_address`, `price`, `currency`, `deposit`, `order_id`. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes `customers:read`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["getDealerBook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/{petId}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put an animal on hold for a customer
+         * @description Keeps an `available` animal for a live customer until `until` (after now, at most 90 days ahead), optionally against a deposit in the store's currency; the animal becomes `pending` in the same transaction. One live hold per animal: a second → 409 `pet_on_hold`. A hold ends once: cancelled, converted into the customer's order, or expired by the service at `until` (within 30 s; the animal is `available` again). Records `hold.placed` and `pet.updated`.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["placeHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List holds
+         * @description A page of holds, ascending by id, optionally of one customer (`customerId`) and in one state; paged like `GET /pets` (`Link: rel="next"`).
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["listHolds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds/{holdId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a hold
+         * @description Ends a live hold; the animal is `available` again. `depositRefunded` records whether the deposit was paid back (`false` when there is none). Records `hold.cancelled` and `pet.updated`.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["cancelHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds/{holdId}/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a hold into an order
+         * @description Places the order of the hold's customer for its animal (which stays `pending`), with the hold's `method`, the animal's price and the hold's deposit; the hold ends `converted`, naming the order. Records `hold.converted` and `order.placed`. `Location` names the order.
+         *
+         *     Requires scope `orders:write`.
+         */
+        post: operations["convertHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/store/orders": {
         parameters: {
             query?: never;
@@ -327,7 +543,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order for an animal
-         * @description Creates an order in state `placed`; the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered. Send `Idempotency-Key` to make a retry safe.
+         * @description Creates an order in state `placed` for a customer (`customerId`, a live customer) and how the animal leaves the store (`method`, default `sale`); the animal becomes `pending` in the same transaction. Only an `available` animal can be ordered. An order without `customerId` is deprecated: until its sunset (2027-06-01) it is placed with no customer and answered with `Deprecation`, `Sunset` and a `Link` to the guide; from then on it is refused (400 `validation_failed`, `customerId` required). Send `Idempotency-Key` to make a retry safe.
          *
          *     Requires scope `orders:write`.
          */
@@ -366,6 +582,28 @@ export interface paths {
         patch: operations["updateOrder"];
         trace?: never;
     };
+    "/store/orders/{orderId}/bill-of-sale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bill of sale of an order (printable HTML)
+         * @description A printable document (HTML, A4 or Letter) for the buyer: the store (`STORE_NAME`, `STORE_ADDRESS`, `STORE_LICENCE`), the buyer's name and address, the animal and its record, its health log, the price, the deposit, the date and method, and the health disclosure (`SALE_DISCLOSURE_FILE`). It names the buyer, so it takes `customers:read`. Every value is escaped; the page has no script and takes its stylesheet from `/print/bill-of-sale.css`, under the console's Content-Security-Policy.
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["getBillOfSale"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -375,7 +613,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Every change to pets, orders and categories the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.*` and `category.*` take `pets:read`, `order.*` take `orders:read`; without `type` the others are left out, a `type` the key cannot read is refused (403). `petId` narrows the feed to the history of one animal (its `pet.*`, `pet.health.*` and `order.*` events, under the same rule), read through an index.
+         * @description Every change to pets, orders, categories, holds and customers the calling key may read, ascending by id — the order in which the changes committed — kept `EVENT_RETENTION_DAYS` (30 by default). Paged like `GET /pets` (`Link: <…>; rel="next"` while more follow). To resume later, or to replay what a webhook endpoint missed, pass `after` = the last event id you processed. Each item is byte for byte the body of the webhook deliveries of that event (the [events guide](/docs/events.md)). An event is read with the scope that reads its resource: `pet.health.*` take `health:read`, the other `pet.*` and `category.*` take `pets:read`, `order.*` and `hold.*` take `orders:read`, `customer.*` take `customers:read`; without `type` the others are left out, a `type` the key cannot read is refused (403). `petId` narrows the feed to the history of one animal (its `pet.*`, `pet.health.*`, `order.*` and `hold.*` events, under the same rule), read through an index.
          *
          *     **Live**: with `Accept: text/event-stream` the answer is a Server-Sent Events stream of the same events under the same rule, resuming after `Last-Event-ID` (what an EventSource sends when it reconnects) or `after`; it reads the feed every 1 s and sends a comment at least every 15 s. A stream is one request: counted once against the rate limit and logged once, when it ends. At most 4 streams per key are open on one instance (429 beyond). The stream ends when the service shuts down; reconnect with `Last-Event-ID`.
          *
@@ -555,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones, which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. The calling key becomes its parent (`parentId`): the new key is revoked with it, and never expires later than it — without `expiresAt` it expires when the calling key does; a later `expiresAt` is refused (400), not shortened. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
+         * @description The response is the only one that shows the secret (`key`); the service keeps only its hash. The new key gets `scopes` (default: every scope but the admin ones and the customers: ones (personal data), which must be named) — only scopes the calling key holds itself, else 403 `insufficient_scope`. The calling key becomes its parent (`parentId`): the new key is revoked with it, and never expires later than it — without `expiresAt` it expires when the calling key does; a later `expiresAt` is refused (400), not shortened. With `expiresAt` it is refused from that instant on, like a revoked key. Send `Idempotency-Key` to make a retry safe: a replay shows the same secret, which is stored for it (24 h) encrypted under your own key. Keys form a tree: who may read and revoke whom is in the [API guide](/docs/api.md), "Who may revoke whom".
          *
          *     Requires scope `keys:admin`.
          */
@@ -878,6 +1116,146 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created
+         * @description A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`. Sent to every enabled endpoint subscribed to `customer.created`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["customerCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated
+         * @description A customer changed: `data` is `{id}`. Read with `customers:read`. Sent to every enabled endpoint subscribed to `customer.updated`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["customerUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.deleted
+         * @description A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`. Sent to every enabled endpoint subscribed to `customer.deleted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["customerDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.placed
+         * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.placed`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdPlacedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.cancelled
+         * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.cancelled`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.converted
+         * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.converted`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdConvertedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hold.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hold.expired
+         * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`. Sent to every enabled endpoint subscribed to `hold.expired`, signed per Standard Webhooks 1.0; retried on failure (the [events guide](/docs/events.md)).
+         */
+        post: operations["holdExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -903,7 +1281,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "webhook_limit_reached" | "key_limit_reached" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -1814,13 +2192,383 @@ export interface components {
             name: string;
         };
         /**
+         * @description A postal address
+         * @example {
+         *       "line1": "221B Baker Street",
+         *       "city": "London",
+         *       "postalCode": "NW1 6XE",
+         *       "country": "GB"
+         *     }
+         */
+        Address: {
+            /**
+             * @description The first line: street and number, or the building: 1–200 characters, not blank, no NUL character
+             * @example 221B Baker Street
+             */
+            line1: string;
+            /**
+             * @description A second line: flat, floor, care of: 1–200 characters, not blank, no NUL character
+             * @example Flat 2
+             */
+            line2?: string;
+            /**
+             * @description The city, town or village: 1–100 characters, not blank, no NUL character
+             * @example London
+             */
+            city: string;
+            /**
+             * @description The postal code (ZIP code) as the country writes it: 1–20 characters, not blank, no NUL character
+             * @example NW1 6XE
+             */
+            postalCode: string;
+            /**
+             * @description The state, province, county or region, where the country uses one: 1–100 characters, not blank, no NUL character
+             * @example Greater London
+             */
+            region?: string;
+            /**
+             * @description The country: an ISO 3166-1 alpha-2 code in capitals (`DE`, `GB`, `US`), one of the 249 officially assigned
+             * @example GB
+             * @enum {string}
+             */
+            country: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+        };
+        /**
+         * @example {
+         *       "name": "Alex Doe",
+         *       "email": "alex@example.com",
+         *       "address": {
+         *         "line1": "221B Baker Street",
+         *         "city": "London",
+         *         "postalCode": "NW1 6XE",
+         *         "country": "GB"
+         *       }
+         *     }
+         */
+        NewCustomer: {
+            /**
+             * @description The name the customer gives: a person, or the organisation buying: 1–200 characters, not blank, no NUL character
+             * @example Alex Doe
+             */
+            name: string;
+            /**
+             * Format: email
+             * @description An e-mail address (RFC 5321 form, `local@domain`), up to 254 characters
+             * @example alex@example.com
+             */
+            email?: string;
+            /**
+             * @description A telephone number: digits, an optional leading `+`, and spaces, brackets, dots or hyphens between them; 4–32 characters
+             * @example +44 20 7946 0958
+             */
+            phone?: string;
+            address: components["schemas"]["Address"];
+            /**
+             * @description What staff keep about the customer (not shown to them): 1–2,000 characters, not blank, no NUL character
+             * @example Prefers to be called in the afternoon
+             */
+            notes?: string;
+        };
+        /**
+         * @description A JSON merge patch (RFC 7396) of a customer: absent members are kept, `null` removes an optional one
+         * @example {
+         *       "phone": "+44 20 7946 0000",
+         *       "address": {
+         *         "line2": "Flat 2"
+         *       }
+         *     }
+         */
+        CustomerPatch: {
+            /**
+             * @description The name the customer gives: a person, or the organisation buying: 1–200 characters, not blank, no NUL character
+             * @example Alex Doe
+             */
+            name?: string;
+            email?: string | null;
+            phone?: string | null;
+            /** @description The members of the address to change (a merge patch of its own: the others are kept) */
+            address?: {
+                /**
+                 * @description The first line: street and number, or the building: 1–200 characters, not blank, no NUL character
+                 * @example 221B Baker Street
+                 */
+                line1?: string;
+                line2?: string | null;
+                /**
+                 * @description The city, town or village: 1–100 characters, not blank, no NUL character
+                 * @example London
+                 */
+                city?: string;
+                /**
+                 * @description The postal code (ZIP code) as the country writes it: 1–20 characters, not blank, no NUL character
+                 * @example NW1 6XE
+                 */
+                postalCode?: string;
+                region?: string | null;
+                /**
+                 * @description The country: an ISO 3166-1 alpha-2 code in capitals (`DE`, `GB`, `US`), one of the 249 officially assigned
+                 * @example GB
+                 * @enum {string}
+                 */
+                country?: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+            };
+            notes?: string | null;
+        };
+        /**
+         * @description A person or organisation the store sells to, holds animals for, or hands animals over to. Personal data: read with `customers:read`
+         * @example {
+         *       "id": 1,
+         *       "name": "Alex Doe",
+         *       "email": "alex@example.com",
+         *       "phone": "+44 20 7946 0958",
+         *       "address": {
+         *         "line1": "221B Baker Street",
+         *         "city": "London",
+         *         "postalCode": "NW1 6XE",
+         *         "country": "GB"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
+        Customer: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service; never reused
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description The name the customer gives: a person, or the organisation buying: 1–200 characters, not blank, no NUL character
+             * @example Alex Doe
+             */
+            name: string;
+            /**
+             * Format: email
+             * @description An e-mail address (RFC 5321 form, `local@domain`), up to 254 characters
+             * @example alex@example.com
+             */
+            email?: string;
+            /**
+             * @description A telephone number: digits, an optional leading `+`, and spaces, brackets, dots or hyphens between them; 4–32 characters
+             * @example +44 20 7946 0958
+             */
+            phone?: string;
+            address: components["schemas"]["Address"];
+            /**
+             * @description What staff keep about the customer (not shown to them): 1–2,000 characters, not blank, no NUL character
+             * @example Prefers to be called in the afternoon
+             */
+            notes?: string;
+            /**
+             * Format: date-time
+             * @description When the customer was added (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last changed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description A customer as a listing shows it: with its entity tag
+         * @example {
+         *       "id": 1,
+         *       "name": "Alex Doe",
+         *       "email": "alex@example.com",
+         *       "phone": "+44 20 7946 0958",
+         *       "address": {
+         *         "line1": "221B Baker Street",
+         *         "city": "London",
+         *         "postalCode": "NW1 6XE",
+         *         "country": "GB"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z",
+         *       "etag": "\"kP3v0bLQ7m2mX1Y9Zr4aQw\""
+         *     }
+         */
+        ListedCustomer: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service; never reused
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description The name the customer gives: a person, or the organisation buying: 1–200 characters, not blank, no NUL character
+             * @example Alex Doe
+             */
+            name: string;
+            /**
+             * Format: email
+             * @description An e-mail address (RFC 5321 form, `local@domain`), up to 254 characters
+             * @example alex@example.com
+             */
+            email?: string;
+            /**
+             * @description A telephone number: digits, an optional leading `+`, and spaces, brackets, dots or hyphens between them; 4–32 characters
+             * @example +44 20 7946 0958
+             */
+            phone?: string;
+            address: components["schemas"]["Address"];
+            /**
+             * @description What staff keep about the customer (not shown to them): 1–2,000 characters, not blank, no NUL character
+             * @example Prefers to be called in the afternoon
+             */
+            notes?: string;
+            /**
+             * Format: date-time
+             * @description When the customer was added (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last changed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The customer's entity tag: what `ETag` would say of it, for `If-Match`
+             * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
+             */
+            etag: string;
+        };
+        /** @description A page of customers, ascending by id */
+        Customers: components["schemas"]["ListedCustomer"][];
+        /**
+         * @description What the store holds on a customer: a live one in full; after an erasure, only what the sale records must keep, and until when
+         * @example {
+         *       "id": 1,
+         *       "name": "Alex Doe",
+         *       "email": "alex@example.com",
+         *       "phone": "+44 20 7946 0958",
+         *       "address": {
+         *         "line1": "221B Baker Street",
+         *         "city": "London",
+         *         "postalCode": "NW1 6XE",
+         *         "country": "GB"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
+        CustomerRecord: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service; never reused
+             * @example 1
+             */
+            id: number;
+            /**
+             * @description The name the customer gives: a person, or the organisation buying: 1–200 characters, not blank, no NUL character
+             * @example Alex Doe
+             */
+            name?: string;
+            /**
+             * Format: email
+             * @description An e-mail address (RFC 5321 form, `local@domain`), up to 254 characters
+             * @example alex@example.com
+             */
+            email?: string;
+            /**
+             * @description A telephone number: digits, an optional leading `+`, and spaces, brackets, dots or hyphens between them; 4–32 characters
+             * @example +44 20 7946 0958
+             */
+            phone?: string;
+            address?: components["schemas"]["Address"];
+            /**
+             * @description What staff keep about the customer (not shown to them): 1–2,000 characters, not blank, no NUL character
+             * @example Prefers to be called in the afternoon
+             */
+            notes?: string;
+            /**
+             * Format: date-time
+             * @description When the customer was added (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last changed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer was withdrawn (or erased); absent while live (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            withdrawnAt?: string;
+            /**
+             * Format: date-time
+             * @description When the customer's personal data was erased; absent unless it was (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            erasedAt?: string;
+            /**
+             * Format: date-time
+             * @description Until when the name and address an erasure kept for the sale records are held; they are erased then. Absent when nothing is kept (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            retainedUntil?: string;
+        };
+        /**
+         * @description What an erasure removed and what it kept
+         * @example {
+         *       "id": 1,
+         *       "erasedAt": "2026-11-22T12:00:00.000Z",
+         *       "kept": [
+         *         "name",
+         *         "address"
+         *       ],
+         *       "keptUntil": "2028-11-21T12:00:00.000Z",
+         *       "reason": "the sale record of order 7 keeps the buyer's name and address for 730 days after the sale"
+         *     }
+         */
+        CustomerErasure: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service; never reused
+             * @example 1
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the personal data was erased (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            erasedAt: string;
+            /** @description What was kept: the name and address when the customer bought, adopted or took over an animal (a delivered order), since the sale record must keep them for `SALE_RECORD_RETENTION_DAYS`; else nothing. Everything else (e-mail, telephone, notes) is gone */
+            kept: ("name" | "address")[];
+            /**
+             * Format: date-time
+             * @description When what was kept is erased too (by the service, on its own): the last sale plus the retention period (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            keptUntil?: string;
+            /** @description Why something was kept, in words for people */
+            reason?: string;
+        };
+        /**
          * @description Order lifecycle state
          * @enum {string}
          */
         OrderStatus: "placed" | "approved" | "delivered" | "cancelled";
         /**
+         * @description How the animal leaves the store: sold, adopted (a shelter or rescue handing it over), or transferred to another dealer or keeper
+         * @enum {string}
+         */
+        SaleMethod: "sale" | "adoption" | "transfer";
+        /**
          * @example {
-         *       "petId": 1
+         *       "petId": 1,
+         *       "customerId": 1,
+         *       "method": "sale"
          *     }
          */
         NewOrder: {
@@ -1830,6 +2578,13 @@ export interface components {
              * @example 1
              */
             petId: number;
+            /**
+             * Format: int64
+             * @description The customer the animal goes to: a live customer (`GET /customers`). Required: an order without it is accepted only until the sunset of that form ([API guide](/docs/api.md), "Orders name their customer"), with `Deprecation` and `Sunset` headers
+             * @example 1
+             */
+            customerId?: number;
+            method?: components["schemas"]["SaleMethod"];
         };
         /**
          * @example {
@@ -1843,7 +2598,9 @@ export interface components {
          * @example {
          *       "id": 7,
          *       "petId": 1,
+         *       "customerId": 1,
          *       "status": "placed",
+         *       "method": "sale",
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "updatedAt": "2026-11-22T12:00:00.000Z"
          *     }
@@ -1861,7 +2618,14 @@ export interface components {
              * @example 1
              */
             petId: number;
+            /**
+             * Format: int64
+             * @description The customer the animal goes to; absent on orders placed without one (before customers existed, or during the deprecation period of the form without it)
+             * @example 1
+             */
+            customerId?: number;
             status: components["schemas"]["OrderStatus"];
+            method?: components["schemas"]["SaleMethod"];
             /**
              * Format: date-time
              * @description When the order was placed (RFC 3339, UTC)
@@ -1875,14 +2639,174 @@ export interface components {
              */
             updatedAt: string;
             price?: components["schemas"]["Price"];
+            deposit?: components["schemas"]["Price"];
         };
         /** @description A page of orders, ascending by id */
         Orders: components["schemas"]["Order"][];
         /**
+         * @description live: the animal is kept for the customer (its status `pending`); cancelled, converted (into an order) or expired: ended
+         * @enum {string}
+         */
+        HoldState: "live" | "cancelled" | "converted" | "expired";
+        /**
+         * @example {
+         *       "customerId": 1,
+         *       "until": "2026-11-29T18:00:00Z",
+         *       "deposit": {
+         *         "amount": 5000
+         *       }
+         *     }
+         */
+        NewHold: {
+            /**
+             * Format: int64
+             * @description The customer to keep the animal for: a live customer
+             * @example 1
+             */
+            customerId: number;
+            /**
+             * Format: date-time
+             * @description When the hold expires (RFC 3339): after now, and at most 90 days ahead
+             * @example 2026-11-29T18:00:00Z
+             */
+            until: string;
+            method?: components["schemas"]["SaleMethod"];
+            /** @description A deposit the customer paid to hold the animal */
+            deposit?: {
+                /**
+                 * @description The deposit in the minor unit of the store's currency (`STORE_CURRENCY`)
+                 * @example 5000
+                 */
+                amount: number;
+            };
+        };
+        /**
+         * @example {
+         *       "depositRefunded": true
+         *     }
+         */
+        HoldCancel: {
+            /** @description Whether the deposit was paid back to the customer (`false` when the hold has no deposit: there is nothing to pay back) */
+            depositRefunded: boolean;
+        };
+        /**
+         * @description An animal kept for a customer until a time, possibly against a deposit
+         * @example {
+         *       "id": 3,
+         *       "petId": 1,
+         *       "customerId": 1,
+         *       "state": "live",
+         *       "method": "sale",
+         *       "until": "2026-11-29T18:00:00.000Z",
+         *       "deposit": {
+         *         "amount": 5000,
+         *         "currency": "EUR"
+         *       },
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "updatedAt": "2026-11-22T12:00:00.000Z"
+         *     }
+         */
+        Hold: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service
+             * @example 3
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The animal held
+             * @example 1
+             */
+            petId: number;
+            /**
+             * Format: int64
+             * @description The customer it is held for
+             * @example 1
+             */
+            customerId: number;
+            state: components["schemas"]["HoldState"];
+            method: components["schemas"]["SaleMethod"];
+            /**
+             * Format: date-time
+             * @description When the hold expires unless cancelled or converted first: the animal is then available again (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            until: string;
+            deposit?: components["schemas"]["Price"];
+            /** @description Set when a hold with a deposit was cancelled: whether the deposit was paid back */
+            depositRefunded?: boolean;
+            /**
+             * Format: int64
+             * @description The order the hold became (state `converted`)
+             * @example 7
+             */
+            orderId?: number;
+            /**
+             * Format: date-time
+             * @description When the hold was placed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the hold last changed (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description A page of holds, ascending by id */
+        Holds: components["schemas"]["Hold"][];
+        /**
+         * @description Everything the store holds on one person (GDPR Art. 15 and 20), as JSON: the customer, every order naming them and every hold for them. Events and webhook deliveries carry only the customer's id
+         * @example {
+         *       "exportedAt": "2026-11-23T09:00:00.000Z",
+         *       "customer": {
+         *         "id": 1,
+         *         "name": "Alex Doe",
+         *         "email": "alex@example.com",
+         *         "phone": "+44 20 7946 0958",
+         *         "address": {
+         *           "line1": "221B Baker Street",
+         *           "city": "London",
+         *           "postalCode": "NW1 6XE",
+         *           "country": "GB"
+         *         },
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "orders": [
+         *         {
+         *           "id": 7,
+         *           "petId": 1,
+         *           "customerId": 1,
+         *           "status": "delivered",
+         *           "method": "sale",
+         *           "createdAt": "2026-11-22T12:00:00.000Z",
+         *           "updatedAt": "2026-11-22T15:00:00.000Z"
+         *         }
+         *       ],
+         *       "holds": []
+         *     }
+         */
+        CustomerExport: {
+            /**
+             * Format: date-time
+             * @description When the export was made (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            exportedAt: string;
+            customer: components["schemas"]["CustomerRecord"];
+            /** @description The customer's orders (their sale records), ascending by id */
+            orders: components["schemas"]["Order"][];
+            /** @description The animals held for the customer, live or ended, ascending by id */
+            holds: components["schemas"]["Hold"][];
+        };
+        /**
          * @description What changed
          * @enum {string}
          */
-        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "pet.health.recorded" | "pet.health.voided" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted";
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "pet.health.recorded" | "pet.health.voided" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "category.created" | "category.updated" | "category.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "hold.placed" | "hold.cancelled" | "hold.converted" | "hold.expired";
         /**
          * @description An animal was added: `data` is the Pet.
          * @example {
@@ -2342,6 +3266,263 @@ export interface components {
             };
         };
         /**
+         * @description A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "customer.created",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1
+         *       }
+         *     }
+         */
+        CustomerCreatedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "customer.created";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description The customer; read it with `GET /customers/{customerId}` (`customers:read`)
+                 */
+                id: number;
+            };
+        };
+        /**
+         * @description A customer changed: `data` is `{id}`. Read with `customers:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "customer.updated",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1
+         *       }
+         *     }
+         */
+        CustomerUpdatedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "customer.updated";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description The customer; read it with `GET /customers/{customerId}` (`customers:read`)
+                 */
+                id: number;
+            };
+        };
+        /**
+         * @description A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "customer.deleted",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 1
+         *       }
+         *     }
+         */
+        CustomerDeletedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "customer.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description The customer; read it with `GET /customers/{customerId}` (`customers:read`)
+                 */
+                id: number;
+            };
+        };
+        /**
+         * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.placed",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "live",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldPlacedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.placed";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
+         * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.cancelled",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "cancelled",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldCancelledEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
+         * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.converted",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "converted",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z",
+         *         "orderId": 7
+         *       }
+         *     }
+         */
+        HoldConvertedEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.converted";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
+         * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
+         * @example {
+         *       "id": "evt_42",
+         *       "type": "hold.expired",
+         *       "createdAt": "2026-11-22T12:00:00.000Z",
+         *       "data": {
+         *         "id": 3,
+         *         "petId": 1,
+         *         "customerId": 1,
+         *         "state": "expired",
+         *         "method": "sale",
+         *         "until": "2026-11-29T18:00:00.000Z",
+         *         "createdAt": "2026-11-22T12:00:00.000Z",
+         *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        HoldExpiredEvent: {
+            /**
+             * @description Unique; increases in commit order. The `webhook-id` of its deliveries
+             * @example evt_42
+             */
+            id: string;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "hold.expired";
+            /**
+             * Format: date-time
+             * @description When the change was committed (RFC 3339, UTC, milliseconds)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["Hold"];
+        };
+        /**
          * @description One recorded change; `type` tells which of the event schemas it is
          * @example {
          *       "id": "evt_42",
@@ -2376,7 +3557,7 @@ export interface components {
          *       }
          *     }
          */
-        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["PetHealthRecordedEvent"] | components["schemas"]["PetHealthVoidedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"];
+        Event: components["schemas"]["PetCreatedEvent"] | components["schemas"]["PetUpdatedEvent"] | components["schemas"]["PetDeletedEvent"] | components["schemas"]["PetHealthRecordedEvent"] | components["schemas"]["PetHealthVoidedEvent"] | components["schemas"]["OrderPlacedEvent"] | components["schemas"]["OrderApprovedEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["CategoryCreatedEvent"] | components["schemas"]["CategoryUpdatedEvent"] | components["schemas"]["CategoryDeletedEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["HoldPlacedEvent"] | components["schemas"]["HoldCancelledEvent"] | components["schemas"]["HoldConvertedEvent"] | components["schemas"]["HoldExpiredEvent"];
         /** @description A page of events, ascending by id (commit order) */
         Events: components["schemas"]["Event"][];
         /**
@@ -2634,7 +3815,7 @@ export interface components {
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin";
+        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin";
         /**
          * @example {
          *       "name": "shop front",
@@ -2651,7 +3832,7 @@ export interface components {
              * @example shop front
              */
             name: string;
-            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never keys:admin nor webhooks:admin, which must be named). Every scope: name them all (the Scope enum) */
+            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin, which must be named). Every scope: name them all (the Scope enum) */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
@@ -6008,6 +7189,1930 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Search: customers whose name, e-mail address or telephone number contains `q`, ignoring case; a `q` written as a telephone number (digits with spaces, brackets, dots, hyphens or a leading `+`) finds the number however it was written
+                 * @example doe
+                 */
+                q?: string;
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of customers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customers"];
+                };
+            };
+            /** @description Invalid `q`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for this `q` (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    createCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewCustomer"];
+            };
+        };
+        responses: {
+            /** @description Customer added; `Location` names it, `ETag` is its entity tag */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Alex Doe",
+                     *       "email": "alex@example.com",
+                     *       "phone": "+44 20 7946 0958",
+                     *       "address": {
+                     *         "line1": "221B Baker Street",
+                     *         "city": "London",
+                     *         "postalCode": "NW1 6XE",
+                     *         "country": "GB"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Missing or invalid fields (a `country` that is not an ISO 3166-1 alpha-2 code among them), an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the read conditional (RFC 9110 §13.1.2): `*` or a comma-separated list of entity tags from `ETag` (compared weakly, so `W/"x"` matches `"x"`). When one is the current one, the answer is 304 with no body. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
+                 * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
+                 */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description The identifier of the customer */
+                customerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer; `ETag` is its entity tag */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Alex Doe",
+                     *       "email": "alex@example.com",
+                     *       "phone": "+44 20 7946 0958",
+                     *       "address": {
+                     *         "line1": "221B Baker Street",
+                     *         "city": "London",
+                     *         "postalCode": "NW1 6XE",
+                     *         "country": "GB"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current `ETag`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `customerId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-None-Match` (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer with this id, or it was withdrawn or erased (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    deleteCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
+                 * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The identifier of the customer */
+                customerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `customerId` is not an integer between 1 and 2^53-1 written in decimal digits, a query parameter was sent, or a malformed `If-Match` (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer with this id, or it was withdrawn or erased (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The customer has an open order (placed or approved): deliver or cancel it first (`customer_has_open_sale`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` names none of the current entity tags (`precondition_failed`); nothing changed — GET the resource for its current `ETag` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write conditional (RFC 9110 §13.1.1): `*` (the resource exists) or a comma-separated list of entity tags from `ETag`. When none is the current one — compared strongly, so a weak `W/"…"` tag never matches — the answer is 412 `precondition_failed` and nothing changes. A value that is neither (an unquoted tag, say) is refused with 400 `validation_failed`.
+                 * @example "kP3v0bLQ7m2mX1Y9Zr4aQw"
+                 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description The identifier of the customer */
+                customerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["CustomerPatch"];
+                "application/json": components["schemas"]["CustomerPatch"];
+            };
+        };
+        responses: {
+            /** @description The customer after the change; `ETag` is its new entity tag */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Alex Doe",
+                     *       "email": "alex@example.com",
+                     *       "phone": "+44 20 7946 0958",
+                     *       "address": {
+                     *         "line1": "221B Baker Street",
+                     *         "city": "London",
+                     *         "postalCode": "NW1 6XE",
+                     *         "country": "GB"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Invalid `customerId`, body field or `If-Match`, an empty patch, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer with this id, or it was withdrawn or erased (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` names none of the current entity tags (`precondition_failed`); nothing changed — GET the resource for its current `ETag` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the customer */
+                customerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the store holds on the customer */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exportedAt": "2026-11-23T09:00:00.000Z",
+                     *       "customer": {
+                     *         "id": 1,
+                     *         "name": "Alex Doe",
+                     *         "email": "alex@example.com",
+                     *         "phone": "+44 20 7946 0958",
+                     *         "address": {
+                     *           "line1": "221B Baker Street",
+                     *           "city": "London",
+                     *           "postalCode": "NW1 6XE",
+                     *           "country": "GB"
+                     *         },
+                     *         "createdAt": "2026-11-22T12:00:00.000Z",
+                     *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *       },
+                     *       "orders": [
+                     *         {
+                     *           "id": 7,
+                     *           "petId": 1,
+                     *           "customerId": 1,
+                     *           "status": "delivered",
+                     *           "method": "sale",
+                     *           "createdAt": "2026-11-22T12:00:00.000Z",
+                     *           "updatedAt": "2026-11-22T15:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "holds": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerExport"];
+                };
+            };
+            /** @description `customerId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer was ever recorded with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    eraseCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the customer */
+                customerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was erased and what was kept */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "erasedAt": "2026-11-22T12:00:00.000Z",
+                     *       "kept": [
+                     *         "name",
+                     *         "address"
+                     *       ],
+                     *       "keptUntil": "2028-11-21T12:00:00.000Z",
+                     *       "reason": "the sale record of order 7 keeps the buyer's name and address for 730 days after the sale"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerErasure"];
+                };
+            };
+            /** @description `customerId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No customer was ever recorded with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The customer has an open order (placed or approved): deliver or cancel it first (`customer_has_open_sale`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getDealerBook: {
+        parameters: {
+            query: {
+                /**
+                 * @description The period's first day (UTC) (RFC 3339 full-date, YYYY-MM-DD)
+                 * @example 2026-11-22
+                 */
+                from: string;
+                /**
+                 * @description The period's last day (UTC), included; not before `from` (RFC 3339 full-date, YYYY-MM-DD)
+                 * @example 2026-11-22
+                 */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dealer's book */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description A missing or invalid `from` or `to`, `to` before `from`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    placeHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the animal */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewHold"];
+            };
+        };
+        responses: {
+            /** @description The hold, live */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "petId": 1,
+                     *       "customerId": 1,
+                     *       "state": "live",
+                     *       "method": "sale",
+                     *       "until": "2026-11-29T18:00:00.000Z",
+                     *       "deposit": {
+                     *         "amount": 5000,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            /** @description Invalid `petId`, missing or invalid fields, `until` not ahead or more than 90 days ahead, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown, withdrawn or erased customer (`unknown_customer`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No animal with this id, or it was withdrawn (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The animal is on hold already (`pet_on_hold`), or it is not available (`pet_not_available`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    listHolds: {
+        parameters: {
+            query?: {
+                /** @description Only the holds of this customer */
+                customerId?: number;
+                state?: components["schemas"]["HoldState"];
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holds */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Holds"];
+                };
+            };
+            /** @description Invalid `customerId`, `state`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    cancelHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the hold */
+                holdId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HoldCancel"];
+            };
+        };
+        responses: {
+            /** @description The hold, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "petId": 1,
+                     *       "customerId": 1,
+                     *       "state": "live",
+                     *       "method": "sale",
+                     *       "until": "2026-11-29T18:00:00.000Z",
+                     *       "deposit": {
+                     *         "amount": 5000,
+                     *         "currency": "EUR"
+                     *       },
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            /** @description `holdId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent, a missing or invalid `depositRefunded` (`true` for a hold without a deposit), an unknown field (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No hold with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The hold has ended: cancelled, converted, or expired (its `until` passed) (`hold_not_live`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    convertHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the hold */
+                holdId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order placed; `Location` names it, `ETag` is its entity tag */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "petId": 1,
+                     *       "customerId": 1,
+                     *       "status": "placed",
+                     *       "method": "sale",
+                     *       "createdAt": "2026-11-22T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `holdId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No hold with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The hold has ended: cancelled, converted, or expired (its `until` passed) (`hold_not_live`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
@@ -6154,6 +9259,12 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description With a body without `customerId`: when that form was deprecated (RFC 9745) */
+                    Deprecation?: string;
+                    /** @description With a body without `customerId`: when that form is refused (RFC 8594) */
+                    Sunset?: string;
+                    /** @description With a body without `customerId`: the documentation (`rel="deprecation"`) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6161,7 +9272,9 @@ export interface operations {
                      * @example {
                      *       "id": 7,
                      *       "petId": 1,
+                     *       "customerId": 1,
                      *       "status": "placed",
+                     *       "method": "sale",
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
@@ -6169,7 +9282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
+            /** @description Missing or invalid fields, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); an unknown or withdrawn pet (`unknown_pet`); an unknown, withdrawn or erased customer (`unknown_customer`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or request (`bad_request`: `Host`, `Authorization` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6345,7 +9458,9 @@ export interface operations {
                      * @example {
                      *       "id": 7,
                      *       "petId": 1,
+                     *       "customerId": 1,
                      *       "status": "placed",
+                     *       "method": "sale",
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
@@ -6500,7 +9615,9 @@ export interface operations {
                      * @example {
                      *       "id": 7,
                      *       "petId": 1,
+                     *       "customerId": 1,
                      *       "status": "placed",
+                     *       "method": "sale",
                      *       "createdAt": "2026-11-22T12:00:00.000Z",
                      *       "updatedAt": "2026-11-22T12:00:00.000Z"
                      *     }
@@ -6616,6 +9733,128 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
                     "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getBillOfSale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the order */
+                orderId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bill of sale */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `orderId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No order with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -9638,6 +12877,371 @@ export interface operations {
             };
         };
     };
+    customerCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "customer.created",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "customer.updated",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "customer.deleted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomerDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdPlacedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.placed",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "live",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldPlacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.cancelled",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "cancelled",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdConvertedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.converted",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "converted",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z",
+                 *         "orderId": 7
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldConvertedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    holdExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; the same on every attempt of that event: receivers deduplicate on it */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds; refuse deliveries too far from your clock */
+                "webhook-timestamp": string;
+                /** @description Space-separated signatures `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret's bytes>`; two for 24 h after a rotation (old and new secret). Accept the delivery when any one verifies */
+                "webhook-signature": string;
+                /** @description Identifies the sender */
+                "user-agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_42",
+                 *       "type": "hold.expired",
+                 *       "createdAt": "2026-11-22T12:00:00.000Z",
+                 *       "data": {
+                 *         "id": 3,
+                 *         "petId": 1,
+                 *         "customerId": 1,
+                 *         "state": "expired",
+                 *         "method": "sale",
+                 *         "until": "2026-11-29T18:00:00.000Z",
+                 *         "createdAt": "2026-11-22T12:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["HoldExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else — another status, a redirect (not followed), no answer in time — is a failed attempt, retried on the schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -9681,6 +13285,25 @@ export const pathsCategoriesCategoryIdDeleteResponses415HeadersAcceptEncodingVal
 export const pathsCategoriesCategoryIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCategoriesCategoryIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCategoriesCategoryIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/categories/{categoryId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsCustomersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCustomerIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCustomerIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsCustomersCustomerIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCustomerIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsCustomersCustomerIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCustomerIdExportGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}/export"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCustomerIdErasePostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}/erase"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsCustomersCustomerIdErasePostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}/erase"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsRecordsDealerBookGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/records/dealer-book"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsPetIdHoldsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/holds"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsPetsPetIdHoldsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/holds"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHoldsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHoldsHoldIdCancelPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/cancel"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsHoldsHoldIdCancelPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/cancel"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsHoldsHoldIdConvertPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/convert"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsHoldsHoldIdConvertPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/holds/{holdId}/convert"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsStoreOrdersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
@@ -9688,6 +13311,7 @@ export const pathsStoreOrdersPostResponses503HeadersCacheControlValues: Readonly
 export const pathsStoreOrdersOrderIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersOrderIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsStoreOrdersOrderIdBillOfSaleGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}/bill-of-sale"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsEventsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/events"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsWebhooksPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/webhooks"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
@@ -9712,7 +13336,7 @@ export const pathsKeysKeyIdGetResponses503HeadersCacheControlValues: ReadonlyArr
 export const pathsKeysKeyIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsKeysKeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsKeysKeyIdDescendantsGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/keys/{keyId}/descendants"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "webhook_limit_reached", "key_limit_reached", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
 export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
 export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
@@ -9733,8 +13357,13 @@ export const listedPetRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<c
 export const photoMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Photo"]["mediaType"]> = ["image/jpeg", "image/png", "image/webp"];
 export const newHealthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NewHealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];
 export const healthRecordKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthRecord"]["kind"]> = ["vaccination", "deworming", "exam", "treatment", "note"];
+export const addressCountryValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Address"]["country"]> = ["AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ", "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN", "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF", "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM", "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM", "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC", "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK", "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW", "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST", "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO", "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW"];
+export const customerPatchAddressCountryValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerPatch"]["address"]["country"]> = ["AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ", "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN", "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF", "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM", "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM", "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC", "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK", "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW", "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST", "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO", "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW"];
+export const customerErasureKeptValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerErasure"]["kept"]> = ["name", "address"];
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
-export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted"];
+export const saleMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SaleMethod"]> = ["sale", "adoption", "transfer"];
+export const holdStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldState"]> = ["live", "cancelled", "converted", "expired"];
+export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted", "customer.created", "customer.updated", "customer.deleted", "hold.placed", "hold.cancelled", "hold.converted", "hold.expired"];
 export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
 export const petDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetDeletedEvent"]["type"]> = ["pet.deleted"];
@@ -9747,9 +13376,16 @@ export const orderCancelledEventTypeValues: ReadonlyArray<FlattenedDeepRequired<
 export const categoryCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryCreatedEvent"]["type"]> = ["category.created"];
 export const categoryUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryUpdatedEvent"]["type"]> = ["category.updated"];
 export const categoryDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CategoryDeletedEvent"]["type"]> = ["category.deleted"];
+export const customerCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerCreatedEvent"]["type"]> = ["customer.created"];
+export const customerUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerUpdatedEvent"]["type"]> = ["customer.updated"];
+export const customerDeletedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CustomerDeletedEvent"]["type"]> = ["customer.deleted"];
+export const holdPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldPlacedEvent"]["type"]> = ["hold.placed"];
+export const holdCancelledEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldCancelledEvent"]["type"]> = ["hold.cancelled"];
+export const holdConvertedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldConvertedEvent"]["type"]> = ["hold.converted"];
+export const holdExpiredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldExpiredEvent"]["type"]> = ["hold.expired"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "categories:write", "events:read", "keys:admin", "webhooks:admin"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin"];
 export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];
 export const componentsHeadersImmutableCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Immutable-Cache-Control"]> = ["public, max-age=31536000, immutable"];
 export const componentsHeadersXContentTypeOptionsValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["X-Content-Type-Options"]> = ["nosniff"];

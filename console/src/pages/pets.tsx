@@ -1,5 +1,6 @@
-// Pets: a paged table with search, filters (status, category, tag) and sorting; add / edit / withdraw
-// with price, tags and description, field-level errors and the 412 flow.
+// Pets: a paged table with search, filters (status, category, tag, sex, breed, record incomplete) and
+// sorting, each animal's record state; add / edit / withdraw with price, tags, description and the
+// animal's legal record (docs/api.md, "The animal's record"), field-level errors and the 412 flow.
 //
 // Photos (issue 23 item 5): PetPhotos, in the edit form.
 import { type Category, PET_STATUSES, type Pet, type PetStatus, type Petstore, PetstoreError, type Photo } from '@petstore/client';
@@ -17,8 +18,36 @@ interface PetQuery {
   readonly q: string;
   /** Tags to filter by, separated by spaces or commas (`tag=a&tag=b`). */
   readonly tags: string;
+  readonly sex: PetSex | '';
+  /** A breed's words, as typed. */
+  readonly breed: string;
+  /** Only the animals whose record lacks what the store requires. */
+  readonly incomplete: boolean;
   readonly sort: PetSort;
 }
+
+type PetSex = NonNullable<Pet['sex']>;
+const SEXES: readonly PetSex[] = ['male', 'female', 'unknown'];
+type SourceKind = NonNullable<Pet['source']>['kind'];
+const SOURCE_KINDS: readonly { value: SourceKind; label: string }[] = [
+  { value: 'breeder', label: 'Breeder' },
+  { value: 'supplier', label: 'Supplier' },
+  { value: 'private', label: 'Private person' },
+  { value: 'surrender', label: 'Surrendered by its owner' },
+  { value: 'born-in-store', label: 'Born in store' },
+  { value: 'transfer', label: 'Transfer' },
+];
+/** The record's members as people read them (recordMissing names them as the API does). */
+const RECORD_LABELS: Readonly<Record<string, string>> = {
+  source: 'Source',
+  acquiredAt: 'Acquired',
+  birthDate: 'Birth date',
+  colour: 'Colour',
+  sex: 'Sex',
+  breed: 'Breed',
+  neutered: 'Neutered',
+  microchip: 'Microchip',
+};
 
 type PetSort = 'id' | '-id' | 'name' | '-name' | 'price' | '-price' | 'createdAt' | '-createdAt';
 const SORTS: readonly { value: PetSort; label: string }[] = [
@@ -41,17 +70,18 @@ const tagsOf = (text: string): string[] =>
 export function PetsPage() {
   const { session } = useSession();
   const { client } = session;
-  const [query, setQuery] = useState<PetQuery>({ status: '', categoryId: '', q: '', tags: '', sort: 'id' });
-  // What is typed in Search and Tag is asked for once typing pauses (300 ms), not on every key.
-  const [typed, setTyped] = useState({ q: '', tags: '' });
+  const [query, setQuery] = useState<PetQuery>({ status: '', categoryId: '', q: '', tags: '', sex: '', breed: '', incomplete: false, sort: 'id' });
+  // What is typed in Search, Tag and Breed is asked for once typing pauses (300 ms), not on every key.
+  const [typed, setTyped] = useState({ q: '', tags: '', breed: '' });
   useEffect(() => {
-    if (typed.q === query.q && typed.tags === query.tags) return;
-    const timer = setTimeout(() => setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags })), 300);
+    if (typed.q === query.q && typed.tags === query.tags && typed.breed === query.breed) return;
+    const timer = setTimeout(() => setQuery((old) => ({ ...old, q: typed.q, tags: typed.tags, breed: typed.breed })), 300);
     return () => clearTimeout(timer);
-  }, [typed.q, typed.tags]);
+  }, [typed.q, typed.tags, typed.breed]);
   const q = query.q.trim();
   const tags = tagsOf(query.tags);
-  const pager = usePager([query.status, query.categoryId, q, query.tags, query.sort]);
+  const breed = query.breed.trim();
+  const pager = usePager([query.status, query.categoryId, q, query.tags, query.sex, breed, query.incomplete, query.sort]);
   const pets = useLoad(() => {
     const filters = {
       limit: 20,
@@ -59,10 +89,13 @@ export function PetsPage() {
       status: query.status || undefined,
       categoryId: query.categoryId ? Number(query.categoryId) : undefined,
       tag: tags.length > 0 ? tags : undefined,
+      sex: query.sex || undefined,
+      breed: breed || undefined,
+      recordComplete: query.incomplete ? ('false' as const) : undefined,
       sort: query.sort,
     };
     return q ? client.pets.search(q, filters) : client.pets.list(filters);
-  }, [pager.cursor, query.status, query.categoryId, q, query.tags, query.sort]);
+  }, [pager.cursor, query.status, query.categoryId, q, query.tags, query.sex, breed, query.incomplete, query.sort]);
   const categories = useLoad(() => client.categories.list(), []);
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
@@ -143,6 +176,23 @@ export function PetsPage() {
           </select>
         </label>
         <span class="filter">
+          <label for="pets-sex">Sex</label>
+          <select id="pets-sex" value={query.sex} onChange={(e) => setQuery({ ...query, sex: e.currentTarget.value as PetSex | '' })}>
+            <option value="">any</option>
+            {SEXES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </span>
+        <Field id="pets-breed" label="Breed" error={listProblem.fields.breed}>
+          {(a11y) => <input {...a11y} value={typed.breed} onInput={(e) => setTyped({ ...typed, breed: e.currentTarget.value })} size={14} maxLength={100} />}
+        </Field>
+        <label>
+          <input type="checkbox" checked={query.incomplete} onChange={(e) => setQuery({ ...query, incomplete: e.currentTarget.checked })} /> Record incomplete
+        </label>
+        <span class="filter">
           <label for="pets-sort">Sort</label>
           <select id="pets-sort" value={query.sort} onChange={(e) => setQuery({ ...query, sort: e.currentTarget.value as PetSort })}>
             {SORTS.map((s) => (
@@ -164,6 +214,7 @@ export function PetsPage() {
             <th scope="col">Status</th>
             <th scope="col">Price</th>
             <th scope="col">Tags</th>
+            <th scope="col">Record</th>
             {canWrite && <th scope="col">Actions</th>}
           </tr>
         </thead>
@@ -183,6 +234,15 @@ export function PetsPage() {
                 {pet.price ? formatMoney(pet.price.amount, pet.price.currency) : '—'}
               </td>
               <td data-label="Tags">{pet.tags.join(', ')}</td>
+              <td data-label="Record">
+                {pet.recordComplete ? (
+                  <span class="badge complete">complete</span>
+                ) : (
+                  <>
+                    <span class="badge incomplete">incomplete</span> lacks {pet.recordMissing.map((m) => RECORD_LABELS[m] ?? m).join(', ')}
+                  </>
+                )}
+              </td>
               {canWrite && (
                 <td data-label="Actions" class="actions">
                   <button type="button" onClick={() => edit(pet.id)} disabled={editing !== null}>
@@ -197,7 +257,9 @@ export function PetsPage() {
           ))}
           {!pets.error && pets.data?.data.length === 0 && (
             <tr>
-              <td colSpan={canWrite ? 7 : 6}>No pets{query.status || query.categoryId || q || tags.length > 0 ? ' match these filters' : ' yet'}.</td>
+              <td colSpan={canWrite ? 8 : 7}>
+                No pets{query.status || query.categoryId || q || tags.length > 0 || query.sex || breed || query.incomplete ? ' match these filters' : ' yet'}.
+              </td>
             </tr>
           )}
         </tbody>
@@ -216,6 +278,67 @@ interface Draft {
   /** Tags as typed, separated by spaces or commas. */
   tags: string;
   description: string;
+  // The record (docs/api.md, "The animal's record"), each as typed; '' is "not recorded".
+  breed: string;
+  /** 'yes' when mixed. */
+  mixed: string;
+  secondBreed: string;
+  sex: PetSex | '';
+  neutered: '' | 'yes' | 'no';
+  colour: string;
+  birthDate: string;
+  /** 'yes' when the birth date is an estimate. */
+  estimated: string;
+  microchip: string;
+  acquiredAt: string;
+  sourceKind: SourceKind | '';
+  sourceName: string;
+  sourceAddress: string;
+  sourceLicence: string;
+}
+
+const EMPTY_RECORD = {
+  breed: '',
+  mixed: '',
+  secondBreed: '',
+  sex: '',
+  neutered: '',
+  colour: '',
+  birthDate: '',
+  estimated: '',
+  microchip: '',
+  acquiredAt: '',
+  sourceKind: '',
+  sourceName: '',
+  sourceAddress: '',
+  sourceLicence: '',
+} as const satisfies Partial<Draft>;
+
+/** The record's members of a draft, as the API takes them: what is empty is null (not recorded, or removed). */
+function recordOf(d: Draft) {
+  const text = (value: string) => (value.trim() === '' ? null : value);
+  return {
+    breed:
+      d.breed.trim() === ''
+        ? null
+        : { primary: d.breed, ...(d.mixed === 'yes' ? { mixed: true } : {}), ...(text(d.secondBreed) ? { secondary: d.secondBreed } : {}) },
+    sex: d.sex === '' ? null : d.sex,
+    neutered: d.neutered === '' ? null : d.neutered === 'yes',
+    colour: text(d.colour),
+    birthDate: text(d.birthDate),
+    birthDateEstimated: d.birthDate === '' ? null : d.estimated === 'yes',
+    microchip: text(d.microchip),
+    acquiredAt: text(d.acquiredAt),
+    source:
+      d.sourceKind === ''
+        ? null
+        : {
+            kind: d.sourceKind,
+            ...(text(d.sourceName) ? { name: d.sourceName } : {}),
+            ...(text(d.sourceAddress) ? { address: d.sourceAddress } : {}),
+            ...(text(d.sourceLicence) ? { licence: d.sourceLicence } : {}),
+          },
+  };
 }
 
 /**
@@ -236,6 +359,20 @@ const draftOf = (pet: Pet): Draft => ({
   price: pet.price ? amountText(pet.price.amount, pet.price.currency) : '',
   tags: pet.tags.join(' '),
   description: pet.description ?? '',
+  breed: pet.breed?.primary ?? '',
+  mixed: pet.breed?.mixed ? 'yes' : '',
+  secondBreed: pet.breed?.secondary ?? '',
+  sex: pet.sex ?? '',
+  neutered: pet.neutered === undefined ? '' : pet.neutered ? 'yes' : 'no',
+  colour: pet.colour ?? '',
+  birthDate: pet.birthDate ?? '',
+  estimated: pet.birthDateEstimated ? 'yes' : '',
+  microchip: pet.microchip ?? '',
+  acquiredAt: pet.acquiredAt ?? '',
+  sourceKind: pet.source?.kind ?? '',
+  sourceName: pet.source?.name ?? '',
+  sourceAddress: pet.source?.address ?? '',
+  sourceLicence: pet.source?.licence ?? '',
 });
 const FIELD_LABELS: Record<keyof Draft, string> = {
   name: 'Name',
@@ -244,6 +381,20 @@ const FIELD_LABELS: Record<keyof Draft, string> = {
   price: 'Price',
   tags: 'Tags',
   description: 'Description',
+  breed: 'Breed',
+  mixed: 'Mixed breed',
+  secondBreed: 'Second breed',
+  sex: 'Sex',
+  neutered: 'Neutered',
+  colour: 'Colour',
+  birthDate: 'Birth date',
+  estimated: 'Estimated',
+  microchip: 'Microchip',
+  acquiredAt: 'Acquired',
+  sourceKind: 'Source',
+  sourceName: 'Source name',
+  sourceAddress: 'Source address',
+  sourceLicence: 'Source licence',
 };
 
 /**
@@ -260,6 +411,7 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
     price: '',
     tags: '',
     description: '',
+    ...EMPTY_RECORD,
   });
   const [loaded, setLoaded] = useState<{ pet: Pet; etag: string } | undefined>();
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
@@ -293,6 +445,7 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
     const common = { name: draft.name, categoryId: Number(draft.categoryId), status: draft.status };
     const tags = tagsOf(draft.tags);
     const description = draft.description === '' ? null : draft.description;
+    const record = recordOf(draft);
     setSaving(true);
     try {
       if (id === null) {
@@ -301,6 +454,8 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
           ...(amount === null ? {} : { price: { amount } }),
           ...(tags.length ? { tags } : {}),
           ...(description === null ? {} : { description }),
+          // A new animal's record: only what was filled in.
+          ...Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null)),
         });
         try {
           for (const file of files) await client.pets.addPhoto(created.id, file);
@@ -312,7 +467,11 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
         onDone(created);
       } else
         onDone(
-          await client.pets.update(id, { ...common, price: amount === null ? null : { amount }, tags, description }, { ifMatch: ifMatch ?? loaded!.etag }),
+          await client.pets.update(
+            id,
+            { ...common, price: amount === null ? null : { amount }, tags, description, ...record },
+            { ifMatch: ifMatch ?? loaded!.etag },
+          ),
         );
     } catch (err) {
       if (err instanceof PetstoreError && err.code === 'precondition_failed' && id !== null) {
@@ -412,6 +571,7 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
           <textarea {...a11y} value={draft.description} onInput={(e) => setDraft({ ...draft, description: e.currentTarget.value })} rows={3} maxLength={2000} />
         )}
       </Field>
+      <RecordFields draft={draft} setDraft={setDraft} problem={problem} />
       {id !== null && <PetPhotos petId={id} onChanged={photosChanged} />}
       {id === null && (
         <label class="field">
@@ -429,6 +589,89 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * The animal's legal record in the form, labelled as the API describes each member; every error
+ * the API names (`breed.secondary`, `source.name`) is shown beside its own input.
+ */
+function RecordFields({ draft, setDraft, problem }: { draft: Draft; setDraft: (d: Draft) => void; problem: Problem }) {
+  const f = problem.fields;
+  const set = (member: keyof Draft) => (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [member]: e.currentTarget.value });
+  const check = (member: keyof Draft) => (e: { currentTarget: { checked: boolean } }) => setDraft({ ...draft, [member]: e.currentTarget.checked ? 'yes' : '' });
+  return (
+    <fieldset class="record">
+      <legend>Record</legend>
+      <Field id="pet-breed" label="Breed" error={f['breed.primary'] ?? (f['breed.secondary'] ? undefined : f.breed)}>
+        {(a11y) => <input {...a11y} value={draft.breed} onInput={set('breed')} maxLength={100} />}
+      </Field>
+      <label class="field">
+        <span>
+          <input type="checkbox" checked={draft.mixed === 'yes'} onChange={check('mixed')} /> Mixed breed
+        </span>
+      </label>
+      <Field id="pet-second-breed" label="Second breed" error={f['breed.secondary']} hint="Only for a mixed breed">
+        {(a11y) => <input {...a11y} value={draft.secondBreed} onInput={set('secondBreed')} maxLength={100} />}
+      </Field>
+      <Field id="pet-sex" label="Sex" error={f.sex}>
+        {(a11y) => (
+          <select {...a11y} value={draft.sex} onChange={set('sex')}>
+            <option value="">not recorded</option>
+            {SEXES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field id="pet-neutered" label="Neutered" error={f.neutered}>
+        {(a11y) => (
+          <select {...a11y} value={draft.neutered} onChange={set('neutered')}>
+            <option value="">not recorded</option>
+            <option value="yes">yes</option>
+            <option value="no">no</option>
+          </select>
+        )}
+      </Field>
+      <Field id="pet-colour" label="Colour" error={f.colour} hint="Colour and markings">
+        {(a11y) => <input {...a11y} value={draft.colour} onInput={set('colour')} maxLength={100} />}
+      </Field>
+      <Field id="pet-birth-date" label="Birth date" error={f.birthDate}>
+        {(a11y) => <input {...a11y} type="date" value={draft.birthDate} onInput={set('birthDate')} />}
+      </Field>
+      <Field id="pet-estimated" label="Estimated" error={f.birthDateEstimated} hint="The birth date is an estimate">
+        {(a11y) => <input {...a11y} type="checkbox" checked={draft.estimated === 'yes'} onChange={check('estimated')} />}
+      </Field>
+      <Field id="pet-microchip" label="Microchip" error={f.microchip} hint="15 digits (or an older chip's 10 letters and digits, or 9 digits); spaces are fine">
+        {(a11y) => <input {...a11y} value={draft.microchip} onInput={set('microchip')} maxLength={40} inputMode="numeric" />}
+      </Field>
+      <Field id="pet-acquired" label="Acquired" error={f.acquiredAt} hint="The day the store acquired the animal">
+        {(a11y) => <input {...a11y} type="date" value={draft.acquiredAt} onInput={set('acquiredAt')} />}
+      </Field>
+      <Field id="pet-source" label="Source" error={f['source.kind'] ?? (f['source.name'] || f['source.address'] || f['source.licence'] ? undefined : f.source)}>
+        {(a11y) => (
+          <select {...a11y} value={draft.sourceKind} onChange={set('sourceKind')}>
+            <option value="">not recorded</option>
+            {SOURCE_KINDS.map((k) => (
+              <option key={k.value} value={k.value}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field id="pet-source-name" label="Source name" error={f['source.name']} hint="Required unless born in store">
+        {(a11y) => <input {...a11y} value={draft.sourceName} onInput={set('sourceName')} maxLength={200} />}
+      </Field>
+      <Field id="pet-source-address" label="Source address" error={f['source.address']}>
+        {(a11y) => <textarea {...a11y} value={draft.sourceAddress} onInput={set('sourceAddress')} rows={2} maxLength={500} />}
+      </Field>
+      <Field id="pet-source-licence" label="Source licence" error={f['source.licence']} hint="A breeder's or dealer's licence number">
+        {(a11y) => <input {...a11y} value={draft.sourceLicence} onInput={set('sourceLicence')} maxLength={100} />}
+      </Field>
+    </fieldset>
   );
 }
 

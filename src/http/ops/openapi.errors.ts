@@ -12,6 +12,9 @@ import { tooManyPixels, unreadable } from '../../photos/photo.image.ts';
 import { tooManyPhotos } from '../../photos/photo.service.ts';
 import { VOIDED_HEALTH_RECORD_EXAMPLE } from '../../health/health.schemas.ts';
 import { alreadyVoided } from '../../health/health.service.ts';
+import { customerHasOpenSale } from '../../customers/customer.service.ts';
+import { holdNotLive, petOnHold } from '../../holds/hold.rules.ts';
+import { unknownCustomer } from '../../store/order.service.ts';
 import { assertPetOrderable, assertTransition } from '../../store/order.lifecycle.ts';
 import { webhookDisabled } from '../../webhooks/webhook.deliveries.ts';
 import { AddressPolicy } from '../../webhooks/webhook.address.ts';
@@ -89,6 +92,7 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     bad_request: facts(['connection', 'auth', 'counted'], () => malformedIdempotencyKey()),
     unknown_category: facts(counted, () => unknownCategory(42)),
     unknown_pet: facts(counted, () => thrownBy(() => assertPetOrderable(42, undefined))),
+    unknown_customer: facts(counted, () => unknownCustomer(42)),
     invalid_cursor: facts(counted, () => thrownBy(() => new CursorCodec('example').decode('pets', 'not-a-cursor'))),
     webhook_url_not_allowed: facts(counted, () => refusedUrl),
     invalid_image: facts(counted, () => unreadable('VipsJpeg: premature end of input file')),
@@ -102,6 +106,9 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     invalid_transition: facts(counted, () => thrownBy(() => assertTransition(7, { status: 'delivered' }, 'cancelled'))),
     idempotency_key_in_use: facts(counted, () => idempotencyKeyInUse()),
     pet_has_open_order: facts(counted, () => petHasOpenOrder(42, 'status')),
+    pet_on_hold: facts(counted, () => petOnHold(42, { id: 3, until: '2026-11-29T18:00:00.000Z' })),
+    hold_not_live: facts(counted, () => holdNotLive({ id: 3, state: 'expired' })),
+    customer_has_open_sale: facts(counted, () => customerHasOpenSale(1, 'order 7 is placed')),
     category_exists: facts(counted, () => duplicateCategory('Horses')),
     category_in_use: facts(counted, () => categoryInUse(7)),
     webhook_disabled: facts(counted, () => webhookDisabled(3)),

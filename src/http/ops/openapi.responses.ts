@@ -1,13 +1,15 @@
 import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
 import { ERROR_CODES_KEY } from '../../schemas.ts';
 import { REQUEST_ID } from '../edge/request-id.ts';
-import { deprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
+import { deprecationHeaders, formDeprecationHeaders, type Deprecation } from '../policies/deprecation.ts';
 import type { ErrorFacts, Stage } from './openapi.errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Media types the 200 response may have besides application/json, as OpenAPI content entries (documentation only). */
     alsoContent?: Readonly<Record<string, object>>;
+    /** A deprecated form of the request (a body without a member now required): its 201 then carries Deprecation, Sunset and Link (documentation only). */
+    formDeprecation?: { readonly deprecatedAt: Date; readonly sunset: Date; readonly form: string };
   }
 }
 
@@ -28,6 +30,8 @@ export interface ResponseKind {
   readonly immutable?: boolean;
   /** Other media types the 200 response may have (config.alsoContent: the event feed's `text/event-stream`). */
   readonly alsoContent?: Readonly<Record<string, object>>;
+  /** A deprecated form of the request (config.formDeprecation). */
+  readonly formDeprecation?: { readonly deprecatedAt: Date; readonly sunset: Date; readonly form: string };
 }
 
 /** A shared schema (one with an $id) is referenced from components, not repeated inline. */
@@ -220,6 +224,13 @@ function responseHeaders(
     headers.Deprecation = header('Deprecation', 'When the operation was deprecated (RFC 9745)', example.deprecation);
     headers.Sunset = header('Sunset', 'When the operation stops working (RFC 8594); from then on it answers 410', example.sunset);
     headers.Link = header('Deprecation-Link', 'The successor operation (`rel="successor-version"`) and the documentation (`rel="deprecation"`)', example.link);
+  }
+  if (kind.formDeprecation && status === 201) {
+    const example = formDeprecationHeaders(kind.formDeprecation, '/docs');
+    const when = `With ${kind.formDeprecation.form}`;
+    headers.Deprecation = header(false, `${when}: when that form was deprecated (RFC 9745)`, example.deprecation);
+    headers.Sunset = header(false, `${when}: when that form is refused (RFC 8594)`, example.sunset);
+    headers.Link = header(false, `${when}: the documentation (\`rel="deprecation"\`)`, example.link);
   }
   return headers;
 }

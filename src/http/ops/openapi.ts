@@ -56,12 +56,17 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
         { name: 'Pets', description: 'Animals offered in the store, and their categories' },
         { name: 'Health', description: "Each animal's health log (vaccinations, deworming, examinations, treatments, notes) and the care due" },
         { name: 'Store', description: 'Orders: how an animal moves from available to pending to sold; the inventory' },
+        {
+          name: 'Customers',
+          description:
+            'The people and organisations the store sells to: personal data (scopes `customers:read`, `customers:write`), exported and erased on request',
+        },
         { name: 'Events', description: 'Every change, as a feed: replay what a webhook endpoint missed' },
         { name: 'Webhooks', description: 'Endpoints that receive every change as a signed POST (Standard Webhooks 1.0), and their delivery logs' },
         { name: 'Keys', description: 'API keys: issue, inspect and revoke them (scope `keys:admin`)' },
       ],
       'x-tagGroups': [
-        { name: 'Store', tags: ['Store'] },
+        { name: 'Store', tags: ['Store', 'Customers'] },
         { name: 'Pets', tags: ['Pets', 'Health'] },
         { name: 'Events', tags: ['Events', 'Webhooks'] },
         { name: 'Administration', tags: ['Keys'] },
@@ -99,6 +104,7 @@ async function openApi(app: FastifyInstance, { config }: { readonly config: Conf
         public: route.config?.public === true,
         immutable: route.config?.immutable === true,
         alsoContent: route.config?.alsoContent,
+        formDeprecation: route.config?.formDeprecation,
       };
       return {
         schema: {

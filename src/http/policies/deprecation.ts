@@ -28,6 +28,21 @@ export function deprecationHeaders(d: Deprecation, base: string, docsUrl: string
   };
 }
 
+/**
+ * The headers of a deprecated form of a request (a body without a member that is now required),
+ * where the operation itself stays: when the form was deprecated, when it is refused, and the guide.
+ */
+export function formDeprecationHeaders(
+  d: { readonly deprecatedAt: Date; readonly sunset: Date },
+  docsUrl: string,
+): { deprecation: string; sunset: string; link: string } {
+  return {
+    deprecation: `@${Math.floor(d.deprecatedAt.getTime() / 1000)}`,
+    sunset: d.sunset.toUTCString(),
+    link: `<${docsUrl}>; rel="deprecation"; type="text/html"`,
+  };
+}
+
 /** 410: the operation is past its sunset; the answer names its successor. */
 export function pastSunset(d: Deprecation, base: string): AppError {
   return new AppError('gone', `this operation was removed on ${d.sunset.toUTCString()}; use GET ${base}${d.successor} instead`);

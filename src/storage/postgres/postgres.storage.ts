@@ -5,8 +5,11 @@ import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
+import { SqlCustomers } from '../sql/sql.customers.ts';
+import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
-import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
@@ -78,9 +81,14 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     webhooks: new SqlWebhooks(db.statements, postgresDialect),
     photos: new SqlPhotos(db.statements),
     health: new SqlHealth(db.statements),
+    customers: new SqlCustomers(db.statements),
+    holds: new SqlHolds(db.statements),
+    dealerBook: new SqlDealerBook(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),
+    setting: (name) => databaseSetting(db.statements, name),
+    saveSetting: (name, value) => saveDatabaseSetting(db.statements, name, value),
     async ping() {
       await db.query('SELECT 1');
     },

@@ -2,7 +2,7 @@
 import type { Category } from '../../categories/category.schemas.ts';
 import type { CategoryRepository, CategoryTx } from '../../categories/category.store.ts';
 import { CATEGORY_COLUMNS, toCategory, type CategoryRow } from '../rows.ts';
-import { first, LIVE, perDialect, type Dialect, type SqlDb, type SqlParam } from './sql.db.ts';
+import { first, LIVE, perDialect, unlessUnique, type Dialect, type SqlDb } from './sql.db.ts';
 
 /**
  * The live category $1, locked FOR KEY SHARE until the transaction ends — the lock the foreign key
@@ -54,36 +54,17 @@ export class SqlCategoryTx implements CategoryTx {
 
   async insert(name: string): Promise<Category | undefined> {
     return category(
-      (await unlessNameTaken<CategoryRow>(this.#db, this.#d, `INSERT INTO categories (name) VALUES ($1) RETURNING ${CATEGORY_COLUMNS}`, [name]))?.[0],
+      (await unlessUnique<CategoryRow>(this.#db, this.#d, `INSERT INTO categories (name) VALUES ($1) RETURNING ${CATEGORY_COLUMNS}`, [name]))?.[0],
     );
   }
 
   async rename(id: number, name: string): Promise<Category | undefined> {
     const sql = `UPDATE categories SET name = $2 WHERE id = $1 RETURNING ${CATEGORY_COLUMNS}`;
-    return category((await unlessNameTaken<CategoryRow>(this.#db, this.#d, sql, [id, name]))?.[0]);
+    return category((await unlessUnique<CategoryRow>(this.#db, this.#d, sql, [id, name]))?.[0]);
   }
 
   async remove(id: number, at: Date): Promise<void> {
     await this.#db.run('UPDATE categories SET deleted_at = $2 WHERE id = $1', [id, at.toISOString()]);
-  }
-}
-
-/**
- * Runs `sql`, a write that may give a live category a name another live one has (the unique index
- * categories_name_live): its rows, or undefined when the index refused it — that statement undone,
- * the transaction still usable (in a savepoint where a failed statement would abort it).
- */
-async function unlessNameTaken<R>(db: SqlDb, d: Dialect, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
-  const savepoint = d.failedStatementAbortsTransaction;
-  if (savepoint) await db.run('SAVEPOINT name');
-  try {
-    const rows = await db.all<R>(sql, params);
-    if (savepoint) await db.run('RELEASE SAVEPOINT name');
-    return rows;
-  } catch (err) {
-    if (!d.isUniqueViolation(err)) throw err;
-    if (savepoint) await db.run('ROLLBACK TO SAVEPOINT name');
-    return undefined;
   }
 }
 

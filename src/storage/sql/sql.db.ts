@@ -99,3 +99,22 @@ export function perDialect(build: (d: Dialect) => string): (d: Dialect) => strin
     return sql;
   };
 }
+
+/**
+ * Runs `sql`, a write a unique index may refuse (a category's name another live one has, a second
+ * live hold of a pet): its rows, or undefined when the index refused it — that statement undone,
+ * the transaction still usable (in a savepoint where a failed statement would abort it).
+ */
+export async function unlessUnique<R>(db: SqlDb, d: Dialect, sql: string, params: readonly SqlParam[]): Promise<R[] | undefined> {
+  const savepoint = d.failedStatementAbortsTransaction;
+  if (savepoint) await db.run('SAVEPOINT unique_write');
+  try {
+    const rows = await db.all<R>(sql, params);
+    if (savepoint) await db.run('RELEASE SAVEPOINT unique_write');
+    return rows;
+  } catch (err) {
+    if (!d.isUniqueViolation(err)) throw err;
+    if (savepoint) await db.run('ROLLBACK TO SAVEPOINT unique_write');
+    return undefined;
+  }
+}

@@ -200,3 +200,13 @@ export async function databaseSecret(db: SqlDb, name: string): Promise<string> {
   await db.run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [name, randomBytes(32).toString('base64url')]);
   return (await first<{ value: string }>(db, 'SELECT value FROM meta WHERE key = $1', [name]))!.value;
 }
+
+/** A value kept in `meta` under `name` (Storage.setting). */
+export async function databaseSetting(db: SqlDb, name: string): Promise<string | undefined> {
+  return (await first<{ value: string }>(db, 'SELECT value FROM meta WHERE key = $1', [name]))?.value;
+}
+
+/** Saves `value` under `name` in `meta`, replacing what was there (Storage.saveSetting). */
+export async function saveDatabaseSetting(db: SqlDb, name: string, value: string): Promise<void> {
+  await db.run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [name, value]);
+}

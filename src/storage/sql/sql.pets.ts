@@ -38,6 +38,10 @@ const UPDATE_PET = (() => {
   const set = columns.map((c, i) => `${c} = $${i + 2}`);
   return `UPDATE pets SET ${set.join(', ')} WHERE id = $1 RETURNING ${PET_COLUMNS}`;
 })();
+const RECORD_STATE = PET_FIELDS.filter((f) => f.member === 'recordComplete' || f.member === 'recordMissing');
+const RESTATE_PET = `UPDATE pets SET ${RECORD_STATE.flatMap((f) => f.columns)
+  .map((c, i) => `${c} = $${i + 2}`)
+  .join(', ')} WHERE id = $1`;
 const written = (fields: readonly PetField[], pet: Partial<Pet>, index: PetIndex): SqlParam[] => [...petValues(fields, pet), index.searchText, index.nameKey];
 
 // pet_tags: one row per filter term of a live pet — its tags and its breed's words, as the pets
@@ -83,6 +87,10 @@ export class SqlPetTx implements PetTx {
     // Negative keys: the service's other transaction-scoped locks are positive.
     if (this.#d.takeTurns !== undefined) await this.#db.all(this.#d.takeTurns, [-1 - Number.parseInt(chip, 16)]);
     return (await first<{ id: number }>(this.#db, `SELECT id FROM pets WHERE microchip = $1 AND ${LIVE}`, [chip]))?.id;
+  }
+
+  async restate(id: number, state: Pick<Pet, 'recordComplete' | 'recordMissing'>): Promise<void> {
+    await this.#db.run(RESTATE_PET, [id, ...petValues(RECORD_STATE, state)]);
   }
 
   async reindex(id: number, index: PetIndex): Promise<boolean> {

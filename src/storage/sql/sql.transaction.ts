@@ -1,5 +1,7 @@
 import type { Transaction } from '../storage.ts';
 import { SqlCategoryTx } from './sql.categories.ts';
+import { SqlCustomerTx } from './sql.customers.ts';
+import { SqlHoldTx } from './sql.holds.ts';
 import { SqlOrderTx } from './sql.orders.ts';
 import { SqlPetTx } from './sql.pets.ts';
 import type { Dialect, SqlDb } from './sql.db.ts';
@@ -25,5 +27,7 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     deliveries: new SqlDeliveryTx(db, dialect, instance),
     photos: new SqlPhotoTx(db),
     health: new SqlHealthTx(db, dialect),
+    customers: new SqlCustomerTx(db, dialect),
+    holds: new SqlHoldTx(db, dialect),
   };
 }

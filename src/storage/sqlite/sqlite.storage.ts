@@ -3,10 +3,13 @@ import { StorageUnavailableError } from '../../errors.ts';
 import type { Storage } from '../storage.ts';
 import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
+import { SqlCustomers } from '../sql/sql.customers.ts';
+import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
-import { databaseSecret, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
+import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
 import { SqlPhotos } from '../sql/sql.photos.ts';
 import { sqlTransaction } from '../sql/sql.transaction.ts';
 import { SqlWebhooks } from '../sql/sql.webhooks.ts';
@@ -67,8 +70,13 @@ export function openSqlite(options: SqliteOptions): Storage {
     webhooks: new SqlWebhooks(outside, sqliteDialect),
     photos: new SqlPhotos(outside),
     health: new SqlHealth(outside),
+    customers: new SqlCustomers(outside),
+    holds: new SqlHolds(outside),
+    dealerBook: new SqlDealerBook(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
+    setting: (name) => databaseSetting(outside, name),
+    saveSetting: (name, value) => saveDatabaseSetting(outside, name, value),
     async ping() {
       if (closed) throw new StorageUnavailableError('the SQLite database is closed');
       try {

@@ -16,9 +16,11 @@ ALTER TABLE pets ADD COLUMN acquired_at TEXT;
 ALTER TABLE pets ADD COLUMN source TEXT;
 -- The record's state under the store's RECORD_REQUIRED_FIELDS, written with every write of the
 -- pet and restated for every pet at start-up (applyRecordRule, src/pets/pet.service.ts) when the
--- setting changed. Until then a pet written before this migration reads as incomplete.
+-- setting changed. The defaults are the state of an animal without a record under the default
+-- setting (the §402 list): the pets written before this migration, and those the release before
+-- writes during a rolling deploy, need no restating unless the setting differs.
 ALTER TABLE pets ADD COLUMN record_complete INTEGER NOT NULL DEFAULT 0 CHECK (record_complete IN (0, 1));
-ALTER TABLE pets ADD COLUMN record_missing TEXT NOT NULL DEFAULT '[]'; -- JSON array of member names
+ALTER TABLE pets ADD COLUMN record_missing TEXT NOT NULL DEFAULT '["source","acquiredAt","birthDate","colour","sex","breed"]'; -- JSON array of member names
 
 -- A microchip number belongs to one live animal (409 microchip_in_use; the workflows check it
 -- first under a lock on the number, this refuses the rest); it also serves GET /pets?microchip=.
