@@ -795,9 +795,11 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await p.getByRole('heading', { name: 'Rex', level: 1 }).waitFor();
     assert.equal(await p.title(), 'Rex · Pet Store console');
     await p.getByRole('img', { name: 'Rex (1 of 1)' }).waitFor();
+    // Its record is empty: what the store requires (RECORD_REQUIRED_FIELDS' default) is marked missing.
     const record = p.getByRole('region', { name: 'Record' });
     await record.getByText('Breed', { exact: true }).waitFor();
-    await record.getByText('The record is incomplete:').waitFor();
+    await record.getByText('The record is incomplete: Breed, Sex, Colour, Birth date, Acquired, Source are missing.').waitFor();
+    assert.equal(await record.getByText('missing', { exact: true }).count(), 6);
     const orders = p.getByRole('table', { name: 'Orders for this animal' });
     await orders.getByRole('cell', { name: String(order.id), exact: true }).waitFor();
     const history = p.getByRole('list', { name: 'History' });
@@ -834,9 +836,33 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     const orderRow = p.getByRole('row', { name: new RegExp(`^${order.id} Rex \\(pet ${pet.id}\\)`) });
     assert.match((await orderRow.getByRole('link').locator('img.row-thumb').getAttribute('src')) ?? '', /\/v1\/photos\/[0-9a-f]{64}\/thumb$/);
 
-    // The pets list links each animal to its page.
+    // The pets list links each animal to its page; a complete record says so.
+    const bella = (
+      await app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: auth,
+        payload: {
+          name: 'Bella',
+          categoryId: 1,
+          breed: { primary: 'Labrador Retriever' },
+          sex: 'female',
+          colour: 'black',
+          birthDate: '2025-01-02',
+          acquiredAt: '2025-03-01',
+          source: { kind: 'breeder', name: 'Hill Farm' },
+        },
+      })
+    ).json();
     await open(p, 'Pets');
-    await p.getByRole('table', { name: 'Pets' }).getByRole('link', { name: 'Rex', exact: true }).click();
+    const pets = p.getByRole('table', { name: 'Pets' });
+    await pets.getByRole('link', { name: 'Bella' }).click();
+    await p.getByRole('heading', { name: 'Bella', level: 1 }).waitFor();
+    assert.equal(new URL(p.url()).pathname, `/console/pets/${bella.id}`);
+    await p.getByText('The record is complete.').waitFor();
+    await p.getByRole('region', { name: 'Record' }).getByText('Labrador Retriever').waitFor();
+    await open(p, 'Pets');
+    await pets.getByRole('link', { name: 'Rex', exact: true }).click();
     await p.getByRole('heading', { name: 'Rex', level: 1 }).waitFor();
     assert.deepEqual(nurse.problems, []);
     assert.deepEqual(nurse.foreign, []);

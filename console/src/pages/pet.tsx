@@ -12,55 +12,49 @@ import { concernsPet, sentence } from './events.tsx';
 import { HealthLog, KIND_LABELS } from './health.tsx';
 import { PetForm, readPet } from './pets.tsx';
 
-/**
- * The record's members (issue 36 §1) as the page reads them from the Pet it gets: optional, so the
- * page shows what the service sends, and "not recorded" for the rest.
- */
-interface RecordView {
-  readonly breed?: unknown;
-  readonly sex?: string;
-  readonly neutered?: boolean;
-  readonly colour?: string;
-  readonly birthDate?: string;
-  readonly birthDateEstimated?: boolean;
-  readonly microchip?: string;
-  readonly acquiredAt?: string;
-  readonly source?: { readonly kind?: string; readonly name?: string; readonly address?: string; readonly licence?: string };
-  readonly recordComplete?: boolean;
-  /** The members the store requires that this animal's record lacks (RECORD_REQUIRED_FIELDS). */
-  readonly recordMissing?: readonly string[];
-}
+/** A member of the record, as `recordMissing` names it. */
+type RecordField = NonNullable<Pet['recordMissing']>[number];
 
-/** The record's fields in the order and with the labels of the pet form and the API's descriptions. */
-const RECORD_FIELDS: readonly { member: keyof RecordView; label: string; show: (r: RecordView) => string | undefined }[] = [
-  { member: 'breed', label: 'Breed', show: (r) => breedText(r.breed) },
-  { member: 'sex', label: 'Sex', show: (r) => r.sex },
-  { member: 'neutered', label: 'Neutered', show: (r) => (r.neutered === undefined ? undefined : r.neutered ? 'Yes' : 'No') },
-  { member: 'colour', label: 'Colour', show: (r) => r.colour },
+/** The record's fields in the order and with the labels of the API's descriptions (issue 36 §3). */
+const RECORD_FIELDS: readonly { member: RecordField; label: string; show: (p: Pet) => string | undefined }[] = [
+  { member: 'breed', label: 'Breed', show: (p) => breedText(p.breed) },
+  { member: 'sex', label: 'Sex', show: (p) => p.sex },
+  { member: 'neutered', label: 'Neutered', show: (p) => (p.neutered === undefined ? undefined : p.neutered ? 'Yes' : 'No') },
+  { member: 'colour', label: 'Colour', show: (p) => p.colour },
   {
     member: 'birthDate',
     label: 'Birth date',
-    show: (r) => (r.birthDate === undefined ? undefined : `${r.birthDate}${r.birthDateEstimated ? ' (estimated)' : ''}`),
+    show: (p) => (p.birthDate === undefined ? undefined : `${p.birthDate}${p.birthDateEstimated ? ' (estimated)' : ''}`),
   },
-  { member: 'microchip', label: 'Microchip', show: (r) => r.microchip },
-  { member: 'acquiredAt', label: 'Acquired', show: (r) => r.acquiredAt },
+  { member: 'microchip', label: 'Microchip', show: (p) => p.microchip },
+  { member: 'acquiredAt', label: 'Acquired', show: (p) => p.acquiredAt },
   {
     member: 'source',
     label: 'Source',
-    show: (r) =>
-      r.source === undefined
+    show: (p) =>
+      p.source === undefined
         ? undefined
-        : [r.source.kind, r.source.name, r.source.address, r.source.licence ? `licence ${r.source.licence}` : undefined].filter(Boolean).join(', '),
+        : [SOURCE_WORDS[p.source.kind], p.source.name, p.source.address, p.source.licence ? `licence ${p.source.licence}` : undefined]
+            .filter(Boolean)
+            .join(', '),
   },
 ];
 
-/** A breed as the API writes it: a text, or a breed with a second one for a mixed animal. */
-function breedText(breed: unknown): string | undefined {
-  if (breed === undefined || breed === null) return undefined;
-  if (typeof breed === 'string') return breed;
-  const b = breed as { name?: string; primary?: string; secondary?: string; second?: string; mixed?: boolean };
-  const names = [b.name ?? b.primary, b.secondary ?? b.second].filter(Boolean).join(' × ');
-  return b.mixed ? `${names} (mixed)` : names;
+/** Where an animal came from, in words. */
+const SOURCE_WORDS: Readonly<Record<NonNullable<Pet['source']>['kind'], string>> = {
+  breeder: 'Breeder',
+  supplier: 'Supplier',
+  private: 'Private person',
+  surrender: 'Surrendered',
+  'born-in-store': 'Born in the store',
+  transfer: 'Transfer',
+};
+
+/** A breed in words: "Labrador Retriever", "Poodle × Cocker Spaniel (mixed)". */
+function breedText(breed: Pet['breed']): string | undefined {
+  if (breed === undefined) return undefined;
+  const names = [breed.primary, breed.secondary].filter(Boolean).join(' × ');
+  return breed.mixed ? `${names} (mixed)` : names;
 }
 
 export function PetPage({ petId }: { petId: number }) {
@@ -162,9 +156,8 @@ function Photos({ petId, name }: { petId: number; name: string }) {
 
 /** The record: each field, or "not recorded"; the ones the store requires and lacks (recordMissing) marked as missing. */
 function Record({ pet }: { pet: Pet }) {
-  const record = pet as Pet & RecordView;
-  const missing = new Set(record.recordMissing ?? []);
-  const knowsRequired = record.recordMissing !== undefined;
+  const missing = new Set<string>(pet.recordMissing ?? []);
+  const knowsRequired = pet.recordMissing !== undefined;
   return (
     <section aria-labelledby="record-title">
       <h2 id="record-title">Record</h2>
@@ -182,7 +175,7 @@ function Record({ pet }: { pet: Pet }) {
         ))}
       <dl class="record">
         {RECORD_FIELDS.map((f) => {
-          const value = f.show(record);
+          const value = f.show(pet);
           return (
             <div key={f.member} class={missing.has(f.member) ? 'missing-field' : undefined}>
               <dt>{f.label}</dt>
