@@ -167,7 +167,9 @@ export function saleRetentionJob(storage: Storage, clock: Clock, onError: (err: 
 }
 
 /** One run of the retention job: the kept names and addresses whose period ended at `now` are erased; returns how many customers. */
-export function endSaleRetention(storage: Storage, now: Date): Promise<number> {
+export async function endSaleRetention(storage: Storage, now: Date): Promise<number> {
+  // Read first: a write (SQLite's one writer) only when some period has ended.
+  if (!(await storage.customers.retentionEnded(now))) return 0;
   return storage.transaction((tx) => tx.customers.endRetention(now));
 }
 

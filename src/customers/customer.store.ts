@@ -22,6 +22,8 @@ export interface CustomerRepository {
   list(query: CustomerQuery): Promise<Customer[]>;
   /** What the store holds on the customer, whatever its state; undefined only when the id was never used. */
   record(id: number): Promise<CustomerRecord | undefined>;
+  /** Whether any kept name and address has a retention period ended at `now` (the job writes only then). */
+  retentionEnded(now: Date): Promise<boolean>;
 }
 
 export interface CustomerTx {

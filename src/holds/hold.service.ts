@@ -125,7 +125,7 @@ const EXPIRY_BATCH = 100;
 export async function expireHolds(storage: Storage, now: Date): Promise<number> {
   let expired = 0;
   for (;;) {
-    const due = await storage.transaction((tx) => tx.holds.due(now, EXPIRY_BATCH));
+    const due = await storage.holds.due(now, EXPIRY_BATCH);
     for (const { id } of due) {
       const ended = await write(storage, { now }, async (tx) => {
         const hold = await tx.holds.lock(id);

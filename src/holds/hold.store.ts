@@ -25,6 +25,11 @@ export interface HoldRepository {
   list(query: HoldQuery): Promise<Hold[]>;
   /** Every hold of the customer, ascending by id (export). */
   ofCustomer(customerId: number): Promise<Hold[]>;
+  /**
+   * The ids and pets of live holds whose `until` is at or before `now`, earliest first, at most
+   * `limit`: a read outside any transaction, so the expiry job writes only when one is due.
+   */
+  due(now: Date, limit: number): Promise<{ id: number; petId: number }[]>;
 }
 
 export interface HoldTx {
@@ -38,6 +43,4 @@ export interface HoldTx {
   customerHasLive(customerId: number): Promise<boolean>;
   /** Ends a live hold this transaction locked: `state` and what goes with it. */
   end(id: number, state: Exclude<HoldState, 'live'>, at: Date, detail: { depositRefunded?: boolean; orderId?: number }): Promise<Hold>;
-  /** The ids and pets of live holds whose `until` is at or before `now`, earliest first, at most `limit`. */
-  due(now: Date, limit: number): Promise<{ id: number; petId: number }[]>;
 }

@@ -30,6 +30,7 @@ const ERASE = `UPDATE customers SET email = NULL, phone = NULL, notes = NULL, se
   retained_until = $3, erased_at = COALESCE(erased_at, $2), deleted_at = COALESCE(deleted_at, $2), updated_at = $2
   WHERE id = $1 RETURNING ${CUSTOMER_COLUMNS}`;
 // From customers_retained: the erasures whose period ended.
+const RETENTION_ENDED = 'SELECT 1 AS ended FROM customers WHERE retained_until IS NOT NULL AND retained_until <= $1 LIMIT 1';
 const END_RETENTION = `UPDATE customers SET name = NULL, address_line1 = NULL, address_line2 = NULL, city = NULL, postal_code = NULL,
   region = NULL, country = NULL, retained_until = NULL WHERE retained_until IS NOT NULL AND retained_until <= $1`;
 
@@ -62,6 +63,10 @@ export class SqlCustomers implements CustomerRepository {
 
   async record(id: number): Promise<CustomerRecord | undefined> {
     return record(await first<CustomerRow>(this.#db, GET, [id]));
+  }
+
+  async retentionEnded(now: Date): Promise<boolean> {
+    return (await first(this.#db, RETENTION_ENDED, [now.toISOString()])) !== undefined;
   }
 }
 

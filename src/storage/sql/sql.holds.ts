@@ -34,6 +34,10 @@ export class SqlHolds implements HoldRepository {
   async ofCustomer(customerId: number): Promise<Hold[]> {
     return (await this.#db.all<HoldRow>(OF_CUSTOMER, [customerId])).map(toHold);
   }
+
+  async due(now: Date, limit: number): Promise<{ id: number; petId: number }[]> {
+    return (await this.#db.all<{ id: number; pet_id: number }>(DUE, [now.toISOString(), limit])).map((r) => ({ id: r.id, petId: r.pet_id }));
+  }
 }
 
 export class SqlHoldTx implements HoldTx {
@@ -69,9 +73,5 @@ export class SqlHoldTx implements HoldTx {
     const refunded = detail.depositRefunded === undefined ? null : detail.depositRefunded ? 1 : 0;
     const params = [id, state, at.toISOString(), refunded, detail.orderId ?? null];
     return toHold((await first<HoldRow>(this.#db, END, params))!);
-  }
-
-  async due(now: Date, limit: number): Promise<{ id: number; petId: number }[]> {
-    return (await this.#db.all<{ id: number; pet_id: number }>(DUE, [now.toISOString(), limit])).map((r) => ({ id: r.id, petId: r.pet_id }));
   }
 }
