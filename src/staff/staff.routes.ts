@@ -56,7 +56,7 @@ export const staffRoutes: FastifyPluginAsyncTypebox<StaffRoutesOptions> = async 
         tags: ['Staff'],
         summary: 'Invite a person',
         description:
-          'Makes an account in state `invited` and answers its one-time invitation link (valid 72 hours, once), which only this response shows: hand it to the person, who opens it and chooses a password. No e-mail is sent (docs/api.md, "Staff and sessions", says how an operator would add one). An owner invites to any role; anyone else holding `staff:admin` (a manager) only clerks and viewers.',
+          'Makes an account in state `invited` and answers its one-time invitation link (valid 72 hours, once), which only this response shows: hand it to the person, who opens it and chooses a password. No e-mail is sent (the [API guide](/docs/api.md), "Staff and sessions", says how an operator would add one). An owner invites to any role; anyone else holding `staff:admin` (a manager) only clerks and viewers.',
         'x-stability': 'experimental',
         body: NewStaff,
         response: {

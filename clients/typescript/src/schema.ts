@@ -891,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person
-         * @description Makes an account in state `invited` and answers its one-time invitation link (valid 72 hours, once), which only this response shows: hand it to the person, who opens it and chooses a password. No e-mail is sent (docs/api.md, "Staff and sessions", says how an operator would add one). An owner invites to any role; anyone else holding `staff:admin` (a manager) only clerks and viewers.
+         * @description Makes an account in state `invited` and answers its one-time invitation link (valid 72 hours, once), which only this response shows: hand it to the person, who opens it and chooses a password. No e-mail is sent (the [API guide](/docs/api.md), "Staff and sessions", says how an operator would add one). An owner invites to any role; anyone else holding `staff:admin` (a manager) only clerks and viewers.
          *
          *     Requires scope `staff:admin`.
          */
