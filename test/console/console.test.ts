@@ -651,6 +651,10 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
           "only the animal's events",
         );
         assert.match(history.at(-1)!, new RegExp(`\\(pet ${petId}\\) added`), 'back to its first event');
+        // An order's sentence names its animal and links to the animal's page.
+        const order = log.getByRole('link', { name: new RegExp(`^Order \\d+ placed for Frodo \\(pet ${petId}\\)`) }).first();
+        await order.waitFor({ timeout: LIVE_MS });
+        assert.equal(new URL((await order.getAttribute('href'))!, b.url()).pathname, `/console/pets/${petId}`);
         assert.ok(feedRequests.some((r) => r.includes(`petId=${petId}`)));
         await b.getByLabel('Animal').fill('x');
         assert.match((await b.locator('#events-pet-error').textContent()) ?? '', /Animal must be a pet ID/);
@@ -803,9 +807,9 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     const orders = p.getByRole('table', { name: 'Orders for this animal' });
     await orders.getByRole('cell', { name: String(order.id), exact: true }).waitFor();
     const history = p.getByRole('list', { name: 'History' });
-    await history.getByText(`Order ${order.id} placed for pet ${pet.id}`).waitFor();
+    await history.getByText(`Order ${order.id} placed for Rex (pet ${pet.id})`).waitFor();
     assert.match((await history.getByRole('listitem').first().textContent()) ?? '', /^Rex \(pet \d+\) changed: now pending/, 'newest first');
-    await history.getByText('Vaccination Nobivac DHPPi of 2025-03-01 voided for pet').waitFor();
+    await history.getByText(`Vaccination Nobivac DHPPi of 2025-03-01 voided for Rex (pet ${pet.id})`).waitFor();
     await p.getByText('No care is due.').waitFor();
 
     // Adding a record on the animal's page: it joins its log, its next care and its history.
@@ -820,7 +824,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await add.getByRole('button', { name: 'Save record' }).click();
     await pageLog.getByRole('cell', { name: 'Milbemax', exact: true }).waitFor();
     await p.getByText('Next care due: 2999-04-01 — Deworming: Milbemax').waitFor();
-    await history.getByText(`Deworming Milbemax of 2025-04-01 recorded for pet ${pet.id}`).waitFor();
+    await history.getByText(`Deworming Milbemax of 2025-04-01 recorded for Rex (pet ${pet.id})`).waitFor();
     await assertAccessible(p, "the animal's page", engine);
     await shot(p, 'pet', engine);
 

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatMoney } from '../money.ts';
 import { describeError } from '../session.ts';
 import { readScopeOf } from '../scopes.ts';
+import { petHref } from '../route.ts';
 import { Alert, Field, Missing, PageHeading, formatTime, usePetsById, useSession } from '../ui.tsx';
 
 const KEEP = 200;
@@ -25,24 +26,35 @@ interface Data {
 /** A health record in words: "Vaccination Nobivac DHPPi of 2026-03-01". */
 const health = (d: Data) => `${d.kind ? KIND_LABELS[d.kind] : 'Health record'} ${d.name ?? ''} of ${d.date}`.replace('  ', ' ');
 
-/** An event as a sentence a person reads ("Order 4 placed for pet 3 — €600.00"); the raw JSON stays one click away. */
-export function sentence(e: Event): string {
+/** The animal an event concerns, by the service's rule (eventPetId, src/events/event.schemas.ts): undefined for a category's. */
+export function eventPetId(e: Event): number | undefined {
+  const data = e.data as { id?: number; petId?: number };
+  if (e.type.startsWith('category.')) return undefined;
+  return e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id;
+}
+
+/**
+ * An event as a sentence a person reads ("Order 4 placed for Biscuit (pet 3) — €600.00"); the raw
+ * JSON stays one click away. `names` holds the animals whose names are known (a pet event carries
+ * its own; an order or a health record names the animal by id only).
+ */
+export function sentence(e: Event, names: ReadonlyMap<number, { readonly name: string }> = new Map()): string {
   const d = e.data as Data;
   const price = d.price ? ` — ${formatMoney(d.price.amount, d.price.currency)}` : '';
-  const pet = d.name === undefined ? `Pet ${d.id}` : `${d.name} (pet ${d.id})`;
+  const animal = (id: number | undefined, name = names.get(id ?? 0)?.name) => (name === undefined ? `pet ${id}` : `${name} (pet ${id})`);
   switch (e.type) {
     case 'pet.created':
-      return `${pet} added, ${d.status}${price}`;
+      return `${animal(d.id, d.name)} added, ${d.status}${price}`.replace(/^pet/, 'Pet');
     case 'pet.updated':
-      return `${pet} changed: now ${d.status}${price}`;
+      return `${animal(d.id, d.name)} changed: now ${d.status}${price}`.replace(/^pet/, 'Pet');
     case 'pet.deleted':
-      return `Pet ${d.id} withdrawn`;
+      return `${animal(d.id)} withdrawn`.replace(/^pet/, 'Pet');
     case 'order.placed':
-      return `Order ${d.id} placed for pet ${d.petId}${price}`;
+      return `Order ${d.id} placed for ${animal(d.petId)}${price}`;
     case 'pet.health.recorded':
-      return `${health(d)} recorded for pet ${d.petId}`;
+      return `${health(d)} recorded for ${animal(d.petId)}`;
     case 'pet.health.voided':
-      return `${health(d)} voided for pet ${d.petId}${d.voided ? `: ${d.voided.reason}` : ''}`;
+      return `${health(d)} voided for ${animal(d.petId)}${d.voided ? `: ${d.voided.reason}` : ''}`;
     case 'category.created':
       return `Category ${d.name} added`;
     case 'category.updated':
@@ -51,15 +63,13 @@ export function sentence(e: Event): string {
       return `Category ${d.id} deleted`;
     default:
       // order.approved, order.delivered, order.cancelled
-      return `Order ${d.id} ${e.type.slice('order.'.length)} (pet ${d.petId})`;
+      return `Order ${d.id} ${e.type.slice('order.'.length)} (${animal(d.petId)})`;
   }
 }
 
-/** Whether an event of the feed concerns the animal: the service's rule (eventPetId, src/events/event.schemas.ts), which the console cannot import. */
+/** Whether an event of the feed concerns the animal. */
 export function concernsPet(e: Event, petId: number): boolean {
-  const data = e.data as { id?: number; petId?: number };
-  if (e.type.startsWith('category.')) return false;
-  return (e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id) === petId;
+  return eventPetId(e) === petId;
 }
 
 /** What the page shows: every event, or those of one type, of one animal, or both. */
@@ -81,6 +91,8 @@ export function EventsPage() {
   const petInvalid = filter.pet.trim() !== '' && petId === undefined;
   const named = usePetsById(petId === undefined ? [] : [petId]).get(petId ?? 0);
   const readable = EVENT_TYPES.filter((t) => session.can(readScopeOf(t)));
+  // The names of the animals the shown events concern (the first 100), for their sentences.
+  const names = usePetsById(events.map(eventPetId).filter((id) => id !== undefined));
   useEffect(() => {
     if (!session.can('events:read') || petInvalid) return;
     let stopped = false;
@@ -156,7 +168,7 @@ export function EventsPage() {
         <ol class="events">
           {events.map((e) => (
             <li key={e.id}>
-              <span class="event-sentence">{sentence(e)}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+              <EventSentence event={e} names={names} /> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
               <details>
                 <summary>
                   <span class="event-type">{e.type}</span> <code>{e.id}</code> as JSON
@@ -176,4 +188,11 @@ export function EventsPage() {
       </div>
     </section>
   );
+}
+
+/** An event's sentence, linking to the page of the animal it concerns (its links: issue 35 §5). */
+function EventSentence({ event, names }: { event: Event; names: ReadonlyMap<number, { readonly name: string }> }) {
+  const petId = eventPetId(event);
+  const text = sentence(event, names);
+  return <span class="event-sentence">{petId === undefined || event.type === 'pet.deleted' ? text : <a href={petHref(petId)}>{text}</a>}</span>;
 }

@@ -125,7 +125,7 @@ export function PetPage({ petId }: { petId: number }) {
       <Record pet={p} />
       <Health petId={petId} name={p.name} />
       <Orders petId={petId} />
-      <History petId={petId} />
+      <History petId={petId} name={p.name} />
     </section>
   );
 }
@@ -291,8 +291,9 @@ const HISTORY_MAX = 1000;
  * The animal's history: its events (GET /v1/events?petId=, the ones this key may read), newest first.
  * The feed is ascending, so the pages are read to the end (an index walk per page) and turned round.
  */
-function History({ petId }: { petId: number }) {
+function History({ petId, name }: { petId: number; name: string }) {
   const { session } = useSession();
+  const names = new Map([[petId, { name }]]);
   const canRead = session.can('events:read');
   const events = useLoad(
     async () => (canRead ? (await session.client.events.iterate({ petId, limit: 100 }).toArray({ limit: HISTORY_MAX })).reverse() : []),
@@ -310,7 +311,7 @@ function History({ petId }: { petId: number }) {
           <ol class="events" aria-labelledby="history-title">
             {events.data?.map((e) => (
               <li key={e.id}>
-                <span class="event-sentence">{sentence(e)}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+                <span class="event-sentence">{sentence(e, names)}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
               </li>
             ))}
             {events.data?.length === 0 && <li>Nothing recorded yet (events are kept for the days the service is set to keep them).</li>}
