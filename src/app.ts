@@ -36,7 +36,7 @@ import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
 import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
-import { ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
+import { BulkPetChange, BulkResult, ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
 import { applyRecordRule, indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import { recordRule } from './pets/pet.record.ts';
 import { photoRoutes } from './photos/photo.routes.ts';
@@ -87,6 +87,8 @@ export const SHARED_SCHEMAS = [
   NewPet,
   PetPatch,
   Pet,
+  BulkPetChange,
+  BulkResult,
   ListedPet,
   Pets,
   Photo,
