@@ -61,7 +61,7 @@ import { PasswordHasher } from './staff/staff.password.ts';
 import { staffRoutes } from './staff/staff.routes.ts';
 import { AcceptInvitation, InvitedStaff, NewStaff, PasswordChange, RoleSchema, Staff, StaffList, StaffPatch } from './staff/staff.schemas.ts';
 import { StaffService } from './staff/staff.service.ts';
-import { ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
+import { BulkPetChange, BulkResult, ListedPet, NewPet, Pet, PetPatch, PetStatus, Pets, Price } from './pets/pet.schemas.ts';
 import { applyRecordRule, indexUnindexedPets, PetService } from './pets/pet.service.ts';
 import { recordRule } from './pets/pet.record.ts';
 import { photoRoutes } from './photos/photo.routes.ts';
@@ -113,6 +113,8 @@ export const SHARED_SCHEMAS = [
   NewPet,
   PetPatch,
   Pet,
+  BulkPetChange,
+  BulkResult,
   ListedPet,
   Pets,
   Photo,

@@ -22,7 +22,7 @@ import {
   UNEXPECTED_BODY,
 } from '../schemas.ts';
 import { linkNext } from '../paging.ts';
-import { ListPetsQuery, listed, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
+import { BULK_MAX_IDS, BulkPetChange, BulkResult, ListPetsQuery, listed, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
 export interface PetRoutesOptions {
@@ -95,6 +95,32 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       reply.code(201).header('location', location(pet));
       return tagged(request, reply, pet);
     },
+  );
+
+  app.post(
+    '/pets/bulk',
+    {
+      config: { scope: 'pets:write', idempotent: true },
+      schema: {
+        operationId: 'bulkUpdatePets',
+        tags: ['Pets'],
+        summary: 'Change many animals at once',
+        description: `Applies the same merge patch (PetPatch) to each of 1 to ${BULK_MAX_IDS} distinct animals, each under the rules of \`PATCH /pets/{petId}\`: an animal with an open order keeps its status, a missing or withdrawn one is refused, and so on. Each refusal is reported by id with the error the single PATCH would have answered; the others are changed (one \`pet.updated\` event per animal that changed). Each animal is changed in its own transaction (docs/api.md, "Bulk changes"). Send \`Idempotency-Key\` to make a retry safe.`,
+        'x-stability': 'experimental',
+        headers: IdempotencyHeaders,
+        body: BulkPetChange,
+        response: {
+          200: { ...BulkResult, description: 'What changed and what was refused, animal by animal' },
+          400: errorResponse`No ids, more than 500 or one twice, an invalid patch, an unknown field or query parameter (${'validation_failed'}); ${INVALID_JSON}; a body nested deeper than 32 levels, a malformed \`Idempotency-Key\` or ${MALFORMED}`,
+          409: errorResponse`A request with the same \`Idempotency-Key\` is still in flight (${'idempotency_key_in_use'})`,
+          ...idempotencyErrors,
+          ...bodyErrors,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) =>
+      pets.bulkUpdate(request.body.ids, request.body.patch, idempotentResponse(request, reply, null, { status: 200 }), mayReadPets(request)),
   );
 
   app.get(

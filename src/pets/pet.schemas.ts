@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Cursor, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { CalendarDate, Cursor, ErrorBody, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export const PetStatus = Type.Unsafe<PetStatus>({ $id: 'PetStatus', enum: [...PET_STATUSES], type: 'string', description: 'Availability status' });
@@ -441,3 +441,72 @@ export type ListPetsQuery = Static<typeof ListPetsQuery>;
 
 export const PetIdParams = Type.Object({ petId: Id('The identifier of the animal') }, { additionalProperties: false });
 export type PetIdParams = Static<typeof PetIdParams>;
+
+/** The most animals one bulk change names (POST /pets/bulk). */
+export const BULK_MAX_IDS = 500;
+
+export const BulkPetChange = Type.Object(
+  {
+    ids: Type.Array(Id('An animal to change'), {
+      minItems: 1,
+      maxItems: BULK_MAX_IDS,
+      uniqueItems: true,
+      description: `The animals to change: 1 to ${BULK_MAX_IDS} distinct ids`,
+    }),
+    patch: Type.Unsafe<PetPatch>({ $ref: 'PetPatch#' }),
+  },
+  {
+    $id: 'BulkPetChange',
+    additionalProperties: false,
+    description: 'The same merge patch (PetPatch) for each of `ids`',
+    examples: [{ ids: [1, 2], patch: { status: 'sold' } }],
+  },
+);
+export type BulkPetChange = Static<typeof BulkPetChange>;
+
+export const BulkRefusal = Type.Object(
+  {
+    id: Id('The animal refused'),
+    error: Type.Object(
+      {
+        code: ErrorBody.properties.code,
+        message: ErrorBody.properties.message,
+        status: ErrorBody.properties.status,
+      },
+      { additionalProperties: false, description: 'Why: the error the single PATCH of this animal would have answered' },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BulkRefusal = Static<typeof BulkRefusal>;
+
+export const BulkResult = Type.Object(
+  {
+    updated: Type.Array(Type.Unsafe<Pet>({ $ref: 'Pet#' }), {
+      description:
+        'The animals the patch applied to, after it, ascending by id (an animal that already had every value given is here, unchanged, with no event)',
+    }),
+    refused: Type.Array(BulkRefusal, { description: 'The animals refused, ascending by id, each with its error; nothing of them changed' }),
+  },
+  {
+    $id: 'BulkResult',
+    additionalProperties: false,
+    description: 'What a bulk change did, animal by animal',
+    examples: [
+      {
+        updated: [{ ...PET_EXAMPLE, status: 'sold' }],
+        refused: [
+          {
+            id: 2,
+            error: {
+              code: 'pet_has_open_order',
+              message: 'pet 2 has an open order (placed or approved), so its status cannot be changed; cancel or deliver the order first',
+              status: 409,
+            },
+          },
+        ],
+      },
+    ],
+  },
+);
+export type BulkResult = Static<typeof BulkResult>;

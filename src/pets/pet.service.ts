@@ -10,7 +10,7 @@ import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
-import { NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
+import { type BulkRefusal, type BulkResult, NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
 import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normaliseMicrochip, type RecordRule, recordState } from './pet.record.ts';
 
@@ -307,6 +307,30 @@ export class PetService {
 
   update(id: number, patch: PetPatch, ifMatch: Condition | undefined, reveal = false): Promise<Pet> {
     return updatePet(this.#storage, id, patch, this.#settings.currency, { now: this.#clock.now(), ifMatch }, this.#settings.record, reveal);
+  }
+
+  /**
+   * Applies `patch` to each of `ids` through updatePet, the single PATCH's workflow, one
+   * transaction per animal in ascending id order (the lock order every write keeps): each animal
+   * is changed or refused under its own rules, and one refusal undoes no other change. The
+   * response of an Idempotency-Key request is stored in a last transaction of its own; a retry
+   * after a crash before it re-applies the same patch, which changes nothing already changed
+   * (docs/api.md, "Bulk changes").
+   */
+  async bulkUpdate(ids: readonly number[], patch: PetPatch, idempotency?: IdempotentResponse<BulkResult>, reveal = false): Promise<BulkResult> {
+    const now = this.#clock.now();
+    const updated: Pet[] = [];
+    const refused: BulkRefusal[] = [];
+    for (const id of [...ids].sort((a, b) => a - b)) {
+      try {
+        updated.push(await updatePet(this.#storage, id, patch, this.#settings.currency, { now }, this.#settings.record, reveal));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        refused.push({ id, error: { code: error.code, message: error.message, status: error.status } });
+      }
+    }
+    const result = { updated, refused };
+    return idempotency ? write(this.#storage, { now, idempotency }, async () => withoutEvents(result)) : result;
   }
 
   withdraw(id: number, ifMatch: Condition | undefined): Promise<void> {

@@ -16,6 +16,7 @@ export const METHODS = {
   getPet: 'pets.get',
   updatePet: 'pets.update',
   deletePet: 'pets.delete',
+  bulkUpdatePets: 'pets.bulkUpdate',
   listCategories: 'categories.list',
   createCategory: 'categories.create',
   getCategory: 'categories.get',

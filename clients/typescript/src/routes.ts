@@ -6,6 +6,7 @@
 export const ROUTES = {
   listPets: { method: "GET", path: "/pets", input: "query", paged: true, headers: [], etag: false, binary: false },
   createPet: { method: "POST", path: "/pets", input: "body", paged: false, headers: ["idempotency-key"], etag: true, binary: false },
+  bulkUpdatePets: { method: "POST", path: "/pets/bulk", input: "body", paged: false, headers: ["idempotency-key"], etag: false, binary: false },
   getPet: { method: "GET", path: "/pets/{petId}", input: null, paged: false, headers: ["if-none-match"], etag: true, binary: false },
   deletePet: { method: "DELETE", path: "/pets/{petId}", input: null, paged: false, headers: ["if-match"], etag: false, binary: false },
   updatePet: { method: "PATCH", path: "/pets/{petId}", input: "body", paged: false, headers: ["if-match"], etag: true, binary: false },

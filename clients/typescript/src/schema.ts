@@ -33,6 +33,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pets/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change many animals at once
+         * @description Applies the same merge patch (PetPatch) to each of 1 to 500 distinct animals, each under the rules of `PATCH /pets/{petId}`: an animal with an open order keeps its status, a missing or withdrawn one is refused, and so on. Each refusal is reported by id with the error the single PATCH would have answered; the others are changed (one `pet.updated` event per animal that changed). Each animal is changed in its own transaction (docs/api.md, "Bulk changes"). Send `Idempotency-Key` to make a retry safe.
+         *
+         *     Requires scope `pets:write`.
+         */
+        post: operations["bulkUpdatePets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pets/{petId}": {
         parameters: {
             query?: never;
@@ -1950,6 +1972,98 @@ export interface components {
              * @example 2026-11-22T12:00:00.000Z
              */
             updatedAt: string;
+        };
+        /**
+         * @description The same merge patch (PetPatch) for each of `ids`
+         * @example {
+         *       "ids": [
+         *         1,
+         *         2
+         *       ],
+         *       "patch": {
+         *         "status": "sold"
+         *       }
+         *     }
+         */
+        BulkPetChange: {
+            /** @description The animals to change: 1 to 500 distinct ids */
+            ids: number[];
+            patch: components["schemas"]["PetPatch"];
+        };
+        /**
+         * @description What a bulk change did, animal by animal
+         * @example {
+         *       "updated": [
+         *         {
+         *           "id": 1,
+         *           "name": "Rex",
+         *           "categoryId": 1,
+         *           "status": "sold",
+         *           "tags": [
+         *             "friendly"
+         *           ],
+         *           "price": {
+         *             "amount": 1999,
+         *             "currency": "EUR"
+         *           },
+         *           "breed": {
+         *             "primary": "Labrador Retriever"
+         *           },
+         *           "sex": "male",
+         *           "colour": "yellow",
+         *           "birthDate": "2026-08-01",
+         *           "microchip": "985112345678903",
+         *           "recordComplete": false,
+         *           "recordMissing": [
+         *             "source",
+         *             "acquiredAt"
+         *           ],
+         *           "createdAt": "2026-11-22T12:00:00.000Z",
+         *           "updatedAt": "2026-11-22T12:00:00.000Z"
+         *         }
+         *       ],
+         *       "refused": [
+         *         {
+         *           "id": 2,
+         *           "error": {
+         *             "code": "pet_has_open_order",
+         *             "message": "pet 2 has an open order (placed or approved), so its status cannot be changed; cancel or deliver the order first",
+         *             "status": 409
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        BulkResult: {
+            /** @description The animals the patch applied to, after it, ascending by id (an animal that already had every value given is here, unchanged, with no event) */
+            updated: components["schemas"]["Pet"][];
+            /** @description The animals refused, ascending by id, each with its error; nothing of them changed */
+            refused: {
+                /**
+                 * Format: int64
+                 * @description The animal refused
+                 */
+                id: number;
+                /** @description Why: the error the single PATCH of this animal would have answered */
+                error: {
+                    /**
+                     * @description Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"
+                     * @example validation_failed
+                     * @enum {string}
+                     */
+                    code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "unauthorized" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "webhook_limit_reached" | "key_limit_reached" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+                    /**
+                     * @description Human-readable description
+                     * @example body/name must not be blank
+                     */
+                    message: string;
+                    /**
+                     * @description The HTTP status code
+                     * @example 400
+                     */
+                    status: number;
+                };
+            }[];
         };
         /**
          * @description An animal with its entity tag
@@ -4762,6 +4876,223 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     /** @description With `idempotency_key_in_use`: seconds to wait before retrying */
                     "Retry-After"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was already used with a different body (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    bulkUpdatePets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1–255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to your API key. A repeat with the same key and body within 24 h returns the first response with `Idempotent-Replayed: true` and creates nothing.
+                 * @example 4f1d2c7e-9a53-4a8e-b1b0-3a5c9f0e6d21
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkPetChange"];
+            };
+        };
+        responses: {
+            /** @description What changed and what was refused, animal by animal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "updated": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Rex",
+                     *           "categoryId": 1,
+                     *           "status": "sold",
+                     *           "tags": [
+                     *             "friendly"
+                     *           ],
+                     *           "price": {
+                     *             "amount": 1999,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "breed": {
+                     *             "primary": "Labrador Retriever"
+                     *           },
+                     *           "sex": "male",
+                     *           "colour": "yellow",
+                     *           "birthDate": "2026-08-01",
+                     *           "microchip": "985112345678903",
+                     *           "recordComplete": false,
+                     *           "recordMissing": [
+                     *             "source",
+                     *             "acquiredAt"
+                     *           ],
+                     *           "createdAt": "2026-11-22T12:00:00.000Z",
+                     *           "updatedAt": "2026-11-22T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "refused": [
+                     *         {
+                     *           "id": 2,
+                     *           "error": {
+                     *             "code": "pet_has_open_order",
+                     *             "message": "pet 2 has an open order (placed or approved), so its status cannot be changed; cancel or deliver the order first",
+                     *             "status": 409
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BulkResult"];
+                };
+            };
+            /** @description No ids, more than 500 or one twice, an invalid patch, an unknown field or query parameter (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a body nested deeper than 32 levels, a malformed `Idempotency-Key` or a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still in flight (`idempotency_key_in_use`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15575,6 +15906,8 @@ export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<Fl
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsBulkPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/bulk"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsPetsBulkPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/bulk"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15685,6 +16018,7 @@ export const petPatchSourceAnyOf0KindValues: ReadonlyArray<Extract<FlattenedDeep
 export const petSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["sex"]> = ["male", "female", "unknown"];
 export const petSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
 export const petRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
+export const bulkResultRefusedErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkResult"]["refused"]["error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "unauthorized", "insufficient_scope", "forbidden", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "webhook_limit_reached", "key_limit_reached", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const listedPetSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["sex"]> = ["male", "female", "unknown"];
 export const listedPetSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
 export const listedPetRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];

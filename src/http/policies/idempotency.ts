@@ -55,8 +55,9 @@ export function fingerprint(body: unknown): string {
 /**
  * What a route hands its write (WriteContext.idempotency) so that the response to an
  * Idempotency-Key request is stored in the same transaction as the change it reports: a
- * committed write is then always replayed, never repeated. Every idempotent route creates: it
- * answers 201 with `Location: location(result)` and the route's own serialization of the result.
+ * committed write is then always replayed, never repeated. It answers `status` (201, a creation,
+ * unless told) with `Location: location(result)` (none when `location` is null: POST /pets/bulk)
+ * and the route's own serialization of the result.
  * `sealed`: the body holds a secret (createKey's new key); it is stored encrypted under a key
  * derived from the caller's own API key, which the database does not hold, and decrypted for a
  * replay (which presents that API key again: the record belongs to it).
@@ -65,8 +66,8 @@ export function fingerprint(body: unknown): string {
 export function idempotentResponse<T extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
-  location: (result: T) => string,
-  { sealed = false }: { readonly sealed?: boolean } = {},
+  location: ((result: T) => string) | null,
+  { sealed = false, status = 201 }: { readonly sealed?: boolean; readonly status?: 200 | 201 } = {},
 ): IdempotentResponse<T> | undefined {
   const claim = request.idempotency;
   if (claim === null) return undefined;
@@ -74,8 +75,8 @@ export function idempotentResponse<T extends object>(
     id: claim.id,
     respond: (result) => {
       claim.stored = true;
-      const body = reply.serializeInput(result as Record<string, unknown>, '201') as string;
-      return { status: 201, body: sealed ? seal(body, callerToken(request), claim.id) : body, location: location(result) };
+      const body = reply.serializeInput(result as Record<string, unknown>, String(status)) as string;
+      return { status, body: sealed ? seal(body, callerToken(request), claim.id) : body, location: location === null ? null : location(result) };
     },
   };
 }
