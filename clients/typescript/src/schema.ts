@@ -44,7 +44,7 @@ export interface paths {
         put?: never;
         /**
          * Change many animals at once
-         * @description Applies the same merge patch (PetPatch) to each of 1 to 500 distinct animals, each under the rules of `PATCH /pets/{petId}`: an animal with an open order keeps its status, a missing or withdrawn one is refused, and so on. Each refusal is reported by id with the error the single PATCH would have answered; the others are changed (one `pet.updated` event per animal that changed). Each animal is changed in its own transaction (docs/api.md, "Bulk changes"). Send `Idempotency-Key` to make a retry safe.
+         * @description Applies the same merge patch (PetPatch) to each of 1 to 500 distinct animals, each under the rules of `PATCH /pets/{petId}`: an animal with an open order keeps its status, a missing or withdrawn one is refused, and so on. Each refusal is reported by id with the error the single PATCH would have answered; the others are changed (one `pet.updated` event per animal that changed). Each animal is changed in its own transaction (the [API guide](/docs/api.md), "Bulk changes"). Send `Idempotency-Key` to make a retry safe.
          *
          *     Requires scope `pets:write`.
          */
