@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { sseMessage, STREAM_DEFAULTS } from '../../src/events/event.stream.ts';
 import { wantsEventStream } from '../../src/events/event.routes.ts';
 import { loggerOptions } from '../../src/logger.ts';
-import { buildTestApp, keyWithScopes, logCapture } from '../helpers/app.ts';
+import { buildTestApp, fixedClock, keyWithScopes, logCapture } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/engines.ts';
 
 // Short intervals instead of waiting: the streams poll every 10 ms (the default is 1 s).
@@ -129,6 +129,8 @@ for (const engine of ENGINES) {
       const { app, auth, storage } = await buildTestApp(t, {
         engine,
         env: { RATE_LIMIT_PER_MINUTE: '1000' },
+        // A still clock: the rate-limit window cannot roll over between the two counted requests.
+        clock: fixedClock(new Date('2026-06-01T12:00:10Z')),
         eventStreams: STREAMS,
         logger: { ...(loggerOptions(loadConfig({})) as object), stream: logs.stream },
       });
