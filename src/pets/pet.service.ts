@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
-import { withoutEvents, write } from '../events/event.outbox.ts';
+import { type Change, withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, WriteContext } from '../events/event.store.ts';
@@ -24,12 +24,15 @@ import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normalise
  */
 export function createPet(storage: Storage, input: Omit<PetCreate, 'at'>, ctx: WriteContext<Pet>, reveal = false): Promise<Pet> {
   checkRecord(input, ctx.now);
-  return write(storage, ctx, async (tx) => {
-    if (input.microchip !== undefined) await assertMicrochipFree(tx, input.microchip, undefined, reveal);
-    const pet = await tx.pets.insert({ ...input, at: ctx.now });
-    if (pet === undefined) throw unknownCategory(input.categoryId);
-    return { result: pet, events: [{ type: 'pet.created', data: pet }] };
-  });
+  return write(storage, ctx, (tx) => insertPet(tx, input, ctx.now, reveal));
+}
+
+/** createPet's workflow over a transaction (an import's row runs it too: imports/import.apply.ts); `input` passed checkRecord. */
+export async function insertPet(tx: Transaction, input: Omit<PetCreate, 'at'>, now: Date, reveal: boolean): Promise<Change<Pet>> {
+  if (input.microchip !== undefined) await assertMicrochipFree(tx, input.microchip, undefined, reveal);
+  const pet = await tx.pets.insert({ ...input, at: now });
+  if (pet === undefined) throw unknownCategory(input.categoryId);
+  return { result: pet, events: [{ type: 'pet.created', data: pet }] };
 }
 
 /**
@@ -47,20 +50,31 @@ export function updatePet(
   rule: RecordRule = DEFAULT_RECORD_RULE,
   reveal = false,
 ): Promise<Pet> {
-  return write(storage, ctx, async (tx) => {
-    const current = await tx.pets.lock(id);
-    assertFound(`pet ${id}`, current);
-    assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
-    const { next, changed } = patchPet(current, patch, currency, rule);
-    if (!changed) return withoutEvents(current);
-    checkRecord(next, ctx.now);
-    if (next.microchip !== undefined && next.microchip !== current.microchip) await assertMicrochipFree(tx, next.microchip, id, reveal);
-    if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
-    if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
-    await assertNotHeld(tx, id, next.status !== current.status);
-    const pet = await savePet(tx, current, next, ctx.now);
-    return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
-  });
+  return write(storage, ctx, (tx) => changePet(tx, id, patch, currency, ctx, rule, reveal));
+}
+
+/** updatePet's workflow over a transaction (an import's row runs it too: imports/import.apply.ts); no event when nothing changed. */
+export async function changePet(
+  tx: Transaction,
+  id: number,
+  patch: PetPatch,
+  currency: string,
+  ctx: Pick<ConditionalWrite<Pet>, 'now' | 'ifMatch'>,
+  rule: RecordRule,
+  reveal: boolean,
+): Promise<Change<Pet>> {
+  const current = await tx.pets.lock(id);
+  assertFound(`pet ${id}`, current);
+  assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
+  const { next, changed } = patchPet(current, patch, currency, rule);
+  if (!changed) return withoutEvents(current);
+  checkRecord(next, ctx.now);
+  if (next.microchip !== undefined && next.microchip !== current.microchip) await assertMicrochipFree(tx, next.microchip, id, reveal);
+  if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
+  if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
+  await assertNotHeld(tx, id, next.status !== current.status);
+  const pet = await savePet(tx, current, next, ctx.now);
+  return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
 }
 
 /** While a live hold keeps an animal for a customer, its status is the hold's and it cannot be withdrawn (409 pet_on_hold). */

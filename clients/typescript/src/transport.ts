@@ -28,7 +28,8 @@ export interface Call {
   readonly query?: Readonly<Record<string, unknown>>;
   /** A JSON value, or bytes sent as they are with their media type (a photo). */
   readonly body?: unknown;
-  readonly bytes?: { readonly data: Blob | Uint8Array; readonly type: string };
+  /** A stream (an import's file) is sent once: a call that sends one is not retried. */
+  readonly bytes?: { readonly data: Blob | Uint8Array | ReadableStream<Uint8Array>; readonly type: string };
   /** The answer is bytes (routes.ts `binary`): resolved as a Blob, not parsed as JSON. */
   readonly binary?: boolean;
   readonly options?: (RequestOptions & HeaderOptions) | undefined;
@@ -178,9 +179,11 @@ export class Transport {
     const { method } = call.route;
     const idempotent = call.route.headers.includes('idempotency-key');
     const body = call.bytes !== undefined ? (call.bytes.data as BodyInit) : call.body === undefined ? null : JSON.stringify(call.body);
-    const init: RequestInit = { method, headers, body };
+    const streamed = body instanceof ReadableStream;
+    // A stream is sent as it is read (`duplex: 'half'`, which fetch requires for one), and only once.
+    const init: RequestInit = streamed ? ({ method, headers, body, duplex: 'half' } as RequestInit) : { method, headers, body };
     const timeoutMs = options?.timeoutMs === undefined ? this.#timeoutMs : positiveInteger('timeoutMs', options.timeoutMs, 1);
-    const maxRetries = options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
+    const maxRetries = streamed ? 0 : options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
 
     for (let retry = 0; ; retry++) {
       const attempt = await this.#attempt(call, url, init, timeoutMs);
