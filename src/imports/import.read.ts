@@ -4,12 +4,13 @@
 // on); JSON Lines is one JSON object per line, under the API's JSON rules.
 import { AppError } from '../errors.ts';
 import { jsonStructureProblem, MAX_JSON_DEPTH } from '../http/edge/json-body.ts';
+import { jsonInput, type RowInput } from './import.rows.ts';
 import type { ImportFormat } from './import.schemas.ts';
 
-/** A row as read: the line it starts on and its cells (CSV) or its object (JSON Lines), or why that line is no row. */
+/** A row as read: the line it starts on and its cells (a CSV record) or what it asks for, or why that line is no row. */
 export type ReadRow =
   | { readonly line: number; readonly cells: readonly string[] }
-  | { readonly line: number; readonly object: Record<string, unknown> }
+  | { readonly line: number; readonly input: RowInput }
   | { readonly line: number; readonly problem: AppError };
 
 /** The file cannot be read on (not UTF-8, a CSV quote never closed): the import fails. */
@@ -146,5 +147,5 @@ function jsonRow(line: number, text: string): ReadRow | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { line, problem: new AppError('invalid_json', 'the line is not a JSON object (JSON Lines: one animal per line, as an object)') };
   }
-  return { line, object: value as Record<string, unknown> };
+  return { line, input: jsonInput(value as Record<string, unknown>) };
 }

@@ -45,10 +45,30 @@ export const IGNORED_MEMBERS: ReadonlySet<string> = new Set([
   'etag',
 ]);
 
+/** A row as read: what names its animal, its category by name, and its members as POST /pets and PATCH /pets/{petId} take them. */
+export interface RowInput {
+  /** Its `id`, as given. */
+  readonly id?: unknown;
+  /** Its category by name, as given. */
+  readonly category?: unknown;
+  /** Its members as a new animal's (`categoryId` when given by id). */
+  asNew(): Record<string, unknown>;
+  /** Its members as a merge patch of the animal it names. */
+  asPatch(): Record<string, unknown>;
+}
+
+/** A JSON Lines row: the object's members, the same for a new animal and a patch (`null` removes, as in PATCH). */
+export function jsonInput(object: Record<string, unknown>): RowInput {
+  const { id, category, ...rest } = object;
+  const members: Record<string, unknown> = {};
+  for (const [member, value] of Object.entries(rest)) if (!IGNORED_MEMBERS.has(member)) members[member] = value;
+  return { id, category, asNew: () => members, asPatch: () => members };
+}
+
 /** The row's `id` when it is a valid one, and its microchip number normalised when it is a valid one: what finds its animal. */
-export function rowKeys(object: Record<string, unknown>): { id?: number; chip?: string } {
-  const id = object.id;
-  const chip = object.microchip;
+export function rowKeys(input: RowInput): { id?: number; chip?: string } {
+  const { id } = input;
+  const chip = input.asNew().microchip;
   let normalised: string | undefined;
   if (typeof chip === 'string') {
     try {
@@ -64,20 +84,19 @@ export function rowKeys(object: Record<string, unknown>): { id?: number; chip?: 
  * The row as it will be applied — an update of the animal its `id` or microchip number names, or a
  * new animal — or refused (outcome `invalid`) with the error the API gives for the same values.
  */
-export function planRow(line: number, object: Record<string, unknown>, facts: RowFacts, rules: RowRules): ImportRow {
+export function planRow(line: number, input: RowInput, facts: RowFacts, rules: RowRules): ImportRow {
   try {
-    return { line, outcome: 'pending', ...plan(object, facts, rules) };
+    return { line, outcome: 'pending', ...plan(input, facts, rules) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return { line, outcome: 'invalid', error: rowError(err, object) };
+    return { line, outcome: 'invalid', error: rowError(err, input.category !== undefined) };
   }
 }
 
-function plan(object: Record<string, unknown>, facts: RowFacts, rules: RowRules): Pick<ImportRow, 'petId' | 'category' | 'data'> {
-  const { id: rawId, category, ...rest } = object;
-  const members: Record<string, unknown> = {};
-  for (const [member, value] of Object.entries(rest)) if (!IGNORED_MEMBERS.has(member)) members[member] = value;
-  const { id } = rowKeys(object);
+function plan(input: RowInput, facts: RowFacts, rules: RowRules): Pick<ImportRow, 'petId' | 'category' | 'data'> {
+  const { id: rawId, category } = input;
+  const { id } = rowKeys(input);
+  const members = { ...(id !== undefined || facts.chipHolder !== undefined ? input.asPatch() : input.asNew()) };
   if (rawId !== undefined && id === undefined) {
     throw new AppError('validation_failed', `body field "id" must be an animal's id: an integer from 1`, {}, [
       { in: 'body', field: 'id', rule: 'type', message: "an animal's id, a whole number from 1" },
@@ -131,11 +150,14 @@ function update(
   return { ...(categoryName === undefined ? {} : { category: categoryName }), data: members };
 }
 
-/** A row's error: the column (the member of the field it names, `category` for a category by name) and the API's code and message. */
-export function rowError(err: AppError, object: Record<string, unknown>): RowError {
+/**
+ * A row's error: the column (the member of the field it names — `price` for `price.amount`,
+ * `category` for a category given by name) and the API's code and message.
+ */
+export function rowError(err: AppError, byName: boolean): RowError {
   const field = err.errors?.[0]?.field ?? fieldOf(err.code);
   const member = /^[^.[]*/.exec(field)?.[0] ?? '';
-  return { field: member === 'categoryId' && object.category !== undefined ? 'category' : member, code: err.code, message: err.message };
+  return { field: member === 'categoryId' && byName ? 'category' : member, code: err.code, message: err.message };
 }
 
 const fieldOf = (code: ErrorCode): string =>

@@ -103,14 +103,14 @@ export class ImportService {
 
   /** A batch of rows planned: what the database says of their animals read together, then each row in file order. */
   async #plan(rows: readonly ReadRow[], rules: RowRules, seen: Seen): Promise<ImportRow[]> {
-    const keys = rows.map((row) => ('object' in row ? rowKeys(row.object) : {}));
+    const keys = rows.map((row) => ('input' in row ? rowKeys(row.input) : {}));
     const holders = await this.#storage.imports.microchipHolders([...new Set(keys.flatMap((k) => (k.chip ? [k.chip] : [])))]);
     const ids = new Set([...keys.flatMap((k) => (k.id ? [k.id] : [])), ...holders.values()]);
     const pets = new Map<number, Pet>();
     for (const pet of await Promise.all([...ids].map((petId) => this.#storage.pets.get(petId)))) if (pet) pets.set(pet.id, pet);
     return rows.map((row, i): ImportRow => {
-      if ('problem' in row) return { line: row.line, outcome: 'invalid', error: rowError(row.problem, {}) };
-      if (!('object' in row)) throw new Error('a CSV row reaches planning decoded');
+      if ('problem' in row) return { line: row.line, outcome: 'invalid', error: rowError(row.problem, false) };
+      if (!('input' in row)) throw new Error('a CSV record reaches planning decoded');
       const { id, chip } = keys[i];
       const byId = id === undefined ? undefined : pets.get(id);
       const holderId = chip === undefined ? undefined : holders.get(chip);
@@ -122,7 +122,7 @@ export class ImportService {
         sameTargetAt: target === undefined ? undefined : seen.targets.get(target),
         sameChipAt: chip === undefined ? undefined : seen.chips.get(chip),
       };
-      const planned = planRow(row.line, row.object, facts, rules);
+      const planned = planRow(row.line, row.input, facts, rules);
       if (planned.outcome === 'pending') {
         if (target !== undefined) seen.targets.set(target, row.line);
         if (chip !== undefined) seen.chips.set(chip, row.line);
@@ -261,7 +261,7 @@ export class ImportService {
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       await this.#storage.transaction(async (tx) => {
-        if (await tx.imports.takeRow(id, row.line)) await tx.imports.settleRow(id, row.line, 'refused', undefined, rowError(err, data));
+        if (await tx.imports.takeRow(id, row.line)) await tx.imports.settleRow(id, row.line, 'refused', undefined, rowError(err, row.category !== undefined));
       });
     }
   }

@@ -45,9 +45,11 @@ test('refuses a quote inside an unquoted field, text after a closing quote, and 
 
 test('reads JSON Lines: objects by line, empty lines skipped, each line under the API JSON rules', async () => {
   const rows = await all(jsonLines(chunks('{"name":"Rex"}\r\n\n[1]\n{"a":1,"a":2}\n{"name":', 4)));
-  assert.deepEqual(rows[0], { line: 1, object: { name: 'Rex' } });
+  const first = rows[0];
+  assert.ok('input' in first);
+  assert.deepEqual([first.line, first.input.asNew()], [1, { name: 'Rex' }]);
   assert.deepEqual(
-    rows.slice(1).map((r) => [r.line, 'problem' in r ? r.problem.code : 'object']),
+    rows.slice(1).map((r) => [r.line, 'problem' in r ? r.problem.code : 'row']),
     [
       [3, 'invalid_json'],
       [4, 'invalid_json'],
