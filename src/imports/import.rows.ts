@@ -55,14 +55,20 @@ export interface RowInput {
   asNew(): Record<string, unknown>;
   /** Its members as a merge patch of the animal it names. */
   asPatch(): Record<string, unknown>;
+  /** The column (CSV) or member (JSON Lines) a field of the body (`price.amount`, `tags[0]`) came from. */
+  column(field: string): string;
 }
+
+/** The member a field of the body belongs to: `price` for `price.amount`, `tags` for `tags[0]`. */
+export const memberOf = (field: string): string => /^[^.[]*/.exec(field)?.[0] ?? '';
 
 /** A JSON Lines row: the object's members, the same for a new animal and a patch (`null` removes, as in PATCH). */
 export function jsonInput(object: Record<string, unknown>): RowInput {
   const { id, category, ...rest } = object;
   const members: Record<string, unknown> = {};
   for (const [member, value] of Object.entries(rest)) if (!IGNORED_MEMBERS.has(member)) members[member] = value;
-  return { id, category, asNew: () => members, asPatch: () => members };
+  const column = (field: string) => (memberOf(field) === 'categoryId' && category !== undefined ? 'category' : memberOf(field));
+  return { id, category, asNew: () => members, asPatch: () => members, column };
 }
 
 /** The row's `id` when it is a valid one, and its microchip number normalised when it is a valid one: what finds its animal. */
@@ -89,7 +95,7 @@ export function planRow(line: number, input: RowInput, facts: RowFacts, rules: R
     return { line, outcome: 'pending', ...plan(input, facts, rules) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return { line, outcome: 'invalid', error: rowError(err, input.category !== undefined) };
+    return { line, outcome: 'invalid', error: rowError(err, input) };
   }
 }
 
@@ -150,14 +156,10 @@ function update(
   return { ...(categoryName === undefined ? {} : { category: categoryName }), data: members };
 }
 
-/**
- * A row's error: the column (the member of the field it names — `price` for `price.amount`,
- * `category` for a category given by name) and the API's code and message.
- */
-export function rowError(err: AppError, byName: boolean): RowError {
+/** A row's error: the column of the field it names (RowInput.column; empty for the whole row) and the API's code and message. */
+export function rowError(err: AppError, input: RowInput | undefined): RowError {
   const field = err.errors?.[0]?.field ?? fieldOf(err.code);
-  const member = /^[^.[]*/.exec(field)?.[0] ?? '';
-  return { field: member === 'categoryId' && byName ? 'category' : member, code: err.code, message: err.message };
+  return { field: field === '' ? '' : (input?.column(field) ?? memberOf(field)), code: err.code, message: err.message };
 }
 
 const fieldOf = (code: ErrorCode): string =>

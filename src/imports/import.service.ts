@@ -109,7 +109,7 @@ export class ImportService {
     const pets = new Map<number, Pet>();
     for (const pet of await Promise.all([...ids].map((petId) => this.#storage.pets.get(petId)))) if (pet) pets.set(pet.id, pet);
     return rows.map((row, i): ImportRow => {
-      if ('problem' in row) return { line: row.line, outcome: 'invalid', error: rowError(row.problem, false) };
+      if ('problem' in row) return { line: row.line, outcome: 'invalid', error: rowError(row.problem, undefined) };
       if (!('input' in row)) throw new Error('a CSV record reaches planning decoded');
       const { id, chip } = keys[i];
       const byId = id === undefined ? undefined : pets.get(id);
@@ -261,7 +261,7 @@ export class ImportService {
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       await this.#storage.transaction(async (tx) => {
-        if (await tx.imports.takeRow(id, row.line)) await tx.imports.settleRow(id, row.line, 'refused', undefined, rowError(err, row.category !== undefined));
+        if (await tx.imports.takeRow(id, row.line)) await tx.imports.settleRow(id, row.line, 'refused', undefined, rowError(err, undefined));
       });
     }
   }

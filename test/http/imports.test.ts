@@ -7,9 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { keyWithScopes, sharedTestApp } from '../helpers/app.ts';
 import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { eventually } from '../helpers/receiver.ts';
+import { petCsvHeader, petCsvRecord } from '../../src/pets/pet.csv.ts';
+import type { Pet } from '../../src/pets/pet.schemas.ts';
 
 type Auth = { authorization: string };
 const JSONL = { 'content-type': 'application/x-ndjson' };
+const CSV = { 'content-type': 'text/csv; charset=utf-8' };
 // Small, so that the 413 test sends little.
 const MAX = 4096;
 
@@ -107,6 +110,65 @@ for (const engine of ENGINES) {
       assert.deepEqual([second.created, second.updated, second.unchanged], [0, 0, 2]);
       await feedSettled(storage);
       assert.equal((await app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: auth })).json().length, events.length);
+    });
+
+    test('CSV: an export of the animals imports back changing nothing; refusals by line and CSV column with the API error', async (t) => {
+      const { app, auth, storage } = await testApp(t);
+      const created = async (payload: object) => {
+        const res = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload });
+        assert.equal(res.statusCode, 201, res.body);
+        return res.json() as Pet;
+      };
+      await created({
+        name: 'Rex, "the" =1+1',
+        categoryId: 1,
+        description: 'two\nlines, and -minus',
+        tags: ['friendly', 'house-trained'],
+        price: { amount: 1999 },
+        breed: { primary: 'Labrador Retriever', mixed: true, secondary: 'Poodle' },
+        sex: 'male',
+        neutered: false,
+        colour: 'black',
+        birthDate: '2026-05-01',
+        birthDateEstimated: true,
+        microchip: '985112345678903',
+        acquiredAt: '2026-06-01',
+        source: { kind: 'breeder', name: 'Green Acres', address: '12 Farm Road' },
+      });
+      await created({ name: 'Bo', categoryId: 2, status: 'pending' });
+      const categories = new Map<number, string>(
+        (await app.inject({ method: 'GET', url: '/v1/categories', headers: auth })).json().map((c: { id: number; name: string }) => [c.id, c.name]),
+      );
+      const before: Pet[] = (await app.inject({ method: 'GET', url: '/v1/pets?limit=100', headers: auth })).json();
+      const exported = petCsvHeader() + before.map((pet) => petCsvRecord(pet, (id) => categories.get(id))).join('');
+      await feedSettled(storage);
+      const events = (await app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: auth })).json().length;
+
+      const job = (await upload(app, auth, exported, '', CSV)).json();
+      assert.deepEqual([job.state, job.format, job.rows, job.invalid], ['ready', 'csv', 2, 0], JSON.stringify(job.report));
+      const done = await applied(app, auth, job.id);
+      assert.deepEqual([done.created, done.updated, done.unchanged, done.refused], [0, 0, 2, 0]);
+      assert.deepEqual((await app.inject({ method: 'GET', url: '/v1/pets?limit=100', headers: auth })).json(), before);
+      await feedSettled(storage);
+      assert.equal((await app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: auth })).json().length, events, 'no event');
+
+      const badPrice = await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Bad', categoryId: 1, price: { amount: -5 } } });
+      const file = ['name,category,price.amount,description', 'Max,Dogs,100,"two', 'lines"', 'Bad,Dogs,-5,', 'Odd,Dogs', ',Cats,1,x'].join('\r\n');
+      const report = (await upload(app, auth, file, '', CSV)).json();
+      assert.deepEqual([report.rows, report.valid, report.invalid], [4, 1, 3]);
+      assert.deepEqual(
+        report.report.map((r: { line: number; column: string; code: string }) => [r.line, r.column, r.code]),
+        [
+          [4, 'price.amount', 'validation_failed'],
+          [5, '', 'validation_failed'],
+          [6, 'name', 'validation_failed'],
+        ],
+      );
+      assert.equal(report.report[0].message, badPrice.json().message);
+
+      const unknown = (await upload(app, auth, 'name,colour,weight\r\nRex,black,3', '', CSV)).json();
+      assert.equal(unknown.state, 'failed');
+      assert.match(unknown.failure, /line 1: the header names "weight", not a column of an animal/);
     });
 
     test('refuses a file over IMPORT_MAX_BYTES with 413, another media type with 415, and categories to create without categories:write', async (t) => {
