@@ -258,6 +258,30 @@ for (const engine of ENGINES) {
       assert.equal((await failure(petstore.photos.get(fromBuffer.hash))).status, 404);
     });
 
+    test('imports: a file streamed from an async iterable and from a path, validated, applied, followed to done', async (t) => {
+      async function* stock() {
+        yield new TextEncoder().encode('name,category,tags\r\n');
+        yield new TextEncoder().encode('Streamed one,Dogs,imported\r\nStreamed two,Cats,\r\n,Cats,\r\n');
+      }
+      const job = await petstore.imports.create({ file: stock(), type: 'text/csv' });
+      assert.deepEqual(
+        [job.state, job.rows, job.valid, job.report.map((r) => [r.line, r.column, r.code])],
+        ['ready', 3, 2, [[4, 'name', 'validation_failed']]],
+      );
+      const applying = await petstore.imports.apply.withResponse(job.id);
+      assert.equal(applying.status, 202);
+      let done = await petstore.imports.get(job.id);
+      while (done.state !== 'done') done = await petstore.imports.get(job.id);
+      assert.equal(done.created, 2);
+
+      const dir = await mkdtemp(join(tmpdir(), 'petstore-import-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const path = join(dir, 'stock.jsonl');
+      await writeFile(path, `${JSON.stringify({ name: 'From a file', categoryId: 1 })}\n`);
+      const fromPath = await petstore.imports.create({ file: path, type: 'application/x-ndjson' });
+      assert.deepEqual([fromPath.state, fromPath.format, fromPath.valid], ['ready', 'jsonl', 1]);
+    });
+
     test('health log: add (a retry with the same Idempotency-Key appends once), iterate, get, void, the due list', async () => {
       const pet = await petstore.pets.create({ name: 'Patient', categoryId: 1 });
       const input = { kind: 'vaccination', date: '2025-03-01', name: 'Nobivac', givenBy: 'Dr. A. Jones', nextDue: '2025-09-01' } as const;
