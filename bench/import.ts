@@ -52,7 +52,9 @@ function* file(): Generator<string> {
     };
     // As an export writes it: the category by name (its id here is the index of the name, plus one).
     const { category, ...pet } = row;
-    lines.push(csv ? petCsvRecord({ ...pet, categoryId: CATEGORIES.indexOf(category) + 1 } as unknown as Pet, (id) => CATEGORIES[id - 1]) : `${JSON.stringify(row)}\n`);
+    lines.push(
+      csv ? petCsvRecord({ ...pet, categoryId: CATEGORIES.indexOf(category) + 1 } as unknown as Pet, (id) => CATEGORIES[id - 1]) : `${JSON.stringify(row)}\n`,
+    );
     if (lines.length === 200) {
       yield lines.join('');
       lines = [];
