@@ -40,7 +40,7 @@ export const ImportJob = Type.Object(
       type: 'string',
       enum: [...IMPORT_STATES],
       description:
-        '`validating` while the file is uploaded and read; `ready` once every row is validated (nothing written yet); `applying` after `POST /imports/{id}/apply`, until every valid row is applied: `done`; `failed` when the file could not be read (too large, not UTF-8, not CSV or JSON Lines): nothing of it is applied',
+        '`validating` while the file is uploaded and read; `ready` once every row is validated (nothing written yet); `applying` after `POST /imports/{id}/apply`, until every valid row is applied: `done`; `failed` when the file could not be read (too large, not UTF-8, not CSV or JSON Lines, a header naming no column) or the upload stopped before its end: nothing of it is applied',
     }),
     format: Type.Unsafe<ImportFormat>({ type: 'string', enum: [...IMPORT_FORMATS], description: 'How the file was read: `csv` or `jsonl` (JSON Lines)' }),
     createCategories: Type.Boolean({ description: 'A category the file names that does not exist is created when applying' }),

@@ -65,10 +65,13 @@ export class ImportService {
       await this.#validate(id, readRows(format, utf8(bytes)), format, options);
       await this.#storage.transaction((tx) => tx.imports.setState(id, 'ready', this.#clock.now()));
     } catch (err) {
-      if (!(err instanceof UnreadableFile || err instanceof TooLarge)) throw err;
-      const failure = err instanceof TooLarge ? err.message : `the file cannot be read: ${err.message}`;
-      await this.#storage.transaction((tx) => tx.imports.setState(id, 'failed', this.#clock.now(), failure));
+      const readable = err instanceof UnreadableFile || err instanceof TooLarge;
+      // Anything else (the client went away mid-upload, the database failed) fails the job too: it is never applied.
+      const failure =
+        err instanceof TooLarge ? err.message : readable ? `the file cannot be read: ${err.message}` : 'the upload stopped before the end of the file';
+      await this.#storage.transaction((tx) => tx.imports.setState(id, 'failed', this.#clock.now(), failure)).catch(() => undefined);
       if (err instanceof TooLarge) throw new AppError('payload_too_large', `import ${id} failed: ${failure}`);
+      if (!readable) throw err;
     }
     return (await this.get(id))!;
   }

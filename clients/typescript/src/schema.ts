@@ -2165,7 +2165,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description `validating` while the file is uploaded and read; `ready` once every row is validated (nothing written yet); `applying` after `POST /imports/{id}/apply`, until every valid row is applied: `done`; `failed` when the file could not be read (too large, not UTF-8, not CSV or JSON Lines): nothing of it is applied
+             * @description `validating` while the file is uploaded and read; `ready` once every row is validated (nothing written yet); `applying` after `POST /imports/{id}/apply`, until every valid row is applied: `done`; `failed` when the file could not be read (too large, not UTF-8, not CSV or JSON Lines, a header naming no column) or the upload stopped before its end: nothing of it is applied
              * @enum {string}
              */
             state: "validating" | "ready" | "applying" | "done" | "failed";
