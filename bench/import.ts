@@ -5,7 +5,7 @@
 //
 //   node bench/import.ts [--rows 100000] [--format jsonl|csv]
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -109,6 +109,9 @@ console.log(
     validateSeconds: ((validated - started) / 1000).toFixed(1),
     applySeconds: ((applied - validated) / 1000).toFixed(1),
     totalSeconds: ((applied - started) / 1000).toFixed(1),
+    // CPU time of the whole process (service and clients): what a busy machine does not stretch.
+    cpuSeconds: ((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(1),
+    loadAverage: loadavg()[0].toFixed(1),
     peakRssMiB: (process.resourceUsage().maxRSS / 1024).toFixed(0),
     list20: { requests: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1)?.toFixed(1) },
   }),
