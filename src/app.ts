@@ -103,6 +103,8 @@ export interface AppOptions {
   readonly eventStreams?: Partial<StreamSettings>;
   /** Where the built console is (default console/dist); tests point it elsewhere. */
   readonly consoleDir?: string;
+  /** Rows a CSV export reads a page (default EXPORT_PAGE_SIZE); tests make it small to see the paging. */
+  readonly exportPageSize?: number;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
@@ -199,6 +201,7 @@ export async function buildApp({
   webhooks = {},
   eventStreams,
   consoleDir,
+  exportPageSize,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -276,7 +279,7 @@ export async function buildApp({
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base, exportPageSize });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
       imageWork: limits.imageWork,
@@ -285,7 +288,7 @@ export async function buildApp({
     });
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
-    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base, exportPageSize });
     await v1.register(dealerBookRoutes, { book: storage.dealerBook });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(orderRoutes, {
@@ -293,6 +296,7 @@ export async function buildApp({
       bills: new BillOfSaleService(storage, config.store),
       base,
       docsUrl,
+      exportPageSize,
     });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
