@@ -107,6 +107,8 @@ export interface AppOptions {
   readonly eventStreams?: Partial<StreamSettings>;
   /** Where the built console is (default console/dist); tests point it elsewhere. */
   readonly consoleDir?: string;
+  /** Rows a CSV export reads a page (default EXPORT_PAGE_SIZE); tests make it small to see the paging. */
+  readonly exportPageSize?: number;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
@@ -204,6 +206,7 @@ export async function buildApp({
   webhooks = {},
   eventStreams,
   consoleDir,
+  exportPageSize,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -293,7 +296,7 @@ export async function buildApp({
     (err, importId) => app.log.error({ err, importId }, 'applying an import stopped; it resumes at the next start or POST .../apply'),
   );
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base, exportPageSize });
     await v1.register(importRoutes, { imports, base, maxBytes: config.importMaxBytes });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
@@ -303,7 +306,7 @@ export async function buildApp({
     });
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
-    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base, exportPageSize });
     await v1.register(dealerBookRoutes, { book: storage.dealerBook });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(orderRoutes, {
@@ -311,6 +314,7 @@ export async function buildApp({
       bills: new BillOfSaleService(storage, config.store),
       base,
       docsUrl,
+      exportPageSize,
     });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);

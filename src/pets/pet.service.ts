@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
 import { type Change, withoutEvents, write } from '../events/event.outbox.ts';
-import type { CursorCodec, Page } from '../paging.ts';
+import { csvChunks, csvFilename, EXPORT_PAGE_SIZE, type CsvExport } from '../csv.ts';
+import { type CursorCodec, everyPage, type Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, WriteContext } from '../events/event.store.ts';
 import type { IdempotentResponse } from '../events/idempotency.store.ts';
@@ -10,7 +11,19 @@ import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
-import { type BulkRefusal, type BulkResult, NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
+import { petCsvHeader, petCsvRecord } from './pet.csv.ts';
+import {
+  type BulkRefusal,
+  type BulkResult,
+  type ExportPetsQuery,
+  NewPet,
+  PET_FIELDS,
+  PetPatch,
+  type ListPetsQuery,
+  type Pet,
+  type Price,
+  type PriceInput,
+} from './pet.schemas.ts';
 import { nameKey, searchText } from './pet.search.ts';
 import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normaliseMicrochip, type RecordRule, recordState } from './pet.record.ts';
 
@@ -298,6 +311,18 @@ export class PetService {
         : async (limit, from) => ({ rows: await this.#named(ids, listing, limit, from === undefined ? undefined : Number(from)) }),
       listing.position,
     );
+  }
+
+  /**
+   * Every animal the listing `q` shows, in its order, as CSV (pets/pet.csv.ts): the listing's own
+   * pages, `pageSize` animals each, read as the reader takes them. A query the listing refuses is
+   * refused before anything is sent. The category is written by its name as of the export's start.
+   */
+  async exportCsv(q: ExportPetsQuery, pageSize = EXPORT_PAGE_SIZE): Promise<CsvExport> {
+    const filename = csvFilename('pets', this.#clock.now());
+    const pages = await everyPage((cursor) => this.list({ ...q, limit: pageSize, cursor }));
+    const names = new Map((await this.#storage.categories.list()).map((c) => [c.id, c.name]));
+    return { filename, chunks: csvChunks(petCsvHeader(), pages, (pet) => petCsvRecord(pet, (id) => names.get(id))) };
   }
 
   /**

@@ -101,6 +101,7 @@ function bind(transport: Transport, operation: OperationId, route: Route) {
       body: route.input === 'body' ? input : undefined,
       bytes: file?.bytes ?? (route.input === 'binary' ? await imageBytes(input) : undefined),
       binary: route.binary,
+      stream: route.stream,
       options,
     });
   };

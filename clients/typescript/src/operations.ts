@@ -82,6 +82,9 @@ export const METHODS = {
   convertHold: 'holds.convert',
   getBillOfSale: 'orders.billOfSale',
   getDealerBook: 'records.dealerBook',
+  exportPets: 'pets.exportCsv',
+  exportOrders: 'orders.exportCsv',
+  exportCustomers: 'customers.exportCsv',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */
@@ -208,7 +211,13 @@ export type Args<K extends OperationId> = [...Before<K>, options?: Options<K>];
 
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<K extends OperationId> = Op<K>['responses'];
-type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : R extends { content: object } ? Blob : undefined;
+type JsonOf<R> = R extends { content: { 'application/json': infer T } }
+  ? T
+  : R extends { content: { 'text/csv': unknown } }
+    ? ReadableStream<string>
+    : R extends { content: object }
+      ? Blob
+      : undefined;
 /** Operation K's documented responses whose status is in S (a union of them). */
 type Answer<K extends OperationId, S> = Responses<K>[Extract<keyof Responses<K>, S>];
 /** What a call resolves to: the 2xx response's JSON body (nothing for a 204). */

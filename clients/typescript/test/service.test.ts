@@ -220,6 +220,31 @@ for (const engine of ENGINES) {
       assert.equal((await failure(petstore.orders.place({ petId: pet.id }))).code, 'pet_not_available');
     });
 
+    test('exports: pets.exportCsv streams the filtered listing as CSV text, chunk by chunk; orders.exportCsv with withResponse', async () => {
+      const tag = `export-${engine}`;
+      const made = [];
+      for (const name of ['=Rex', 'Ann, the "cat"']) made.push(await petstore.pets.create({ name, categoryId: 1, tags: [tag] }));
+      const stream = await petstore.pets.exportCsv({ tag: [tag], sort: '-id' });
+      assert.ok(stream instanceof ReadableStream);
+      let text = '';
+      for await (const chunk of stream) text += chunk;
+      const lines = text.split('\r\n');
+      assert.ok(lines[0]!.startsWith('id,name,category,status,'), lines[0]);
+      assert.deepEqual(
+        lines.slice(1, -1).map((l) => l.split(',')[0]),
+        [made[1]!.id, made[0]!.id].map(String),
+      );
+      assert.ok(text.includes(`${made[0]!.id},'=Rex,Dogs,available`), 'a formula-like name is defused');
+      assert.ok(text.includes('"Ann, the ""cat"""'));
+      const order = await petstore.orders.place({ petId: made[0]!.id });
+      const answer = await petstore.orders.exportCsv.withResponse({ petId: made[0]!.id });
+      assert.match(answer.headers.get('content-disposition') ?? '', /^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.csv"$/);
+      const orders = (await new Response(answer.data.pipeThrough(new TextEncoderStream())).text()).split('\r\n');
+      assert.equal(orders.length, 3, 'the header, one order, the final CRLF');
+      assert.ok(orders[1]!.startsWith(`${order.id},${made[0]!.id},`));
+      assert.equal((await failure(petstore.pets.exportCsv({ breed: '--' }))).code, 'validation_failed');
+    });
+
     test('photos: upload from a Buffer, a Blob and a file path; read back as Blobs, conditionally too; remove', async (t) => {
       const pet = await petstore.pets.create({ name: 'Photogenic', categoryId: 1 });
       const png = await solid('png', { colour: 1 });
