@@ -90,7 +90,11 @@ export class ImportService {
     const flush = async () => {
       const planned = await this.#plan(batch, rules, seen);
       batch = [];
-      await this.#storage.transaction((tx) => tx.imports.addRows(id, planned));
+      const invalid = planned.filter((row) => row.outcome === 'invalid').length;
+      await this.#storage.transaction(async (tx) => {
+        await tx.imports.addRows(id, planned);
+        await tx.imports.addCounts(id, { rows: planned.length, invalid });
+      });
     };
     for await (const row of rows) {
       if (format === 'csv' && header === undefined && 'cells' in row) {
@@ -140,9 +144,8 @@ export class ImportService {
   }
 
   async #view(record: ImportRecord): Promise<ImportJob> {
-    const [counts, refusals] = await Promise.all([this.#storage.imports.counts(record.id), this.#storage.imports.refusals(record.id, REPORT_MAX)]);
-    const rows = Object.values(counts).reduce((a, b) => a + (b ?? 0), 0);
-    const invalid = counts.invalid ?? 0;
+    const refusals = await this.#storage.imports.refusals(record.id, REPORT_MAX);
+    const { rows, invalid, created, updated, unchanged, refused } = record.counts;
     return {
       id: record.id,
       state: record.state,
@@ -151,10 +154,10 @@ export class ImportService {
       rows,
       valid: rows - invalid,
       invalid,
-      created: counts.created ?? 0,
-      updated: counts.updated ?? 0,
-      unchanged: counts.unchanged ?? 0,
-      refused: counts.refused ?? 0,
+      created,
+      updated,
+      unchanged,
+      refused,
       report: refusals.map(toRefusal),
       ...(record.failure === undefined ? {} : { failure: record.failure }),
       createdAt: record.createdAt,
@@ -224,24 +227,40 @@ export class ImportService {
       }
     }
     const categories = new Map((await this.#storage.categories.list()).map((c) => [c.name.toLowerCase(), c.id]));
+    // A run that stopped (a crash) may have applied rows it did not count: counted again from the rows.
+    await this.#recount(id);
     for (let after = 0; !this.#stopping; ) {
       const rows = await this.#storage.imports.pending(id, after, this.#applyBatch);
       if (rows.length === 0) {
-        await this.#storage.transaction((tx) => tx.imports.setState(id, 'done', this.#clock.now()));
+        await this.#recount(id, 'done');
         return;
       }
       // One batch at once (SQLite commits it as one transaction); then the requests waiting run.
-      await Promise.all(rows.map((row) => this.#applyRow(id, row, categories, reveal)));
+      const outcomes = await Promise.all(rows.map((row) => this.#applyRow(id, row, categories, reveal)));
+      const add = { created: 0, updated: 0, unchanged: 0, refused: 0 };
+      for (const outcome of outcomes) if (outcome !== undefined) add[outcome]++;
+      await this.#storage.transaction((tx) => tx.imports.addCounts(id, add));
       after = rows.at(-1)!.line;
       await yieldToOthers();
     }
   }
 
+  /** Sets the job's counts of applied rows from the rows themselves (and its state, when given). */
+  async #recount(id: number, state?: 'done'): Promise<void> {
+    const counts = await this.#storage.imports.counts(id);
+    const applied = { created: counts.created ?? 0, updated: counts.updated ?? 0, unchanged: counts.unchanged ?? 0, refused: counts.refused ?? 0 };
+    await this.#storage.transaction(async (tx) => {
+      await tx.imports.setCounts(id, applied);
+      if (state !== undefined) await tx.imports.setState(id, state, this.#clock.now());
+    });
+  }
+
   /** Applies one row in the transaction that writes its animal, with that write's events; a refusal is recorded on the row. */
-  async #applyRow(id: number, row: ImportRow, categories: ReadonlyMap<string, number>, reveal: boolean): Promise<void> {
+  async #applyRow(id: number, row: ImportRow, categories: ReadonlyMap<string, number>, reveal: boolean): Promise<Applied | undefined> {
     const { currency, record } = this.#settings;
     const now = this.#clock.now();
     const data: Record<string, unknown> = { ...row.data };
+    let outcome: Applied | undefined;
     try {
       await write(this.#storage, { now }, async (tx) => {
         if (!(await tx.imports.takeRow(id, row.line))) return withoutEvents(undefined);
@@ -252,23 +271,31 @@ export class ImportService {
         }
         if (row.petId !== undefined) {
           const change = await changePet(tx, row.petId, data as PetPatch, currency, { now }, record, reveal);
-          await tx.imports.settleRow(id, row.line, change.events.length > 0 ? 'updated' : 'unchanged', row.petId);
+          outcome = change.events.length > 0 ? 'updated' : 'unchanged';
+          await tx.imports.settleRow(id, row.line, outcome, row.petId);
           return change;
         }
         const input = newPetRecord(data as NewPet, currency, record);
         checkRecord(input, now);
         const change = await insertPet(tx, input, now, reveal);
-        await tx.imports.settleRow(id, row.line, 'created', change.result.id);
+        outcome = 'created';
+        await tx.imports.settleRow(id, row.line, outcome, change.result.id);
         return change;
       });
+      return outcome;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      await this.#storage.transaction(async (tx) => {
-        if (await tx.imports.takeRow(id, row.line)) await tx.imports.settleRow(id, row.line, 'refused', undefined, rowError(err, undefined));
+      return this.#storage.transaction(async (tx) => {
+        if (!(await tx.imports.takeRow(id, row.line))) return undefined;
+        await tx.imports.settleRow(id, row.line, 'refused', undefined, rowError(err, undefined));
+        return 'refused' as const;
       });
     }
   }
 }
+
+/** What applying a row did. */
+type Applied = 'created' | 'updated' | 'unchanged' | 'refused';
 
 interface Seen {
   /** The line of the row that changes each animal. */

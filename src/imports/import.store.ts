@@ -1,7 +1,17 @@
 // The imports' storage (storage/sql/sql.imports.ts): the job, and its rows as validated at upload.
 import type { ImportFormat, ImportState, RowOutcome } from './import.schemas.ts';
 
-/** An import job as stored; its counts are read from its rows (ImportRepository.counts). */
+/** What an import's rows came to: rows read, refused at validation, and what applying did. */
+export interface ImportCounts {
+  readonly rows: number;
+  readonly invalid: number;
+  readonly created: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly refused: number;
+}
+
+/** An import job as stored, with its counts (kept with it: ImportTx.addCounts, setCounts). */
 export interface ImportRecord {
   readonly id: number;
   readonly state: ImportState;
@@ -9,6 +19,7 @@ export interface ImportRecord {
   readonly createCategories: boolean;
   /** Why the upload failed (state failed). */
   readonly failure?: string;
+  readonly counts: ImportCounts;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -35,7 +46,7 @@ export interface ImportRow {
 
 export interface ImportRepository {
   get(id: number): Promise<ImportRecord | undefined>;
-  /** How many of its rows have each outcome. */
+  /** How many of its rows have each outcome, counted from the rows (ImportTx.setCounts brings the job's counts to it). */
   counts(id: number): Promise<Partial<Record<RowOutcome, number>>>;
   /** Its refused rows (invalid at upload, refused when applied), by line, at most `limit`. */
   refusals(id: number, limit: number): Promise<ImportRow[]>;
@@ -59,6 +70,10 @@ export interface ImportTx {
   setState(id: number, state: ImportState, at: Date, failure?: string): Promise<void>;
   /** Locks the row while it is pending (FOR UPDATE): false when another transaction applied it. */
   takeRow(id: number, line: number): Promise<boolean>;
+  /** Adds to the job's counts. */
+  addCounts(id: number, add: Partial<ImportCounts>): Promise<void>;
+  /** Sets the job's counts given. */
+  setCounts(id: number, counts: Partial<ImportCounts>): Promise<void>;
   /** Records what applying the row did. */
   settleRow(id: number, line: number, outcome: RowOutcome, petId: number | undefined, error?: RowError): Promise<void>;
 }

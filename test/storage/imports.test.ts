@@ -1,6 +1,6 @@
 // The imports' storage (src/storage/sql/sql.imports.ts) on every engine: a job and its rows, a row
 // taken only while pending (what makes applying twice, or after a crash, apply it once), the counts
-// by outcome, the refusals by line, the microchip holders among live animals.
+// by outcome and the job's own counts, the refusals by line, the microchip holders among live animals.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createPet, withdrawPet } from '../../src/pets/pet.service.ts';
@@ -49,6 +49,13 @@ for (const engine of ENGINES) {
         tx.imports.settleRow(job.id, 5, 'refused', undefined, { field: 'status', code: 'pet_has_open_order', message: 'open' }),
       );
       assert.deepEqual(await storage.imports.counts(job.id), { created: 1, invalid: 1, refused: 1 });
+      // The job's own counts: added to, and set.
+      await storage.transaction(async (tx) => {
+        await tx.imports.addCounts(job.id, { rows: 3, invalid: 1 });
+        await tx.imports.addCounts(job.id, { created: 2, refused: 1 });
+        await tx.imports.setCounts(job.id, { created: 1 });
+      });
+      assert.deepEqual((await storage.imports.get(job.id))?.counts, { rows: 3, invalid: 1, created: 1, updated: 0, unchanged: 0, refused: 1 });
       assert.deepEqual(
         (await storage.imports.refusals(job.id, 10)).map((r) => [r.line, r.outcome, r.error?.code]),
         [

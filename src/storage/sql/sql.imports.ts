@@ -1,10 +1,12 @@
 // Imports: the job and its rows (imports/import.store.ts). A row is applied in the transaction that
 // writes its animal: takeRow locks it while pending, settleRow records its outcome.
 import type { ImportFormat, ImportState, RowOutcome } from '../../imports/import.schemas.ts';
-import type { ImportRecord, ImportRepository, ImportRow, ImportTx, RowError } from '../../imports/import.store.ts';
+import type { ImportCounts, ImportRecord, ImportRepository, ImportRow, ImportTx, RowError } from '../../imports/import.store.ts';
 import { first, LIVE, perDialect, type Dialect, type SqlDb, type SqlParam } from './sql.db.ts';
 
-const COLUMNS = 'id, state, format, create_categories, failure, created_at, updated_at';
+const COUNTS = ['rows', 'invalid', 'created', 'updated', 'unchanged', 'refused'] as const;
+const COUNT_COLUMNS = ['row_count', 'invalid_count', 'created_count', 'updated_count', 'unchanged_count', 'refused_count'] as const;
+const COLUMNS = `id, state, format, create_categories, failure, ${COUNT_COLUMNS.join(', ')}, created_at, updated_at`;
 const ROW_COLUMNS = 'line, outcome, pet_id, category, data, field, code, message';
 
 interface ImportRowRecord {
@@ -13,6 +15,12 @@ interface ImportRowRecord {
   format: ImportFormat;
   create_categories: number | boolean;
   failure: string | null;
+  row_count: number;
+  invalid_count: number;
+  created_count: number;
+  updated_count: number;
+  unchanged_count: number;
+  refused_count: number;
   created_at: string;
   updated_at: string;
 }
@@ -34,6 +42,14 @@ const toImport = (r: ImportRowRecord): ImportRecord => ({
   format: r.format,
   createCategories: Boolean(r.create_categories),
   ...(r.failure === null ? {} : { failure: r.failure }),
+  counts: {
+    rows: r.row_count,
+    invalid: r.invalid_count,
+    created: r.created_count,
+    updated: r.updated_count,
+    unchanged: r.unchanged_count,
+    refused: r.refused_count,
+  },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -49,7 +65,11 @@ const toRow = (r: RowRecord): ImportRow => ({
 
 const GET = `SELECT ${COLUMNS} FROM imports WHERE id = $1`;
 const LOCK = perDialect((d) => `${GET} ${d.lock('FOR UPDATE')}`);
-const COUNTS = 'SELECT outcome, COUNT(*) AS n FROM import_rows WHERE import_id = $1 GROUP BY outcome';
+const COUNT_ROWS = 'SELECT outcome, COUNT(*) AS n FROM import_rows WHERE import_id = $1 GROUP BY outcome';
+// NULL leaves a count as it is.
+const ADD_COUNTS = `UPDATE imports SET ${COUNT_COLUMNS.map((c, i) => `${c} = ${c} + COALESCE($${i + 2}, 0)`).join(', ')} WHERE id = $1`;
+const SET_COUNTS = `UPDATE imports SET ${COUNT_COLUMNS.map((c, i) => `${c} = COALESCE($${i + 2}, ${c})`).join(', ')} WHERE id = $1`;
+const countParams = (id: number, counts: Partial<ImportCounts>): SqlParam[] => [id, ...COUNTS.map((k) => counts[k] ?? null)];
 const REFUSALS = `SELECT ${ROW_COLUMNS} FROM import_rows WHERE import_id = $1 AND outcome IN ('invalid', 'refused') ORDER BY line LIMIT $2`;
 const PENDING = `SELECT ${ROW_COLUMNS} FROM import_rows WHERE import_id = $1 AND outcome = 'pending' AND line > $2 ORDER BY line LIMIT $3`;
 const CATEGORY_NAMES = "SELECT DISTINCT category FROM import_rows WHERE import_id = $1 AND outcome = 'pending' AND category IS NOT NULL";
@@ -76,7 +96,7 @@ export class SqlImports implements ImportRepository {
   }
 
   async counts(id: number): Promise<Partial<Record<RowOutcome, number>>> {
-    const rows = await this.#db.all<{ outcome: RowOutcome; n: number | string }>(COUNTS, [id]);
+    const rows = await this.#db.all<{ outcome: RowOutcome; n: number | string }>(COUNT_ROWS, [id]);
     return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
   }
 
@@ -141,6 +161,14 @@ export class SqlImportTx implements ImportTx {
 
   async setState(id: number, state: ImportState, at: Date, failure?: string): Promise<void> {
     await this.#db.run(SET_STATE, [id, state, at.toISOString(), failure ?? null]);
+  }
+
+  async addCounts(id: number, add: Partial<ImportCounts>): Promise<void> {
+    await this.#db.run(ADD_COUNTS, countParams(id, add));
+  }
+
+  async setCounts(id: number, counts: Partial<ImportCounts>): Promise<void> {
+    await this.#db.run(SET_COUNTS, countParams(id, counts));
   }
 
   async takeRow(id: number, line: number): Promise<boolean> {

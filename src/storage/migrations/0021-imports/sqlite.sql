@@ -2,13 +2,21 @@
 
 -- Imports (src/imports/, docs/api.md "Imports"): an uploaded stock list, validated row by row at
 -- upload and applied later. `state` moves validating → ready → applying → done, or to failed when
--- the upload could not be read. Its counts (rows, invalid, created…) are read from its rows.
+-- the upload could not be read. Its counts are kept with it, so that reading the job (polled while
+-- it is applied) reads one row: validation adds them with each batch of rows it stores; applying
+-- adds what each batch did, and sets them from the rows themselves when it starts and ends.
 CREATE TABLE imports (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   state TEXT NOT NULL CHECK (state IN ('validating', 'ready', 'applying', 'done', 'failed')),
   format TEXT NOT NULL CHECK (format IN ('csv', 'jsonl')),
   create_categories INTEGER NOT NULL,
   failure TEXT,
+  row_count INTEGER NOT NULL DEFAULT 0,
+  invalid_count INTEGER NOT NULL DEFAULT 0,
+  created_count INTEGER NOT NULL DEFAULT 0,
+  updated_count INTEGER NOT NULL DEFAULT 0,
+  unchanged_count INTEGER NOT NULL DEFAULT 0,
+  refused_count INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 ) STRICT;
@@ -30,3 +38,5 @@ CREATE TABLE import_rows (
   message TEXT,
   PRIMARY KEY (import_id, line)
 ) STRICT, WITHOUT ROWID;
+-- The report: the refused rows of an import by line, without reading the others.
+CREATE INDEX import_rows_refused ON import_rows (import_id, line) WHERE outcome IN ('invalid', 'refused');
