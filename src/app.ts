@@ -48,7 +48,11 @@ import { telemetryPlugin } from './http/ops/telemetry.ts';
 import { methodNotAllowed } from './http/edge/method-not-allowed.ts';
 import { openApiPlugin } from './http/ops/openapi.ts';
 import { CursorCodec } from './paging.ts';
-import { validationPlugin } from './http/policies/validation.ts';
+import { bodyValidator, validationPlugin } from './http/policies/validation.ts';
+import { petCsvColumns } from './imports/import.csv.ts';
+import { importRoutes } from './imports/import.routes.ts';
+import { ImportJob } from './imports/import.schemas.ts';
+import { ImportService } from './imports/import.service.ts';
 import { cachedSerializerFactory } from './http/policies/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
@@ -103,6 +107,8 @@ export interface AppOptions {
   readonly eventStreams?: Partial<StreamSettings>;
   /** Where the built console is (default console/dist); tests point it elsewhere. */
   readonly consoleDir?: string;
+  /** Rows a CSV export reads a page (default EXPORT_PAGE_SIZE); tests make it small to see the paging. */
+  readonly exportPageSize?: number;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
@@ -115,6 +121,7 @@ export const SHARED_SCHEMAS = [
   Pet,
   BulkPetChange,
   BulkResult,
+  ImportJob,
   ListedPet,
   Pets,
   Photo,
@@ -199,6 +206,7 @@ export async function buildApp({
   webhooks = {},
   eventStreams,
   consoleDir,
+  exportPageSize,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -275,8 +283,21 @@ export async function buildApp({
   // database; the database key always opens what it sealed before a configured key existed.
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
+  const imports = new ImportService(
+    storage,
+    clock,
+    {
+      currency: config.storeCurrency,
+      record,
+      newPet: bodyValidator(SHARED_SCHEMAS, { $ref: 'NewPet#' }),
+      petPatch: bodyValidator(SHARED_SCHEMAS, { $ref: 'PetPatch#' }),
+    },
+    petCsvColumns,
+    (err, importId) => app.log.error({ err, importId }, 'applying an import stopped; it resumes at the next start or POST .../apply'),
+  );
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base, exportPageSize });
+    await v1.register(importRoutes, { imports, base, maxBytes: config.importMaxBytes });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
       imageWork: limits.imageWork,
@@ -285,7 +306,7 @@ export async function buildApp({
     });
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
-    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base, exportPageSize });
     await v1.register(dealerBookRoutes, { book: storage.dealerBook });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(orderRoutes, {
@@ -293,6 +314,7 @@ export async function buildApp({
       bills: new BillOfSaleService(storage, config.store),
       base,
       docsUrl,
+      exportPageSize,
     });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
@@ -313,6 +335,8 @@ export async function buildApp({
 
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
+    // Imports left applying by a process that stopped resume where they stopped.
+    { start: () => void imports.resume().catch((err) => app.log.warn({ err }, 'resuming imports failed')), stop: () => imports.stop() },
     idempotencyPurge(idempotency, app.log),
     holdExpiryJob(storage, clock, (err) => app.log.warn({ err }, 'expiring holds failed')),
     saleRetentionJob(storage, clock, (err) => app.log.warn({ err }, 'erasing the names and addresses kept for sale records failed')),

@@ -371,6 +371,8 @@ const SETTINGS = {
   bodyLimitBytes: integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 100 * 1024 * 1024),
   /** The largest photo upload, in bytes (docs/api.md, "Photos"). */
   photoMaxBytes: integer('PHOTO_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** The largest import file, in bytes (docs/api.md, "Imports"): it is streamed, never held whole. */
+  importMaxBytes: integer('IMPORT_MAX_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   /** The most pixels a photo upload may decode to, every frame counted: the decompression-bomb limit. */
   photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
   /** Uploads decoded at once per instance; one more is refused (503) rather than queued. */

@@ -8,6 +8,7 @@ import { CategoriesPage } from './pages/categories.tsx';
 import { CustomersPage } from './pages/customers.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { HealthPage } from './pages/health.tsx';
+import { ImportsPage } from './pages/imports.tsx';
 import { InventoryPage } from './pages/inventory.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { OrdersPage } from './pages/orders.tsx';
@@ -22,6 +23,7 @@ import { Alert, Notice, SessionContext } from './ui.tsx';
 const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'pets', title: 'Pets', page: PetsPage },
   { path: 'health', title: 'Health', page: HealthPage },
+  { path: 'imports', title: 'Import', page: ImportsPage },
   { path: 'categories', title: 'Categories', page: CategoriesPage },
   { path: 'orders', title: 'Orders', page: OrdersPage },
   { path: 'customers', title: 'Customers', page: CustomersPage },

@@ -12,6 +12,7 @@ import type { CustomerRepository, CustomerTx } from '../customers/customer.store
 import type { EventRepository, EventTx } from '../events/event.store.ts';
 import type { HealthRepository, HealthTx } from '../health/health.store.ts';
 import type { HoldRepository, HoldTx } from '../holds/hold.store.ts';
+import type { ImportRepository, ImportTx } from '../imports/import.store.ts';
 import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency.store.ts';
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
@@ -40,6 +41,7 @@ export interface Transaction {
   readonly staff: StaffTx;
   readonly customers: CustomerTx;
   readonly holds: HoldTx;
+  readonly imports: ImportTx;
 }
 
 /**
@@ -68,6 +70,7 @@ export interface Storage {
   readonly customers: CustomerRepository;
   readonly holds: HoldRepository;
   readonly dealerBook: DealerBookRepository;
+  readonly imports: ImportRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

@@ -597,6 +597,25 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         );
       });
 
+      await t.test('a stock list with two bad rows: the report names their lines and columns; applied, the valid rows become animals', async () => {
+        await open(a, 'Import');
+        const file = ['name,category,price.amount', 'Merry,Dogs,1500', ',Dogs,100', 'Sam,Dogs,-1', 'Rosie,Cats,'].join('\r\n');
+        await a.getByLabel(/^Stock list/).setInputFiles({ name: 'stock.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+        await a.getByRole('button', { name: 'Check the file' }).click();
+        await a.getByRole('status').filter({ hasText: '4 rows read: 2 valid, 2 refused.' }).waitFor();
+        const refused = a.getByRole('table', { name: 'Rows refused' });
+        const rows = (await refused.getByRole('row').allTextContents()).slice(1);
+        assert.equal(rows.length, 2);
+        assert.ok(rows[0]!.startsWith('3name'), rows[0]);
+        assert.ok(rows[1]!.startsWith('4price.amount'), rows[1]);
+        await assertAccessible(a, 'the import report', engine);
+        await a.getByRole('button', { name: 'Apply 2 rows' }).click();
+        await a
+          .getByRole('status')
+          .filter({ hasText: /is done: 2 created, 0 changed/ })
+          .waitFor();
+      });
+
       await t.test('the events page tails the feed', async () => {
         // Live without polling: the console holds a Server-Sent Events stream and asks no page of the feed meanwhile.
         const feedRequests: string[] = [];

@@ -33,6 +33,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pets.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export animals as CSV
+         * @description Every animal `GET /pets` lists with the same filters and `sort` (`status`, `categoryId`, `id`, `q`, `tag`, `sex`, `breed`, `recordComplete` and `microchip`), in its order, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the columns an import reads: `id`, `name`, `category`, `status`, `description`, `tags`, `price.amount`, `price.currency`, `breed.primary`, `breed.mixed`, `breed.secondary`, `sex`, `neutered`, `colour`, `birthDate`, `birthDateEstimated`, `microchip`, `acquiredAt`, `source.kind`, `source.name`, `source.address` and `source.licence`. An object member is a column per property (`breed.primary`), `category` is the category's name, `tags` are one space apart, a boolean is `true` or `false`, a member the animal lacks is empty. A cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) starts with a quote mark `'`, which an import removes. Streamed a page of animals at a time, so an export of any length takes the same memory; an animal changed while the export runs is written as it was when its page was read ([API guide](/docs/api.md), "Exports").
+         *
+         *     Requires scope `pets:read`.
+         */
+        get: operations["exportPets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pets/bulk": {
         parameters: {
             query?: never;
@@ -88,6 +110,72 @@ export interface paths {
          *     Requires scope `pets:write`.
          */
         patch: operations["updatePet"];
+        trace?: never;
+    };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload animals to import
+         * @description The file is the body, UTF-8, at most 52,428,800 bytes (`IMPORT_MAX_BYTES`): CSV (`text/csv`, RFC 4180, a header row naming the columns an export of the animals has; `category` by name) or JSON Lines (`application/x-ndjson` or `application/jsonl`: one object per line with the members of `NewPet`, `id`, and the category as `categoryId` or by name as `category`). Every row is validated as `POST /pets` (a new animal) or `PATCH /pets/{petId}` (a row whose `id`, or microchip number, names a live animal) would validate it; nothing is written to the animals. The answer is the job, `ready` (or `failed` when the file cannot be read), with each refused row in `report` by line and column with the error the API gives. Apply it with `POST /imports/{importId}/apply` ([API guide](/docs/api.md), "Imports").
+         *
+         *     Requires scope `pets:write`.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import
+         * @description The job: its state, its counts and the refused rows. Poll it while it is `applying` to follow its progress.
+         *
+         *     Requires scope `pets:write`.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply an import
+         * @description Applies the valid rows of a `ready` import in the background: a row naming a live animal (by `id` or microchip number) changes it as `PATCH /pets/{petId}` would (an animal that already has every value is left unchanged, without an event), the others are created as `POST /pets` would, each with its event. The answer is the job, `applying`; poll `GET /imports/{importId}` until it is `done`. A row refused now (the animal got an open order since, say) is counted in `refused` and listed in `report`. Applying again is safe: an import `done` is left as it is, and one left `applying` by a stopped process resumes where it stopped, never applying a row twice. An import that creates categories (`createCategories=true` naming categories that do not exist) needs `categories:write` too.
+         *
+         *     Requires scope `pets:write`.
+         */
+        post: operations["applyImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/pets/{petId}/photos": {
@@ -360,6 +448,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export customers as CSV
+         * @description Every customer `GET /customers` lists with the same `q`, ascending by id, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the Customer's members: `id`, `name`, `email`, `phone`, `address.line1`, `address.line2`, `address.city`, `address.postalCode`, `address.region`, `address.country`, `notes`, `createdAt`, `updatedAt`; a member a customer lacks is empty. Personal data: it takes `customers:read`, as the listing does. Cells are written as `GET /pets.csv` writes them (a formula-like cell, such as a telephone number starting with `+`, starts with a quote mark `'`), streamed a page at a time ([API guide](/docs/api.md), "Exports").
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["exportCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customerId}": {
         parameters: {
             query?: never;
@@ -570,6 +680,28 @@ export interface paths {
          *     Requires scope `orders:write`.
          */
         post: operations["placeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/store/orders.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export store orders as CSV
+         * @description Every order `GET /store/orders` lists with the same `status` and `petId`, ascending by id, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the Order's members: `id`, `petId`, `customerId`, `status`, `method`, `createdAt`, `updatedAt`, `price.amount`, `price.currency`, `deposit.amount`, `deposit.currency`; a member an order lacks is empty. Cells are written as `GET /pets.csv` writes them (a formula-like cell starts with a quote mark `'`), streamed a page at a time ([API guide](/docs/api.md), "Exports").
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["exportOrders"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2064,6 +2196,103 @@ export interface components {
                     status: number;
                 };
             }[];
+        };
+        /**
+         * @description An import of animals from a file, and what it did
+         * @example {
+         *       "id": 1,
+         *       "state": "ready",
+         *       "format": "csv",
+         *       "createCategories": false,
+         *       "rows": 3,
+         *       "valid": 2,
+         *       "invalid": 1,
+         *       "created": 0,
+         *       "updated": 0,
+         *       "unchanged": 0,
+         *       "refused": 0,
+         *       "report": [
+         *         {
+         *           "line": 4,
+         *           "column": "price",
+         *           "code": "validation_failed",
+         *           "message": "body field \"price.amount\" must be >= 0",
+         *           "status": 400
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-28T12:00:00.000Z",
+         *       "updatedAt": "2026-11-28T12:00:01.000Z"
+         *     }
+         */
+        ImportJob: {
+            /**
+             * Format: int64
+             * @description The import
+             */
+            id: number;
+            /**
+             * @description `validating` while the file is uploaded and read; `ready` once every row is validated (nothing written yet); `applying` after `POST /imports/{id}/apply`, until every valid row is applied: `done`; `failed` when the file could not be read (too large, not UTF-8, not CSV or JSON Lines, a header naming no column) or the upload stopped before its end: nothing of it is applied
+             * @enum {string}
+             */
+            state: "validating" | "ready" | "applying" | "done" | "failed";
+            /**
+             * @description How the file was read: `csv` or `jsonl` (JSON Lines)
+             * @enum {string}
+             */
+            format: "csv" | "jsonl";
+            /** @description A category the file names that does not exist is created when applying */
+            createCategories: boolean;
+            /** @description Rows read */
+            rows: number;
+            /** @description Rows that passed validation */
+            valid: number;
+            /** @description Rows refused at validation; they are not applied */
+            invalid: number;
+            /** @description Animals created so far */
+            created: number;
+            /** @description Animals changed so far */
+            updated: number;
+            /** @description Rows naming an animal that already had every value given */
+            unchanged: number;
+            /** @description Valid rows refused when applied (the animal changed since: an open order, a microchip taken meanwhile…) */
+            refused: number;
+            /** @description The refused rows, by line: the first 1,000 */
+            report: {
+                /** @description The line of the file the row starts on (the CSV header is line 1) */
+                line: number;
+                /** @description The column (CSV) or member (JSON Lines) the error is about; empty when it is about the whole row */
+                column: string;
+                /**
+                 * @description Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"
+                 * @example validation_failed
+                 * @enum {string}
+                 */
+                code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "invalid_invitation" | "unauthorized" | "insufficient_scope" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "staff_exists" | "last_owner" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+                /**
+                 * @description Human-readable description
+                 * @example body/name must not be blank
+                 */
+                message: string;
+                /**
+                 * @description The HTTP status code
+                 * @example 400
+                 */
+                status: number;
+            }[];
+            /** @description Why the file could not be read (state `failed`) */
+            failure?: string;
+            /**
+             * Format: date-time
+             * @description When the file was uploaded (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the job last changed state (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
         };
         /**
          * @description An animal with its entity tag
@@ -4966,6 +5195,142 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    exportPets: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["PetStatus"];
+                /** @description Filters by category; combinable with `status` */
+                categoryId?: number;
+                /** @description The animals with these ids (repeat the parameter: `id=3&id=7`, at most 100, each once): how a client reads one animal and its `etag` without the deprecated getPet. Ids of withdrawn or unknown animals are left out, not refused. Combinable with `status` and `categoryId`; not with `q` or `tag`; ordered by id (`sort=id` or `-id`) */
+                id?: number[];
+                /**
+                 * @description Search: animals whose name, description, tags, breed or colour contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`
+                 * @example lab fri
+                 */
+                q?: string;
+                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort` */
+                tag?: string[];
+                /** @description Animals of this sex; combinable with every filter and every `sort` */
+                sex?: "male" | "female" | "unknown";
+                /**
+                 * @description Animals whose breed (`primary` or `secondary`) has every word of `breed` as a whole word, ignoring case and accents: `poodle` finds "Toy Poodle", not "Poodles"; at least one letter or digit. Combinable with every filter and every `sort`
+                 * @example labrador
+                 */
+                breed?: string;
+                /** @description `false`: the animals whose record lacks a field the store requires (`recordMissing`), what staff must finish; `true`: those with a complete record. Combinable with every filter and every `sort` */
+                recordComplete?: "true" | "false";
+                /**
+                 * @description The animal with this microchip number, compared normalised (spaces, hyphens and dots dropped, letters upper-cased); at most one live animal has it
+                 * @example 985 112 345 678 903
+                 */
+                microchip?: string;
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about 20,000 animals: when `q` or `tag` matches more than 10,000 and few of them lie near the page's place in this order, a page may hold fewer animals than `limit`, even none, and still have a `next` link ([API guide](/docs/api.md), "Search, tags and sort orders") */
+                sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The animals, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always present: a download, and the name to save it under, naming what it holds and the day (UTC) it was made */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid `status`, `categoryId`, `id`, `q`, `tag`, `sex`, `breed`, `recordComplete`, `microchip` or `sort`, `id` with `q` or `tag` or another order than id, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     bulkUpdatePets: {
         parameters: {
             query?: never;
@@ -5744,6 +6109,557 @@ export interface operations {
                 };
             };
             /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: {
+                /** @description `true`: a category the file names that does not exist is created when applying (the key then needs `categories:write`); default `false`: such rows are refused */
+                createCategories?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": unknown;
+                "application/x-ndjson": unknown;
+                "application/jsonl": unknown;
+            };
+        };
+        responses: {
+            /** @description The file was read (state `ready`: every row validated, the refused ones in `report`) or could not be (`failed`, with `failure`); `Location` names the job */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description An unknown or invalid query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than `IMPORT_MAX_BYTES` (`payload_too_large`); the job is left `failed` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Content-Type` is not text/csv, application/x-ndjson, application/jsonl (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import */
+                importId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `importId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    applyImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import */
+                importId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import was done already: nothing changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description Applying: the rows are being applied */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `importId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks `pets:write`, or `categories:write` for an import that creates categories (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The import is `validating` or `failed` (`invalid_transition`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8265,6 +9181,119 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    exportCustomers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Search: customers whose name, e-mail address or telephone number contains `q`, ignoring case; a `q` written as a telephone number (digits with spaces, brackets, dots, hyphens or a leading `+`) finds the number however it was written
+                 * @example doe
+                 */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always present: a download, and the name to save it under, naming what it holds and the day (UTC) it was made */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid `q`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     getCustomer: {
         parameters: {
             query?: never;
@@ -10180,6 +11209,117 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportOrders: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["OrderStatus"];
+                /** @description Filters by the animal ordered */
+                petId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orders, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always present: a download, and the name to save it under, naming what it holds and the day (UTC) it was made */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid `status` or `petId`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -15906,6 +17046,10 @@ export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<Fl
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsCsvGetParametersQuerySexValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["parameters"]["query"]["sex"]> = ["male", "female", "unknown"];
+export const pathsPetsCsvGetParametersQueryRecordCompleteValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["parameters"]["query"]["recordComplete"]> = ["true", "false"];
+export const pathsPetsCsvGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
+export const pathsPetsCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsBulkPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/bulk"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsBulkPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/bulk"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15913,6 +17057,12 @@ export const pathsPetsPetIdDeleteResponses415HeadersAcceptEncodingValues: Readon
 export const pathsPetsPetIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsImportsPostParametersQueryCreateCategoriesValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["parameters"]["query"]["createCategories"]> = ["true", "false"];
+export const pathsImportsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsImportsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsImportsImportIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports/{importId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsImportsImportIdApplyPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports/{importId}/apply"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsImportsImportIdApplyPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports/{importId}/apply"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPhotosGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPhotosPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPhotosPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15938,6 +17088,7 @@ export const pathsCategoriesCategoryIdPatchResponses503HeadersCacheControlValues
 export const pathsCustomersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCustomersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersCustomerIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersCustomerIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCustomersCustomerIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15958,6 +17109,7 @@ export const pathsStoreOrdersGetResponses503HeadersCacheControlValues: ReadonlyA
 export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsStoreOrdersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsStoreOrdersCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersOrderIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -16019,6 +17171,9 @@ export const petSexValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const petSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
 export const petRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
 export const bulkResultRefusedErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkResult"]["refused"]["error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const importJobStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJob"]["state"]> = ["validating", "ready", "applying", "done", "failed"];
+export const importJobFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJob"]["format"]> = ["csv", "jsonl"];
+export const importJobReportCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJob"]["report"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const listedPetSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["sex"]> = ["male", "female", "unknown"];
 export const listedPetSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
 export const listedPetRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
