@@ -548,6 +548,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await bulk.getByLabel('Set status').selectOption('available');
         await bulk.getByLabel('Set price').fill('25.00');
         await assertAccessible(a, 'Pets with a selection', engine);
+        await shot(a, 'pets-bulk', engine);
         await bulk.getByRole('button', { name: 'Apply to 2 selected' }).click();
         await a.getByText(`Changed 1 of 2: Pippin (pet ${pippin.id}).`).waitFor();
         const refused = a.getByRole('list', { name: 'Not changed' });
@@ -555,7 +556,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await bulk.waitFor({ state: 'detached' });
         assert.match((await a.getByRole('row', { name: /Pippin/ }).textContent()) ?? '', /€25\.00/);
         assert.equal(await a.getByLabel('Select all on this page').isChecked(), false, 'the selection is cleared');
-        await shot(a, 'pets-bulk', engine);
+        await shot(a, 'pets-bulk-result', engine);
         // The order export: what the Orders list's status filter shows.
         await open(a, 'Orders');
         const orderFilters = a.getByRole('form', { name: 'Filter orders' });

@@ -254,7 +254,7 @@ export function PetsPage() {
         <caption>Pets{pets.loading ? ' (loading…)' : ''}</caption>
         <thead>
           <tr>
-            <th scope="col">
+            <th scope="col" class="nowrap">
               {canWrite && (
                 <input
                   type="checkbox"
