@@ -189,12 +189,7 @@ export function PetsPage() {
         <label>
           Status{' '}
           <select value={query.status} onChange={(e) => setQuery({ ...query, status: e.currentTarget.value as PetStatus | '' })}>
-            <option value="">any</option>
-            {PET_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
+            <StatusOptions none="any" />
           </select>
         </label>
         <label>
@@ -343,6 +338,20 @@ export function PetsPage() {
  * here (what is left as it is is not sent), each animal under its own rules; then what changed and
  * what was refused, animal by animal, in words.
  */
+/** The statuses as a select's options, after `none` (the choice of no status: "any", "keep as is") when given. */
+function StatusOptions({ none }: { none?: string }) {
+  return (
+    <>
+      {none !== undefined && <option value="">{none}</option>}
+      {PET_STATUSES.map((s) => (
+        <option key={s} value={s}>
+          {s}
+        </option>
+      ))}
+    </>
+  );
+}
+
 interface BulkOutcome {
   readonly changed: readonly string[];
   readonly refused: readonly string[];
@@ -394,12 +403,7 @@ function BulkChange({ pets, categories, onDone }: { pets: readonly Pet[]; catego
       <label>
         Set status{' '}
         <select value={change.status} onChange={(e) => setChange({ ...change, status: e.currentTarget.value as PetStatus | '' })}>
-          <option value="">keep as is</option>
-          {PET_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
+          <StatusOptions none="keep as is" />
         </select>
       </label>
       <Field id="bulk-price" label="Set price" error={problem.fields.price ?? problem.fields['patch.price.amount']}>
@@ -733,11 +737,7 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
       <Field id="pet-status" label="Status" error={problem.fields.status}>
         {(a11y) => (
           <select {...a11y} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.currentTarget.value as PetStatus })}>
-            {PET_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
+            <StatusOptions />
           </select>
         )}
       </Field>
