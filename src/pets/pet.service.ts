@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
+import { canonicalJson } from '../json.ts';
 import { type Change, withoutEvents, write } from '../events/event.outbox.ts';
 import { csvChunks, csvFilename, EXPORT_PAGE_SIZE, type CsvExport } from '../csv.ts';
 import { type CursorCodec, everyPage, type Page } from '../paging.ts';
@@ -220,9 +221,13 @@ function fromInput(member: keyof Pet, given: unknown, currency: string): unknown
   return given;
 }
 
-/** Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON. */
+/**
+ * Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON
+ * whatever order an object's keys were written in (a breed sent as `{mixed, primary}` and read back
+ * from a CSV row as `{primary, mixed}` is one breed).
+ */
 function same(a: unknown, b: unknown): boolean {
-  return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+  return a === b || (typeof a === 'object' && typeof b === 'object' && canonicalJson(a) === canonicalJson(b));
 }
 
 /**

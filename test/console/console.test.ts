@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createApiKey, hashKey } from '../../src/keys/key.service.ts';
 import { SCOPES } from '../../src/keys/key.types.ts';
@@ -497,6 +498,82 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         },
       );
 
+      await t.test('Export CSV downloads what the filters show; a bulk change of a selection reports what changed and what was refused', async () => {
+        const api = { authorization: `Bearer ${firstRun}` };
+        const merry = (await app.inject({ method: 'GET', url: '/v1/pets?q=merry', headers: api })).json()[0] as { id: number };
+        const pippin = (await app.inject({ method: 'GET', url: '/v1/pets?q=pippin', headers: api })).json()[0] as { id: number };
+        await open(a, 'Pets');
+        const filters = a.getByRole('form', { name: 'Filter pets' });
+        await filters.getByLabel('Status').selectOption('available');
+        const available = ((await app.inject({ method: 'GET', url: '/v1/pets?status=available', headers: api })).json() as { name: string }[]).map(
+          (p) => p.name,
+        );
+        assert.ok(available.includes('Pippin') && available.includes('Merry'));
+        const exportOf = async (page: Page) => {
+          const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+          const rows: Record<string, string>[] = parse(readFileSync(await download.path()), { columns: true });
+          return { name: download.suggestedFilename(), rows };
+        };
+        const pets = await exportOf(a);
+        assert.match(pets.name, /^pets-\d{4}-\d{2}-\d{2}\.csv$/);
+        assert.deepEqual(pets.rows.map((r) => r.name).sort(), available.sort(), 'the available animals, as the listing has them');
+        assert.equal(pets.rows.find((r) => r.name === 'Pippin')?.tags, 'shy house-trained');
+        await a.getByText(`Exported the pets these filters show to ${pets.name}.`).waitFor();
+        // An open order keeps Merry's status: the bulk change refuses her, and changes Pippin.
+        const order = await app.inject({ method: 'POST', url: '/v1/store/orders', headers: api, payload: { petId: merry.id } });
+        assert.equal(order.statusCode, 201, order.body);
+        await filters.getByLabel('Status').selectOption({ label: 'any' });
+        await filters.getByLabel('Category').selectOption({ label: 'Ferrets' });
+        await a.getByRole('row', { name: /Merry.*pending/ }).waitFor({ timeout: LIVE_MS });
+        // Every animal of the page, then all but Pippin and Merry ticked off again.
+        await a.getByLabel('Select all on this page').check();
+        assert.equal(await a.getByLabel('Select Merry').isChecked(), true);
+        const shown = (
+          await a
+            .getByRole('table', { name: /^Pets/ })
+            .getByRole('checkbox', { name: /^Select (?!all)/ })
+            .all()
+        ).length;
+        const ferrets = (await app.inject({ method: 'GET', url: '/v1/pets?limit=100', headers: api })).json() as {
+          id: number;
+          name: string;
+          categoryId: number;
+        }[];
+        const others = ferrets.filter((p) => p.categoryId === ferrets.find((f) => f.id === merry.id)?.categoryId && p.id !== merry.id && p.id !== pippin.id);
+        assert.equal(shown, others.length + 2);
+        for (const other of others) await a.getByLabel(`Select ${other.name}`, { exact: true }).uncheck();
+        assert.equal(await a.getByLabel('Select all on this page').isChecked(), others.length === 0);
+        const bulk = a.getByRole('form', { name: 'Change selected pets' });
+        await bulk.getByRole('heading', { name: 'Change 2 selected pets' }).waitFor();
+        await bulk.getByLabel('Set status').selectOption('available');
+        await bulk.getByLabel('Set price').fill('25.00');
+        await assertAccessible(a, 'Pets with a selection', engine);
+        await shot(a, 'pets-bulk', engine);
+        await bulk.getByRole('button', { name: 'Apply to 2 selected' }).click();
+        await a.getByText(`Changed 1 of 2: Pippin (pet ${pippin.id}).`).waitFor();
+        const refused = a.getByRole('list', { name: 'Not changed' });
+        assert.match((await refused.textContent()) ?? '', new RegExp(`^Merry \\(pet ${merry.id}\\): pet ${merry.id} has an open order`));
+        await bulk.waitFor({ state: 'detached' });
+        assert.match((await a.getByRole('row', { name: /Pippin/ }).textContent()) ?? '', /€25\.00/);
+        assert.equal(await a.getByLabel('Select all on this page').isChecked(), false, 'the selection is cleared');
+        await shot(a, 'pets-bulk-result', engine);
+        // The order export: what the Orders list's status filter shows.
+        await open(a, 'Orders');
+        const orderFilters = a.getByRole('form', { name: 'Filter orders' });
+        await orderFilters.getByLabel('Status').selectOption('placed');
+        const orders = await exportOf(a);
+        assert.match(orders.name, /^orders-\d{4}-\d{2}-\d{2}\.csv$/);
+        assert.deepEqual(
+          orders.rows.map((r) => [r.petId, r.status]),
+          [[String(merry.id), 'placed']],
+        );
+        const cancelled = await app.inject({ method: 'PATCH', url: `/v1/store/orders/${order.json().id}`, headers: api, payload: { status: 'cancelled' } });
+        assert.equal(cancelled.statusCode, 200, cancelled.body);
+        await orderFilters.getByLabel('Status').selectOption({ label: 'any' });
+        await open(a, 'Pets');
+        await filters.getByLabel('Category').selectOption({ label: 'any' });
+      });
+
       await t.test('a key with only pets:read sees no write action; revoked, the console signs out on its next call', async () => {
         await open(a, 'Keys');
         await a.getByLabel('Key name').fill('front desk');
@@ -525,6 +602,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         assert.equal(await c.getByRole('button', { name: 'Add pet' }).count(), 0);
         assert.equal(await c.getByRole('button', { name: 'Edit' }).count(), 0);
         assert.equal(await c.getByRole('button', { name: 'Withdraw' }).count(), 0);
+        assert.equal(await c.getByLabel('Select all on this page').count(), 0, 'no bulk change without pets:write');
         await c.getByText('Your key cannot add, edit or withdraw pets').waitFor();
         await assertAccessible(c, 'Pets, read only', engine);
         await shot(c, 'pets-read-only', engine);

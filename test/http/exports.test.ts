@@ -34,7 +34,8 @@ const FULL = {
   description: 'Calm, "gentle"\r\nand house-trained',
   tags: ['friendly', 'house-trained'],
   price: { amount: 120050, currency: 'EUR' },
-  breed: { primary: 'Labrador Retriever', mixed: true, secondary: 'Poodle' },
+  // Keys in another order than the schema's: the row read back names the same breed and source.
+  breed: { secondary: 'Poodle', mixed: true, primary: 'Labrador Retriever' },
   sex: 'male',
   neutered: false,
   colour: '@black',
@@ -42,7 +43,7 @@ const FULL = {
   birthDateEstimated: true,
   microchip: '985112345678903',
   acquiredAt: '2025-03-01',
-  source: { kind: 'breeder', name: 'Green Acres, Kennels', address: '12 Farm Road', licence: '-MD-BR-2041' },
+  source: { licence: '-MD-BR-2041', name: 'Green Acres, Kennels', kind: 'breeder', address: '12 Farm Road' },
 };
 
 for (const engine of ENGINES) {
