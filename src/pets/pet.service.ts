@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
@@ -59,7 +60,7 @@ export function updatePet(
     if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
     await assertNotHeld(tx, id, next.status !== current.status);
     const pet = await savePet(tx, current, next, ctx.now);
-    return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
+    return { result: pet, events: [{ type: 'pet.updated', data: pet, changes: changesOf(current, pet) }] };
   });
 }
 

@@ -5,6 +5,7 @@
 import type { CustomerRecord } from '../customers/customer.schemas.ts';
 import { birthWords, breedWords, sourceWords } from '../pets/pet.record-words.ts';
 import type { DealerBookEntry, DealerBookRepository } from './dealer-book.store.ts';
+import { csvLine as line } from '../csv.ts';
 
 export const DEALER_BOOK_HEADER = [
   'animal_id',
@@ -30,19 +31,6 @@ export const DEALER_BOOK_HEADER = [
 
 /** Rows read from the database per page: the memory a book takes, whatever its length. */
 export const DEALER_BOOK_PAGE = 500;
-
-// A field a spreadsheet would read as a formula (CWE-1236) starts with a quote mark, shown as text.
-const FORMULA = /^[=+\-@\t\r]/;
-
-/** One CSV field: quoted when it must be (RFC 4180 §2.6–2.7), a formula-like start defused. */
-export function csvField(value: string | number | undefined): string {
-  if (value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && FORMULA.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-const line = (fields: readonly (string | number | undefined)[]) => `${fields.map(csvField).join(',')}\r\n`;
 
 const address = (c: CustomerRecord | undefined) => {
   const a = c?.address;

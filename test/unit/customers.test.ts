@@ -9,7 +9,7 @@ import { ConfigError, DEFAULT_SALE_DISCLOSURE, loadConfig } from '../../src/conf
 import type { Customer } from '../../src/customers/customer.schemas.ts';
 import { customerNeedle, customerSearchText } from '../../src/customers/customer.search.ts';
 import { patchCustomer, saleRetention } from '../../src/customers/customer.service.ts';
-import { csvField } from '../../src/records/dealer-book.ts';
+import { csvField } from '../../src/csv.ts';
 import type { Order } from '../../src/store/order.schemas.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';

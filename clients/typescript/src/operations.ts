@@ -79,6 +79,8 @@ export const METHODS = {
   convertHold: 'holds.convert',
   getBillOfSale: 'orders.billOfSale',
   getDealerBook: 'records.dealerBook',
+  listActivity: 'activity.list',
+  exportActivity: 'activity.export',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

@@ -72,6 +72,8 @@ export const ROUTES = {
   signOut: { method: "DELETE", path: "/sessions/current", input: null, paged: false, headers: [], etag: false, binary: false },
   endSession: { method: "DELETE", path: "/sessions/{sessionId}", input: null, paged: false, headers: [], etag: false, binary: false },
   changePassword: { method: "POST", path: "/account/password", input: "body", paged: false, headers: [], etag: false, binary: false },
+  listActivity: { method: "GET", path: "/activity", input: "query", paged: true, headers: [], etag: false, binary: false },
+  exportActivity: { method: "GET", path: "/activity.csv", input: "query", paged: false, headers: [], etag: false, binary: true },
 } as const;
 
 /** Every error status (4xx, 5xx) the document lists for some operation. */

@@ -1108,6 +1108,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what
+         * @description Every write — changes to animals, orders, customers, categories and holds, and the writes no event describes (keys, webhook endpoints, staff, sign-ins) — with its actor (the person or the key) and, for an update, what changed; newest first, keyset-paged (`Link: <…>; rel="next"`). `actor` (`staff:3`, `key:5`), `resource` (`pet:42`), `type` (`pet.updated`), `from` (included) and `to` (excluded) narrow it; they combine. An entry's `changes` are shown under the events' read rule: those of an event type only to a reader holding the scope that reads it (a customer's, which are personal data, to `customers:read`). Kept `ACTIVITY_RETENTION_DAYS` (here 730), never less than the event feed.
+         *
+         *     Requires scope `activity:read`.
+         */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activity.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what (CSV)
+         * @description The activity log under the same filters and rules as `GET /activity`, whole, newest first, as CSV (RFC 4180: UTF-8, CRLF, a header row): `id`, `at`, `actor_type`, `actor_id`, `actor_name`, `type`, `resource`, `changes`; `changes` is the entry's JSON. Streamed a page at a time, so an export of any length takes the same memory. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
+         *
+         *     Requires scope `activity:read`.
+         */
+        get: operations["exportActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "pet.created": {
@@ -3129,6 +3173,71 @@ export interface components {
             holds: components["schemas"]["Hold"][];
         };
         /**
+         * @description Who made a change
+         * @example {
+         *       "type": "staff",
+         *       "id": 3,
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        Actor: {
+            /** @description A person signed in, an API key, or the service itself */
+            type: "staff" | "key" | "service";
+            /** @description The person (`/staff/{staffId}`) or the key (`/keys/{keyId}`); null for a configured key and for the service */
+            id: number | null;
+            /** @description The name the person or key had when the change was made */
+            name: string;
+        };
+        /**
+         * @description What changed: each member of the resource that differs, as `[before, after]` (a member absent on one side is `null` there). A customer's are shown only to readers holding `customers:read`
+         * @example {
+         *       "price": [
+         *         "19.99",
+         *         "21.50"
+         *       ]
+         *     }
+         */
+        Changes: {
+            [key: string]: unknown[];
+        };
+        /**
+         * @description One write: who made it, what it did, to what, and what changed
+         * @example {
+         *       "id": 12,
+         *       "at": "2026-11-22T12:00:00.000Z",
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
+         *       },
+         *       "type": "pet.updated",
+         *       "resource": "pet:42",
+         *       "changes": {
+         *         "price": [
+         *           "19.99",
+         *           "21.50"
+         *         ]
+         *       }
+         *     }
+         */
+        ActivityEntry: {
+            /** @description Increases with each entry */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was made (RFC 3339, UTC)
+             */
+            at: string;
+            actor: components["schemas"]["Actor"];
+            /** @description What was done: the event type (`pet.updated`) or, for a write no event describes, its kind (`key.created`, `webhook.deleted`, `staff.invited`, `session.started`, …) */
+            type: string;
+            /** @description What it was done to, as `<kind>:<id>` (`pet:42`) */
+            resource: string;
+            changes?: components["schemas"]["Changes"];
+        };
+        /** @description A page of the activity log, newest first */
+        ActivityEntries: components["schemas"]["ActivityEntry"][];
+        /**
          * @description What changed
          * @enum {string}
          */
@@ -3165,6 +3274,11 @@ export interface components {
          *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3186,6 +3300,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Pet"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change.
@@ -3219,6 +3334,17 @@ export interface components {
          *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
+         *       },
+         *       "changes": {
+         *         "status": [
+         *           "available",
+         *           "pending"
+         *         ]
          *       }
          *     }
          */
@@ -3240,6 +3366,8 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Pet"];
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description An animal was withdrawn: `data` is `{id}`.
@@ -3249,6 +3377,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3276,6 +3409,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.
@@ -3293,6 +3427,11 @@ export interface components {
          *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3314,6 +3453,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["HealthRecord"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.
@@ -3335,6 +3475,11 @@ export interface components {
          *           "at": "2026-11-23T09:00:00.000Z",
          *           "reason": "Recorded against the wrong animal"
          *         }
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3356,6 +3501,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["HealthRecord"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.
@@ -3369,6 +3515,11 @@ export interface components {
          *         "status": "placed",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3390,6 +3541,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was approved: `data` is the Order.
@@ -3403,6 +3555,11 @@ export interface components {
          *         "status": "approved",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3424,6 +3581,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was delivered (its animal becomes `sold`): `data` is the Order.
@@ -3437,6 +3595,11 @@ export interface components {
          *         "status": "delivered",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3458,6 +3621,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was cancelled (its animal becomes `available` again): `data` is the Order.
@@ -3471,6 +3635,11 @@ export interface components {
          *         "status": "cancelled",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3492,6 +3661,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A category was added: `data` is the Category.
@@ -3502,6 +3672,11 @@ export interface components {
          *       "data": {
          *         "id": 7,
          *         "name": "Horses"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3523,6 +3698,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Category"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A category was renamed: `data` is the Category.
@@ -3533,6 +3709,11 @@ export interface components {
          *       "data": {
          *         "id": 7,
          *         "name": "Ponies"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3554,6 +3735,8 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Category"];
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description A category was deleted: `data` is `{id}`.
@@ -3563,6 +3746,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 7
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3590,6 +3778,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.
@@ -3599,6 +3788,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3626,6 +3820,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer changed: `data` is `{id}`. Read with `customers:read`.
@@ -3635,6 +3830,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3662,6 +3862,8 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.
@@ -3671,6 +3873,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3698,6 +3905,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3714,6 +3922,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3735,6 +3948,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3751,6 +3965,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3772,6 +3991,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.
@@ -3789,6 +4009,11 @@ export interface components {
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z",
          *         "orderId": 7
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3810,6 +4035,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3826,6 +4052,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3847,6 +4078,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description One recorded change; `type` tells which of the event schemas it is
@@ -4141,7 +4373,7 @@ export interface components {
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin" | "staff:read" | "staff:admin";
+        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin" | "staff:read" | "staff:admin" | "activity:read";
         /**
          * @example {
          *       "name": "shop front",
@@ -4158,7 +4390,7 @@ export interface components {
              * @example shop front
              */
             name: string;
-            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin nor staff:read nor staff:admin, which must be named). Every scope: name them all (the Scope enum) */
+            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin nor staff:read nor staff:admin nor activity:read, which must be named). Every scope: name them all (the Scope enum) */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
@@ -14863,6 +15095,262 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    listActivity: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+                /**
+                 * @description Only what this person (`staff:3`) or key (`key:5`) did
+                 * @example staff:3
+                 */
+                actor?: string;
+                /**
+                 * @description Only what was done to this resource (`pet:42`)
+                 * @example pet:42
+                 */
+                resource?: string;
+                /**
+                 * @description Only entries of this kind (`pet.updated`)
+                 * @example pet.updated
+                 */
+                type?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityEntries"];
+                };
+            };
+            /** @description An invalid `limit`, `actor`, `resource`, `type`, `from`, `to` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only what this person (`staff:3`) or key (`key:5`) did
+                 * @example staff:3
+                 */
+                actor?: string;
+                /**
+                 * @description Only what was done to this resource (`pet:42`)
+                 * @example pet:42
+                 */
+                resource?: string;
+                /**
+                 * @description Only entries of this kind (`pet.updated`)
+                 * @example pet.updated
+                 */
+                type?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description An invalid `actor`, `resource`, `type`, `from` or `to`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     petCreatedWebhook: {
         parameters: {
             query?: never;
@@ -14912,6 +15400,11 @@ export interface operations {
                  *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -14984,6 +15477,17 @@ export interface operations {
                  *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
+                 *       },
+                 *       "changes": {
+                 *         "status": [
+                 *           "available",
+                 *           "pending"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -15032,6 +15536,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15088,6 +15597,11 @@ export interface operations {
                  *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15148,6 +15662,11 @@ export interface operations {
                  *           "at": "2026-11-23T09:00:00.000Z",
                  *           "reason": "Recorded against the wrong animal"
                  *         }
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15200,6 +15719,11 @@ export interface operations {
                  *         "status": "placed",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15252,6 +15776,11 @@ export interface operations {
                  *         "status": "approved",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15304,6 +15833,11 @@ export interface operations {
                  *         "status": "delivered",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15356,6 +15890,11 @@ export interface operations {
                  *         "status": "cancelled",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15405,6 +15944,11 @@ export interface operations {
                  *       "data": {
                  *         "id": 7,
                  *         "name": "Horses"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15454,6 +15998,11 @@ export interface operations {
                  *       "data": {
                  *         "id": 7,
                  *         "name": "Ponies"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15502,6 +16051,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 7
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15550,6 +16104,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15598,6 +16157,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15646,6 +16210,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15701,6 +16270,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15756,6 +16330,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15812,6 +16391,11 @@ export interface operations {
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z",
                  *         "orderId": 7
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15867,6 +16451,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16003,6 +16592,8 @@ export const pathsSessionsCurrentDeleteResponses503HeadersCacheControlValues: Re
 export const pathsSessionsSessionIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/sessions/{sessionId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsAccountPasswordPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/password"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsAccountPasswordPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/password"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsActivityGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/activity"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsActivityCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/activity.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
 export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
@@ -16031,6 +16622,9 @@ export const customerErasureKeptValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const saleMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SaleMethod"]> = ["sale", "adoption", "transfer"];
 export const holdStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldState"]> = ["live", "cancelled", "converted", "expired"];
+export const actorTypeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["staff"];
+export const actorTypeAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["key"];
+export const actorTypeAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["service"];
 export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted", "customer.created", "customer.updated", "customer.deleted", "hold.placed", "hold.cancelled", "hold.converted", "hold.expired"];
 export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
@@ -16053,7 +16647,7 @@ export const holdConvertedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<c
 export const holdExpiredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldExpiredEvent"]["type"]> = ["hold.expired"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin", "staff:read", "staff:admin"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin", "staff:read", "staff:admin", "activity:read"];
 export const roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Role"]> = ["owner", "manager", "clerk", "viewer"];
 export const staffStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Staff"]["state"]> = ["invited", "active", "deactivated"];
 export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];

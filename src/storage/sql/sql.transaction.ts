@@ -1,4 +1,5 @@
 import type { Transaction } from '../storage.ts';
+import { SqlActivityTx } from './sql.activity.ts';
 import { SqlCategoryTx } from './sql.categories.ts';
 import { SqlCustomerTx } from './sql.customers.ts';
 import { SqlHoldTx } from './sql.holds.ts';
@@ -31,5 +32,6 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     staff: new SqlStaffTx(db, dialect),
     customers: new SqlCustomerTx(db, dialect),
     holds: new SqlHoldTx(db, dialect),
+    activity: new SqlActivityTx(db),
   };
 }

@@ -7,6 +7,7 @@ import { SqlCustomers } from '../sql/sql.customers.ts';
 import { SqlHolds } from '../sql/sql.holds.ts';
 import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
+import { SqlActivity } from '../sql/sql.activity.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
@@ -75,6 +76,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     customers: new SqlCustomers(outside),
     holds: new SqlHolds(outside),
     dealerBook: new SqlDealerBook(outside),
+    activity: new SqlActivity(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     setting: (name) => databaseSetting(outside, name),
