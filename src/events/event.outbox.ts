@@ -7,7 +7,7 @@ import type { NewActivity } from '../activity/activity.store.ts';
 import type { NewEvent, WriteContext } from './event.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { publish } from '../webhooks/webhook.subscriptions.ts';
-import { eventResource } from './event.schemas.ts';
+import { eventCarriesChanges, eventResource } from './event.schemas.ts';
 
 /**
  * What a workflow hands back: its result, the events that describe the change, in order, and the
@@ -39,7 +39,7 @@ export function write<T>(storage: Storage, ctx: WriteContext<T>, workflow: (tx: 
     if (events.length > 0)
       await publish(
         tx,
-        events.map((e) => ({ ...e, actor })),
+        events.map((e) => ({ ...e, actor, changes: eventCarriesChanges(e.type) ? e.changes : undefined })),
         ctx.now,
       );
     const entries = [...events.map((e) => ({ type: e.type, resource: eventResource(e), changes: e.changes })), ...activity];

@@ -54,6 +54,15 @@ export function eventResource(e: { readonly type: EventType; readonly data: obje
   return `${kind}:${id}`;
 }
 
+/**
+ * Whether an event of `type` carries its change's `changes`: an update's do, but a customer's, which
+ * are personal data, never travel in an event (docs/events.md, "Customers"); the activity log keeps
+ * them for readers holding `customers:read`.
+ */
+export function eventCarriesChanges(type: EventType): boolean {
+  return type.endsWith('.updated') && !type.startsWith('customer.');
+}
+
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
 const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
@@ -94,7 +103,7 @@ function eventSchema<K extends EventType, D extends TSchema>(type: K, data: D, d
       actor: Type.Optional(
         Type.Unsafe<Actor>({ $ref: 'Actor#', description: 'Who made the change; absent on events recorded before the service recorded actors' }),
       ),
-      ...(type.endsWith('.updated') ? { changes: Type.Optional(Type.Unsafe<Changes>({ $ref: 'Changes#' })) } : {}),
+      ...(eventCarriesChanges(type) ? { changes: Type.Optional(Type.Unsafe<Changes>({ $ref: 'Changes#' })) } : {}),
     },
     {
       $id: eventSchemaId(type),

@@ -142,6 +142,8 @@ for (const engine of ENGINES) {
       const read = async (headers: { authorization: string }) =>
         (ok(await app.inject({ method: 'GET', url: `/v1/activity?resource=customer:${c.id}&type=customer.updated`, headers }), 'read') as ActivityEntry[])[0];
       assert.deepEqual((await read(auth)).changes, { name: ['Alex Doe', 'Alex Roe'] });
+      const [event] = ok(await app.inject({ method: 'GET', url: '/v1/events?type=customer.updated', headers: auth }), 'events');
+      assert.deepEqual([event.data, event.changes], [{ id: c.id }, undefined], 'no personal data travels in an event');
       const auditor = await keyWithScopes(storage, ['activity:read']);
       const seen = await read(auditor);
       assert.equal(seen.type, 'customer.updated');

@@ -3863,7 +3863,6 @@ export interface components {
                 id: number;
             };
             actor?: components["schemas"]["Actor"];
-            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.
