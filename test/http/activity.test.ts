@@ -11,7 +11,7 @@ import { hashToken } from '../../src/staff/staff.service.ts';
 import { PasswordHasher } from '../../src/staff/staff.password.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 import { keyWithScopes, sharedTestApp } from '../helpers/app.ts';
-import { ENGINES } from '../helpers/engines.ts';
+import { ENGINES, feedSettled } from '../helpers/engines.ts';
 import { assertError } from '../helpers/errors.ts';
 import { solid } from '../helpers/images.ts';
 
@@ -54,13 +54,14 @@ for (const engine of ENGINES) {
     const shared = sharedTestApp(engine);
 
     test('a price change names its key in the event and the log, with the change as [before, after]', async (t) => {
-      const { app, auth } = await shared(t);
+      const { app, auth, storage } = await shared(t);
       const me = await keyId(app, auth);
       const pet = ok(
         await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1, price: { amount: 1999 } } }),
         'create',
       );
       ok(await app.inject({ method: 'PATCH', url: `/v1/pets/${pet.id}`, headers: { ...auth, ...MERGE }, payload: { price: { amount: 2150 } } }), 'patch');
+      await feedSettled(storage);
 
       const events = ok(await app.inject({ method: 'GET', url: `/v1/events?petId=${pet.id}`, headers: auth }), 'events');
       assert.deepEqual(
@@ -142,6 +143,7 @@ for (const engine of ENGINES) {
       const read = async (headers: { authorization: string }) =>
         (ok(await app.inject({ method: 'GET', url: `/v1/activity?resource=customer:${c.id}&type=customer.updated`, headers }), 'read') as ActivityEntry[])[0];
       assert.deepEqual((await read(auth)).changes, { name: ['Alex Doe', 'Alex Roe'] });
+      await feedSettled(storage);
       const [event] = ok(await app.inject({ method: 'GET', url: '/v1/events?type=customer.updated', headers: auth }), 'events');
       assert.deepEqual([event.data, event.changes], [{ id: c.id }, undefined], 'no personal data travels in an event');
       const auditor = await keyWithScopes(storage, ['activity:read']);
