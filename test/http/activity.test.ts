@@ -17,6 +17,7 @@ import { solid } from '../helpers/images.ts';
 
 const PASSWORD = 'tabby-ferret-lantern';
 const ORIGIN = 'http://localhost:80';
+const WALK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*' };
 const MERGE = { 'content-type': 'application/merge-patch+json', 'if-match': '*' };
 let passwordHash: Promise<string> | undefined;
 
@@ -51,7 +52,7 @@ const keyId = async (app: FastifyInstance, headers: Record<string, string>): Pro
 
 for (const engine of ENGINES) {
   describe(`activity log (${engine})`, () => {
-    const shared = sharedTestApp(engine);
+    const shared = sharedTestApp(engine, { env: WALK_ENV });
 
     test('a price change names its key in the event and the log, with the change as [before, after]', async (t) => {
       const { app, auth, storage } = await shared(t);
@@ -153,6 +154,97 @@ for (const engine of ENGINES) {
       assert.doesNotMatch((await app.inject({ method: 'GET', url: `/v1/activity.csv?resource=customer:${c.id}`, headers: auditor })).body, /Alex/);
       assertError(await app.inject({ method: 'GET', url: '/v1/activity', headers: await keyWithScopes(storage, ['pets:read']) }), 403, 'insufficient_scope');
     });
+
+    // One engine walks: the SQL is the same on both (test/storage/activity.test.ts runs it on each).
+    if (engine === 'sqlite')
+      test('the walk: each write of the document finds its actor in the activity log', async (t) => {
+        const { app, auth, storage } = await shared(t);
+        const owner = { type: 'key', id: await keyId(app, auth), name: 'test' };
+        const walked = new Set<string>();
+        let last = 0;
+        /** Sends one write and finds, among the log's entries it added, one made by `actor`. */
+        const write = async (operation: string, url: string, actor: object, options: { headers?: Record<string, string>; payload?: unknown } = {}) => {
+          const [method] = operation.split(' ');
+          const res = await app.inject({ method: method as 'POST', url: `/v1${url}`, headers: options.headers ?? auth, payload: options.payload as never });
+          const body = ok(res, operation);
+          const added = (await storage.activity.list({ limit: 50 })).filter((e) => e.id > last);
+          assert.ok(
+            added.some((e) => JSON.stringify(e.actor) === JSON.stringify(actor)),
+            `${operation}: its actor ${JSON.stringify(actor)} in ${JSON.stringify(added)}`,
+          );
+          last = Math.max(last, ...added.map((e) => e.id));
+          walked.add(operation);
+          return body;
+        };
+        const json = { ...auth, 'content-type': 'application/json' };
+
+        const category = await write('POST /categories', '/categories', owner, { payload: { name: 'Ponies' } });
+        await write('PATCH /categories/{categoryId}', `/categories/${category.id}`, owner, { headers: { ...auth, ...MERGE }, payload: { name: 'Horses' } });
+        const pets = [];
+        for (const name of ['Rex', 'Nemo', 'Biscuit', 'Tabby']) pets.push(await write('POST /pets', '/pets', owner, { payload: { name, categoryId: 1 } }));
+        await write('PATCH /pets/{petId}', `/pets/${pets[0].id}`, owner, { headers: { ...auth, ...MERGE }, payload: { name: 'Rexy' } });
+        await write('POST /pets/bulk', '/pets/bulk', owner, { payload: { ids: [pets[0].id, pets[1].id], patch: { tags: ['calm'] } } });
+        const photo = await write('POST /pets/{petId}/photos', `/pets/${pets[0].id}/photos`, owner, {
+          headers: { ...auth, 'content-type': 'image/png' },
+          payload: await solid('png'),
+        });
+        await write('DELETE /pets/{petId}/photos/{photoId}', `/pets/${pets[0].id}/photos/${photo.id}`, owner);
+        const record = await write('POST /pets/{petId}/health', `/pets/${pets[0].id}/health`, owner, {
+          payload: { kind: 'note', date: '2026-11-20', name: 'Check-up', givenBy: 'Dr. A. Jones' },
+        });
+        await write('POST /pets/{petId}/health/{recordId}/void', `/pets/${pets[0].id}/health/${record.id}/void`, owner, {
+          payload: { reason: 'Wrong animal' },
+        });
+        await write('DELETE /pets/{petId}', `/pets/${pets[3].id}`, owner, { headers: { ...auth, 'if-match': '*' } });
+
+        const address = { line1: '1 Main St', city: 'Cork', postalCode: 'T12', country: 'IE' };
+        const customers = [];
+        for (const name of ['Alex Doe', 'Sam Roe', 'Kim Poe'])
+          customers.push(await write('POST /customers', '/customers', owner, { payload: { name, address } }));
+        await write('PATCH /customers/{customerId}', `/customers/${customers[0].id}`, owner, { headers: { ...auth, ...MERGE }, payload: { name: 'Alex Moe' } });
+        await write('DELETE /customers/{customerId}', `/customers/${customers[1].id}`, owner, { headers: { ...auth, 'if-match': '*' } });
+        await write('POST /customers/{customerId}/erase', `/customers/${customers[2].id}/erase`, owner);
+        const until = new Date(Date.now() + 86_400_000).toISOString();
+        const hold = await write('POST /pets/{petId}/holds', `/pets/${pets[0].id}/holds`, owner, { payload: { customerId: customers[0].id, until } });
+        await write('POST /holds/{holdId}/cancel', `/holds/${hold.id}/cancel`, owner, { payload: { depositRefunded: false } });
+        const hold2 = await write('POST /pets/{petId}/holds', `/pets/${pets[0].id}/holds`, owner, { payload: { customerId: customers[0].id, until } });
+        await write('POST /holds/{holdId}/convert', `/holds/${hold2.id}/convert`, owner);
+        const order = await write('POST /store/orders', '/store/orders', owner, { payload: { petId: pets[1].id } });
+        await write('PATCH /store/orders/{orderId}', `/store/orders/${order.id}`, owner, {
+          headers: { ...json, 'if-match': '*' },
+          payload: { status: 'approved' },
+        });
+
+        const hook = await write('POST /webhooks', '/webhooks', owner, { payload: { url: 'http://127.0.0.1:9/hook', events: ['category.deleted'] } });
+        await write('PATCH /webhooks/{webhookId}', `/webhooks/${hook.id}`, owner, { headers: json, payload: { description: 'the shop' } });
+        await write('POST /webhooks/{webhookId}/rotate-secret', `/webhooks/${hook.id}/rotate-secret`, owner);
+        await write('DELETE /categories/{categoryId}', `/categories/${category.id}`, owner);
+        const [delivery] = (await app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries`, headers: auth })).json();
+        await write('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', `/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, owner);
+        await write('DELETE /webhooks/{webhookId}', `/webhooks/${hook.id}`, owner);
+        const key = await write('POST /keys', '/keys', owner, { payload: { name: 'till', scopes: ['pets:read'] } });
+        await write('DELETE /keys/{keyId}', `/keys/${key.id}`, owner);
+
+        const invited = await write('POST /staff', '/staff', owner, { payload: { name: 'Ada Byrne', email: 'ada@shop.example', role: 'clerk' } });
+        const ada = { type: 'staff', id: invited.staff.id, name: 'Ada Byrne' };
+        await write('POST /invitations/accept', '/invitations/accept', ada, { headers: {}, payload: { token: invited.invitation.token, password: PASSWORD } });
+        await write('PATCH /staff/{staffId}', `/staff/${ada.id}`, owner, { headers: json, payload: { role: 'viewer' } });
+        await write('POST /sessions', '/sessions', ada, { headers: {}, payload: { email: 'ada@shop.example', password: PASSWORD } });
+        const other = await signIn(app, 'ada@shop.example');
+        const session = await signIn(app, 'ada@shop.example');
+        const otherId = (await app.inject({ method: 'GET', url: '/v1/sessions/current', headers: other })).json().session.id;
+        await write('DELETE /sessions/{sessionId}', `/sessions/${otherId}`, ada, { headers: session });
+        await write('DELETE /sessions', '/sessions', ada, { headers: session });
+        await write('POST /account/password', '/account/password', ada, {
+          headers: { ...session, 'content-type': 'application/json' },
+          payload: { currentPassword: PASSWORD, newPassword: 'otter-quilt-harbour' },
+        });
+        await write('DELETE /sessions/current', '/sessions/current', ada, { headers: session });
+        await write('POST /staff/{staffId}/reset', `/staff/${ada.id}/reset`, owner);
+        await write('POST /staff/{staffId}/deactivate', `/staff/${ada.id}/deactivate`, owner);
+
+        assert.deepEqual([...walked].sort(), writeOperations().sort(), 'every write operation of the document is walked');
+      });
   });
 }
 
@@ -165,93 +257,3 @@ function writeOperations(): string[] {
       .map((m) => `${m.toUpperCase()} ${path}`),
   );
 }
-
-describe('every write operation records its actor (sqlite)', () => {
-  const shared = sharedTestApp('sqlite', { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:*' } });
-
-  test('the walk: each write of the document finds its actor in the activity log', async (t) => {
-    const { app, auth, storage } = await shared(t);
-    const owner = { type: 'key', id: await keyId(app, auth), name: 'test' };
-    const walked = new Set<string>();
-    let last = 0;
-    /** Sends one write and finds, among the log's entries it added, one made by `actor`. */
-    const write = async (operation: string, url: string, actor: object, options: { headers?: Record<string, string>; payload?: unknown } = {}) => {
-      const [method] = operation.split(' ');
-      const res = await app.inject({ method: method as 'POST', url: `/v1${url}`, headers: options.headers ?? auth, payload: options.payload as never });
-      const body = ok(res, operation);
-      const added = (await storage.activity.list({ limit: 50 })).filter((e) => e.id > last);
-      assert.ok(
-        added.some((e) => JSON.stringify(e.actor) === JSON.stringify(actor)),
-        `${operation}: its actor ${JSON.stringify(actor)} in ${JSON.stringify(added)}`,
-      );
-      last = Math.max(last, ...added.map((e) => e.id));
-      walked.add(operation);
-      return body;
-    };
-    const json = { ...auth, 'content-type': 'application/json' };
-
-    const category = await write('POST /categories', '/categories', owner, { payload: { name: 'Ponies' } });
-    await write('PATCH /categories/{categoryId}', `/categories/${category.id}`, owner, { headers: { ...auth, ...MERGE }, payload: { name: 'Horses' } });
-    const pets = [];
-    for (const name of ['Rex', 'Nemo', 'Biscuit', 'Tabby']) pets.push(await write('POST /pets', '/pets', owner, { payload: { name, categoryId: 1 } }));
-    await write('PATCH /pets/{petId}', `/pets/${pets[0].id}`, owner, { headers: { ...auth, ...MERGE }, payload: { name: 'Rexy' } });
-    await write('POST /pets/bulk', '/pets/bulk', owner, { payload: { ids: [pets[0].id, pets[1].id], patch: { tags: ['calm'] } } });
-    const photo = await write('POST /pets/{petId}/photos', `/pets/${pets[0].id}/photos`, owner, {
-      headers: { ...auth, 'content-type': 'image/png' },
-      payload: await solid('png'),
-    });
-    await write('DELETE /pets/{petId}/photos/{photoId}', `/pets/${pets[0].id}/photos/${photo.id}`, owner);
-    const record = await write('POST /pets/{petId}/health', `/pets/${pets[0].id}/health`, owner, {
-      payload: { kind: 'note', date: '2026-11-20', name: 'Check-up', givenBy: 'Dr. A. Jones' },
-    });
-    await write('POST /pets/{petId}/health/{recordId}/void', `/pets/${pets[0].id}/health/${record.id}/void`, owner, { payload: { reason: 'Wrong animal' } });
-    await write('DELETE /pets/{petId}', `/pets/${pets[3].id}`, owner, { headers: { ...auth, 'if-match': '*' } });
-
-    const address = { line1: '1 Main St', city: 'Cork', postalCode: 'T12', country: 'IE' };
-    const customers = [];
-    for (const name of ['Alex Doe', 'Sam Roe', 'Kim Poe']) customers.push(await write('POST /customers', '/customers', owner, { payload: { name, address } }));
-    await write('PATCH /customers/{customerId}', `/customers/${customers[0].id}`, owner, { headers: { ...auth, ...MERGE }, payload: { name: 'Alex Moe' } });
-    await write('DELETE /customers/{customerId}', `/customers/${customers[1].id}`, owner, { headers: { ...auth, 'if-match': '*' } });
-    await write('POST /customers/{customerId}/erase', `/customers/${customers[2].id}/erase`, owner);
-    const until = new Date(Date.now() + 86_400_000).toISOString();
-    const hold = await write('POST /pets/{petId}/holds', `/pets/${pets[0].id}/holds`, owner, { payload: { customerId: customers[0].id, until } });
-    await write('POST /holds/{holdId}/cancel', `/holds/${hold.id}/cancel`, owner, { payload: { depositRefunded: false } });
-    const hold2 = await write('POST /pets/{petId}/holds', `/pets/${pets[0].id}/holds`, owner, { payload: { customerId: customers[0].id, until } });
-    await write('POST /holds/{holdId}/convert', `/holds/${hold2.id}/convert`, owner);
-    const order = await write('POST /store/orders', '/store/orders', owner, { payload: { petId: pets[1].id } });
-    await write('PATCH /store/orders/{orderId}', `/store/orders/${order.id}`, owner, {
-      headers: { ...json, 'if-match': '*' },
-      payload: { status: 'approved' },
-    });
-
-    const hook = await write('POST /webhooks', '/webhooks', owner, { payload: { url: 'http://127.0.0.1:9/hook', events: ['category.deleted'] } });
-    await write('PATCH /webhooks/{webhookId}', `/webhooks/${hook.id}`, owner, { headers: json, payload: { description: 'the shop' } });
-    await write('POST /webhooks/{webhookId}/rotate-secret', `/webhooks/${hook.id}/rotate-secret`, owner);
-    await write('DELETE /categories/{categoryId}', `/categories/${category.id}`, owner);
-    const [delivery] = (await app.inject({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries`, headers: auth })).json();
-    await write('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', `/webhooks/${hook.id}/deliveries/${delivery.id}/retry`, owner);
-    await write('DELETE /webhooks/{webhookId}', `/webhooks/${hook.id}`, owner);
-    const key = await write('POST /keys', '/keys', owner, { payload: { name: 'till', scopes: ['pets:read'] } });
-    await write('DELETE /keys/{keyId}', `/keys/${key.id}`, owner);
-
-    const invited = await write('POST /staff', '/staff', owner, { payload: { name: 'Ada Byrne', email: 'ada@shop.example', role: 'clerk' } });
-    const ada = { type: 'staff', id: invited.staff.id, name: 'Ada Byrne' };
-    await write('POST /invitations/accept', '/invitations/accept', ada, { headers: {}, payload: { token: invited.invitation.token, password: PASSWORD } });
-    await write('PATCH /staff/{staffId}', `/staff/${ada.id}`, owner, { headers: json, payload: { role: 'viewer' } });
-    await write('POST /sessions', '/sessions', ada, { headers: {}, payload: { email: 'ada@shop.example', password: PASSWORD } });
-    const other = await signIn(app, 'ada@shop.example');
-    const session = await signIn(app, 'ada@shop.example');
-    const otherId = (await app.inject({ method: 'GET', url: '/v1/sessions/current', headers: other })).json().session.id;
-    await write('DELETE /sessions/{sessionId}', `/sessions/${otherId}`, ada, { headers: session });
-    await write('DELETE /sessions', '/sessions', ada, { headers: session });
-    await write('POST /account/password', '/account/password', ada, {
-      headers: { ...session, 'content-type': 'application/json' },
-      payload: { currentPassword: PASSWORD, newPassword: 'otter-quilt-harbour' },
-    });
-    await write('DELETE /sessions/current', '/sessions/current', ada, { headers: session });
-    await write('POST /staff/{staffId}/reset', `/staff/${ada.id}/reset`, owner);
-    await write('POST /staff/{staffId}/deactivate', `/staff/${ada.id}/deactivate`, owner);
-
-    assert.deepEqual([...walked].sort(), writeOperations().sort(), 'every write operation of the document is walked');
-  });
-});
