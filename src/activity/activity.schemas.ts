@@ -6,7 +6,7 @@ const AT = '2026-11-22T12:00:00.000Z';
 /**
  * Who made a change: the person signed in (`staff`), the API key (`key`; `id` null for a key
  * configured in PETSTORE_API_KEYS), or the service itself (`service`: a hold that expired, work no
- * request asked for).
+ * request asked for; `petstore CLI` for the operator's commands).
  */
 export const Actor = Type.Object(
   {
