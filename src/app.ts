@@ -79,6 +79,9 @@ import { NewOrder, Order, OrderStatus, OrderUpdate, Orders, SaleMethod } from '.
 import { OrderService } from './store/order.service.ts';
 import { BillOfSaleService } from './store/bill-of-sale.service.ts';
 import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
+import { activityRoutes } from './activity/activity.routes.ts';
+import { Actor, ActivityEntries, ActivityEntry, Changes } from './activity/activity.schemas.ts';
+import { ActivityService, activityRetention, activityRetentionJob } from './activity/activity.service.ts';
 import { eventRoutes } from './events/event.routes.ts';
 import { EventService, retentionJob } from './events/event.service.ts';
 import { EventStreams, type StreamSettings } from './events/event.stream.ts';
@@ -154,6 +157,10 @@ export const SHARED_SCHEMAS = [
   Hold,
   Holds,
   CustomerExport,
+  Actor,
+  Changes,
+  ActivityEntry,
+  ActivityEntries,
   EventTypeSchema,
   ...EVENT_SCHEMAS,
   Event,
@@ -326,6 +333,7 @@ export async function buildApp({
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock, config.keysMaxPerTree), base });
     await v1.register(staffRoutes, { staff: new StaffService(storage, cursors, clock, hasher), base, publicBaseUrl: config.publicBaseUrl });
     await v1.register(sessionRoutes, { sessions, publicBaseUrl: config.publicBaseUrl });
+    await v1.register(activityRoutes, { activity: new ActivityService(storage.activity, cursors), base, retentionDays: activityRetention(config) });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
   // compiler) and pass through their onRoute hooks.
@@ -341,6 +349,7 @@ export async function buildApp({
     holdExpiryJob(storage, clock, (err) => app.log.warn({ err }, 'expiring holds failed')),
     saleRetentionJob(storage, clock, (err) => app.log.warn({ err }, 'erasing the names and addresses kept for sale records failed')),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
+    activityRetentionJob(storage.activity, clock, activityRetention(config), (err) => app.log.warn({ err }, 'purging old activity failed')),
     new WebhookDispatcher({
       storage,
       sender: new WebhookSender(policy, config.webhooks.timeoutMs, config.webhooks.caCertificates),

@@ -425,6 +425,8 @@ const SETTINGS = {
   },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+  /** Activity log entries (who did what) older than this are purged; never before EVENT_RETENTION_DAYS (activityRetentionJob). */
+  activityRetentionDays: integer('ACTIVITY_RETENTION_DAYS', 730, 1, 36500),
   /** How long a sale record keeps an erased buyer's name and address after the sale (docs/api.md, "Customers"). */
   saleRecordRetentionDays: integer('SALE_RECORD_RETENTION_DAYS', 730, 1, 36500),
   /** How webhooks are delivered (docs/events.md). */

@@ -6,6 +6,7 @@ import { LiveFeed } from './live.ts';
 import { presetName, SCOPE_WORDS } from './scopes.ts';
 import { CategoriesPage } from './pages/categories.tsx';
 import { CustomersPage } from './pages/customers.tsx';
+import { ActivityPage } from './pages/activity.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { HealthPage } from './pages/health.tsx';
 import { ImportsPage } from './pages/imports.tsx';
@@ -31,6 +32,7 @@ const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'keys', title: 'Keys', page: KeysPage },
   { path: 'webhooks', title: 'Webhooks', page: WebhooksPage },
   { path: 'events', title: 'Events', page: EventsPage },
+  { path: 'activity', title: 'Activity', page: ActivityPage },
   { path: 'staff', title: 'Staff', page: StaffPage },
   { path: 'account', title: 'Account', page: AccountPage },
 ];

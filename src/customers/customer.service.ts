@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
@@ -86,7 +87,7 @@ export function updateCustomer(storage: Storage, id: number, patch: CustomerPatc
     const { next, changed } = patchCustomer(current, patch);
     if (!changed) return withoutEvents(current);
     const customer = await tx.customers.update(id, written(next), ctx.now);
-    return { result: customer, events: [{ type: 'customer.updated', data: { id } }] };
+    return { result: customer, events: [{ type: 'customer.updated', data: { id }, changes: changesOf(current, customer) }] };
   });
 }
 

@@ -6,7 +6,7 @@ import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { createCategory } from '../categories/category.service.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
-import { withoutEvents, write } from '../events/event.outbox.ts';
+import { onlyActivity, withoutEvents, write } from '../events/event.outbox.ts';
 import { checkRecord, type RecordRule } from '../pets/pet.record.ts';
 import type { NewPet, Pet, PetPatch } from '../pets/pet.schemas.ts';
 import { changePet, insertPet, newPetRecord } from '../pets/pet.service.ts';
@@ -60,7 +60,11 @@ export class ImportService {
    * cannot be read; TooLarge is thrown on after the job is marked failed).
    */
   async upload(format: ImportFormat, bytes: AsyncIterable<Uint8Array>, options: { createCategories: boolean; reveal: boolean }): Promise<ImportJob> {
-    const { id } = await this.#storage.transaction((tx) => tx.imports.create(format, options.createCategories, this.#clock.now()));
+    const now = this.#clock.now();
+    const { id } = await write(this.#storage, { now }, async (tx) => {
+      const created = await tx.imports.create(format, options.createCategories, now);
+      return onlyActivity(created, 'import.created', `import:${created.id}`);
+    });
     try {
       await this.#validate(id, readRows(format, utf8(bytes)), format, options);
       await this.#storage.transaction((tx) => tx.imports.setState(id, 'ready', this.#clock.now()));
@@ -177,14 +181,16 @@ export class ImportService {
    * left as it is: applying twice changes nothing. Refused (409) while validating or failed.
    */
   async apply(id: number, reveal: boolean): Promise<ImportJob> {
-    const record = await this.#storage.transaction(async (tx) => {
+    const now = this.#clock.now();
+    const record = await write(this.#storage, { now }, async (tx) => {
       const current = await tx.imports.lock(id);
       assertFound(`import ${id}`, current);
       if (current.state === 'validating' || current.state === 'failed') {
         throw new AppError('invalid_transition', `import ${id} is ${current.state}: only a ready import is applied`);
       }
-      if (current.state === 'ready') await tx.imports.setState(id, 'applying', this.#clock.now());
-      return current;
+      if (current.state !== 'ready') return withoutEvents(current);
+      await tx.imports.setState(id, 'applying', now);
+      return onlyActivity(current, 'import.applied', `import:${id}`);
     });
     if (record.state !== 'done') this.#start(id, reveal);
     const job = await this.get(id);

@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
 import { canonicalJson } from '../json.ts';
@@ -88,7 +89,7 @@ export async function changePet(
   if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
   await assertNotHeld(tx, id, next.status !== current.status);
   const pet = await savePet(tx, current, next, ctx.now);
-  return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
+  return { result: pet, events: [{ type: 'pet.updated', data: pet, changes: changesOf(current, pet) }] };
 }
 
 /** While a live hold keeps an animal for a customer, its status is the hold's and it cannot be withdrawn (409 pet_on_hold). */

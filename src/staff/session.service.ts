@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Verdict } from '../http/policies/rate-limit.ts';
 import type { Caller, SignedIn } from '../keys/key.types.ts';
+import { onlyActivity, write } from '../events/event.outbox.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { CurrentSession, NewSession, Session } from './session.schemas.ts';
 import { checkPassword, type PasswordHasher } from './staff.password.ts';
@@ -100,10 +101,12 @@ export class SessionService {
     const now = this.#clock.now();
     const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + this.maxAgeSeconds * 1000);
-    const session = await this.#storage.transaction(async (tx) => {
+    const session = await write(this.#storage, { now }, async (tx) => {
       await tx.staff.forgetSessions(person.id, now);
       await tx.staff.signedIn(person.id, now);
-      return tx.staff.openSession({ staffId: person.id, tokenHash: hashToken(token), at: now, expiresAt });
+      const opened = await tx.staff.openSession({ staffId: person.id, tokenHash: hashToken(token), at: now, expiresAt });
+      // The request has no principal yet: the person signing in is the actor.
+      return { ...onlyActivity(opened, 'session.started', `staff:${person.id}`), actor: { type: 'staff', id: person.id, name: person.name } };
     });
     this.#log.info({ staffId: person.id, sessionId: session.id, outcome: 'signed_in' }, 'signed in');
     const { id, name, role, state, createdAt } = person;
@@ -125,7 +128,7 @@ export class SessionService {
     if (now.getTime() - Date.parse(session.lastSeenAt) >= TOUCH_MS) await this.#storage.transaction((tx) => tx.staff.touchSession(session.id, now));
     const subject = `staff:${session.staffId}`;
     const staff: SignedIn = { id: session.staffId, sessionId: session.id, csrf: csrfOf(token) };
-    return { keyId: null, scopes: ROLE_SCOPES[session.role], owner: session.role === 'owner', subject, budget: subject, staff };
+    return { keyId: null, name: session.name, scopes: ROLE_SCOPES[session.role], owner: session.role === 'owner', subject, budget: subject, staff };
   }
 
   #open(s: StoredSession, now: Date): boolean {
@@ -156,14 +159,19 @@ export class SessionService {
 
   async signOut(caller: Caller): Promise<void> {
     const me = signedIn(caller);
-    await this.#storage.transaction((tx) => tx.staff.endSession(me.id, me.sessionId, this.#clock.now()));
+    await write(this.#storage, { now: this.#clock.now() }, async (tx) =>
+      onlyActivity(await tx.staff.endSession(me.id, me.sessionId, this.#clock.now()), 'session.ended', `staff:${me.id}`),
+    );
     this.#log.info({ staffId: me.id, sessionId: me.sessionId, outcome: 'signed_out' }, 'signed out');
   }
 
   /** Ends one of the person's own sessions; another's, or an ended one → 404. */
   async end(caller: Caller, sessionId: number): Promise<void> {
     const me = signedIn(caller);
-    const ended = await this.#storage.transaction((tx) => tx.staff.endSession(me.id, sessionId, this.#clock.now()));
+    const ended = await write(this.#storage, { now: this.#clock.now() }, async (tx) => {
+      const done = await tx.staff.endSession(me.id, sessionId, this.#clock.now());
+      return done ? onlyActivity(done, 'session.ended', `staff:${me.id}`) : { result: done, events: [] };
+    });
     if (!ended) throw notFound(`session ${sessionId}`);
     this.#log.info({ staffId: me.id, sessionId, outcome: 'ended' }, 'session ended by its person');
   }
@@ -171,7 +179,9 @@ export class SessionService {
   /** Ends every session of the person but this one. */
   async endOthers(caller: Caller): Promise<number> {
     const me = signedIn(caller);
-    const n = await this.#storage.transaction((tx) => tx.staff.endSessions(me.id, this.#clock.now(), me.sessionId));
+    const n = await write(this.#storage, { now: this.#clock.now() }, async (tx) =>
+      onlyActivity(await tx.staff.endSessions(me.id, this.#clock.now(), me.sessionId), 'session.ended_others', `staff:${me.id}`),
+    );
     this.#log.info({ staffId: me.id, sessions: n, outcome: 'ended_others' }, 'other sessions ended by their person');
     return n;
   }
@@ -185,9 +195,10 @@ export class SessionService {
     if (person === undefined || !(await this.#hasher.verify(person.passwordHash, input.currentPassword)))
       throw new AppError('forbidden', 'the current password is wrong');
     const passwordHash = await this.#hasher.hash(input.newPassword);
-    await this.#storage.transaction(async (tx) => {
+    await write(this.#storage, { now: this.#clock.now() }, async (tx) => {
       await tx.staff.update(me.id, { passwordHash });
       await tx.staff.endSessions(me.id, this.#clock.now(), me.sessionId);
+      return onlyActivity(undefined, 'staff.password_changed', `staff:${me.id}`);
     });
     this.#log.info({ staffId: me.id, outcome: 'password_changed' }, 'password changed; other sessions ended');
   }

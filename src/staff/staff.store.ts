@@ -13,6 +13,8 @@ export interface StoredStaff extends Staff {
 export interface StoredSession {
   readonly id: number;
   readonly staffId: number;
+  /** The person's name (the actor of the writes the session makes: activity/). */
+  readonly name: string;
   readonly role: Role;
   readonly state: StaffState;
   readonly createdAt: string;

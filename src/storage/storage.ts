@@ -7,6 +7,7 @@
 //
 // One way to say "not found": a read or a transaction method returns undefined (false for a
 // yes/no question); a workflow that needs the row throws AppError('not_found').
+import type { ActivityRepository, ActivityTx } from '../activity/activity.store.ts';
 import type { CategoryRepository, CategoryTx } from '../categories/category.store.ts';
 import type { CustomerRepository, CustomerTx } from '../customers/customer.store.ts';
 import type { EventRepository, EventTx } from '../events/event.store.ts';
@@ -42,6 +43,7 @@ export interface Transaction {
   readonly customers: CustomerTx;
   readonly holds: HoldTx;
   readonly imports: ImportTx;
+  readonly activity: ActivityTx;
 }
 
 /**
@@ -71,6 +73,7 @@ export interface Storage {
   readonly holds: HoldRepository;
   readonly dealerBook: DealerBookRepository;
   readonly imports: ImportRepository;
+  readonly activity: ActivityRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
 import { write } from '../events/event.outbox.ts';
@@ -91,7 +92,8 @@ export function transitionOrder(storage: Storage, id: number, to: OrderStatus, c
 async function movePet(tx: Transaction, pet: Pet | undefined, order: OrderStatus, now: Date): Promise<NewEvent[]> {
   const status = petStatusFor(order);
   if (pet === undefined || pet.status === status) return [];
-  return [{ type: 'pet.updated', data: await savePet(tx, pet, { ...pet, status }, now) }];
+  const saved = await savePet(tx, pet, { ...pet, status }, now);
+  return [{ type: 'pet.updated', data: saved, changes: changesOf(pet, saved) }];
 }
 
 export class OrderService {

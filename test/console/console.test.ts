@@ -710,7 +710,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await added.getByText('as JSON').click();
         assert.match((await added.locator('pre').textContent()) ?? '', /"name": "Hedgehogs"/);
         await log
-          .getByText(/^Frodo \(pet \d+\) changed: now \w+/)
+          .getByText(/^Frodo \(pet \d+\): \w+ .+ → /)
           .first()
           .waitFor();
         // The page's own first read of recent events is a page; no polling (after=…) follows it.
@@ -786,7 +786,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
 
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
         await a.setViewportSize({ width: 390, height: 844 });
-        const pages = ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events'];
+        const pages = ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events', 'Activity'];
         for (const name of pages) {
           await open(a, name);
           await a.getByRole('heading', { level: 1, name }).waitFor();
@@ -819,7 +819,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const pet = (await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rex', categoryId: 1 } })).json();
     await app.inject({ method: 'POST', url: '/v1/pets', headers: auth, payload: { name: 'Rexana', categoryId: 1 } });
-    const { key } = await createApiKey(storage, 'vet nurse', ['pets:read', 'health:read', 'health:write', 'events:read', 'orders:read']);
+    const { key } = await createApiKey(storage, 'vet nurse', ['pets:read', 'health:read', 'health:write', 'events:read', 'orders:read', 'activity:read']);
     const nurse = await person(new URL(base).origin);
     t.after(() => nurse.context.close());
     const p = nurse.page;
@@ -885,6 +885,9 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     // The animal's page: from the log's link, then reloaded at its own address.
     const photo = await solid('png', { width: 640, height: 480, colour: 0x3c78b4 });
     await app.inject({ method: 'POST', url: `/v1/pets/${pet.id}/photos`, headers: { ...auth, 'content-type': 'image/png' }, payload: photo });
+    // Its price set, then changed, by the key named "test" (issue 35 §5's leftover: the sentence says what changed).
+    for (const amount of [1999, 2150])
+      await app.inject({ method: 'PATCH', url: `/v1/pets/${pet.id}`, headers: { ...auth, 'if-match': '*' }, payload: { price: { amount } } });
     const order = (await app.inject({ method: 'POST', url: '/v1/store/orders', headers: auth, payload: { petId: pet.id } })).json();
     await p.getByRole('link', { name: 'Rex’s page' }).click();
     await p.getByRole('heading', { name: 'Rex', level: 1 }).waitFor();
@@ -902,7 +905,14 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await orders.getByRole('cell', { name: String(order.id), exact: true }).waitFor();
     const history = p.getByRole('list', { name: 'History' });
     await history.getByText(`Order ${order.id} placed for Rex (pet ${pet.id})`).waitFor();
-    assert.match((await history.getByRole('listitem').first().textContent()) ?? '', /^Rex \(pet \d+\) changed: now pending/, 'newest first');
+    assert.match(
+      (await history.getByRole('listitem').first().textContent()) ?? '',
+      /^Rex \(pet \d+\): status available → pending .* by test$/,
+      'newest first, with who',
+    );
+    const repriced = history.getByRole('listitem').filter({ hasText: `Rex (pet ${pet.id}): price €19.99 → €21.50` });
+    await repriced.waitFor();
+    assert.match((await repriced.textContent()) ?? '', / by test$/, 'each change names who made it');
     await history.getByText(`Vaccination Nobivac DHPPi of 2025-03-01 voided for Rex (pet ${pet.id})`).waitFor();
     await p.getByText('No care is due.').waitFor();
 
@@ -921,6 +931,25 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await history.getByText(`Deworming Milbemax of 2025-04-01 recorded for Rex (pet ${pet.id})`).waitFor();
     await assertAccessible(p, "the animal's page", engine);
     await shot(p, 'pet', engine);
+
+    // Who changed the price of Rex: from the animal's page, one click to its changes, each with its person and day.
+    await p.getByRole('link', { name: 'Who changed Rex' }).click();
+    await p.getByRole('heading', { name: 'Activity', level: 1 }).waitFor();
+    assert.equal(await p.getByLabel('Animal').inputValue(), String(pet.id));
+    assert.equal(await p.getByLabel('Kind').inputValue(), 'pet.updated');
+    const activity = p.getByRole('list', { name: 'Activity' });
+    const change = activity.getByRole('listitem').filter({ hasText: 'price €19.99 → €21.50' });
+    await change.waitFor();
+    assert.match((await change.textContent()) ?? '', /^test Animal changed pet:\d+: price €19\.99 → €21\.50/);
+    // The day narrows it: today has it, another day has nothing.
+    const today = new Date();
+    const day = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    await p.getByLabel('Day').fill(day(today));
+    await change.waitFor();
+    await p.getByLabel('Day').fill(day(new Date(today.getTime() - 7 * 86_400_000)));
+    await activity.getByText('Nothing recorded matches these filters.').waitFor();
+    await assertAccessible(p, 'Activity', engine);
+    await shot(p, 'activity', engine);
 
     await p.setViewportSize({ width: 390, height: 844 });
     const width = await p.evaluate(() => ({ page: document.scrollingElement!.scrollWidth, viewport: window.innerWidth }));

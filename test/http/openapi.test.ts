@@ -153,6 +153,8 @@ const SCOPE_OF: Record<string, string> = {
   listPetPhotos: 'pets:read',
   deletePetPhoto: 'pets:write',
   ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
+  listActivity: 'activity:read',
+  exportActivity: 'activity:read',
   listStaff: 'staff:read',
   getStaff: 'staff:read',
   inviteStaff: 'staff:admin',
@@ -327,8 +329,8 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks, Keys, Staff and Sessions with x-tagGroups, and every operation tag is declared and grouped', () => {
-    const tags = ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Sessions', 'Staff', 'Store', 'Webhooks'];
+  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks, Keys, Staff, Sessions and Activity with x-tagGroups, and every operation tag is declared and grouped', () => {
+    const tags = ['Activity', 'Customers', 'Events', 'Health', 'Keys', 'Pets', 'Sessions', 'Staff', 'Store', 'Webhooks'];
     assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), tags);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
@@ -504,9 +506,10 @@ describe('the OpenAPI document', () => {
       updateStaff: ['StaffPatch', 'Staff'],
       resetStaffPassword: [undefined, 'InvitedStaff'],
       deactivateStaff: [undefined, 'Staff'],
+      listActivity: [undefined, 'ActivityEntries'],
     };
-    // The operations whose bytes are an image: the upload's body, the photos served.
-    const binary = ['addPetPhoto', ...PUBLIC_OPERATIONS];
+    // The operations whose bytes are an image (the upload's body, the photos served) or CSV.
+    const binary = ['addPetPhoto', 'exportActivity', ...PUBLIC_OPERATIONS];
     assert.deepEqual(Object.keys(expected).sort(), ALL_OPERATIONS.filter((id) => !binary.includes(id)).sort());
     const upload = byId(doc, 'addPetPhoto');
     assert.deepEqual(Object.keys(upload.requestBody.content), ['image/jpeg', 'image/png', 'image/webp']);

@@ -85,6 +85,8 @@ export const METHODS = {
   exportPets: 'pets.exportCsv',
   exportOrders: 'orders.exportCsv',
   exportCustomers: 'customers.exportCsv',
+  listActivity: 'activity.list',
+  exportActivity: 'activity.export',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */

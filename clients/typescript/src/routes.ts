@@ -78,6 +78,8 @@ export const ROUTES = {
   signOut: { method: "DELETE", path: "/sessions/current", input: null, paged: false, headers: [], etag: false, binary: false, stream: false },
   endSession: { method: "DELETE", path: "/sessions/{sessionId}", input: null, paged: false, headers: [], etag: false, binary: false, stream: false },
   changePassword: { method: "POST", path: "/account/password", input: "body", paged: false, headers: [], etag: false, binary: false, stream: false },
+  listActivity: { method: "GET", path: "/activity", input: "query", paged: true, headers: [], etag: false, binary: false, stream: false },
+  exportActivity: { method: "GET", path: "/activity.csv", input: "query", paged: false, headers: [], etag: false, binary: false, stream: true },
 } as const;
 
 /** Every error status (4xx, 5xx) the document lists for some operation. */

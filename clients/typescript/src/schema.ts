@@ -1240,6 +1240,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what
+         * @description Every write — changes to animals, orders, customers, categories and holds, and the writes no event describes (keys, webhook endpoints, staff, sign-ins) — with its actor (the person or the key) and, for an update, what changed; newest first, keyset-paged (`Link: <…>; rel="next"`). `actor` (`staff:3`, `key:5`), `resource` (`pet:42`), `type` (`pet.updated`), `from` (included) and `to` (excluded) narrow it; they combine. An entry's `changes` are shown under the events' read rule: those of an event type only to a reader holding the scope that reads it (a customer's, which are personal data, to `customers:read`). Kept `ACTIVITY_RETENTION_DAYS` (here 730), never less than the event feed.
+         *
+         *     Requires scope `activity:read`.
+         */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activity.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what (CSV)
+         * @description The activity log under the same filters and rules as `GET /activity`, whole, newest first, as CSV (RFC 4180: UTF-8, CRLF, a header row): `id`, `at`, `actor_type`, `actor_id`, `actor_name`, `type`, `resource`, `changes`; `changes` is the entry's JSON. Streamed a page at a time, so an export of any length takes the same memory. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
+         *
+         *     Requires scope `activity:read`.
+         */
+        get: operations["exportActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "pet.created": {
@@ -3358,6 +3402,71 @@ export interface components {
             holds: components["schemas"]["Hold"][];
         };
         /**
+         * @description Who made a change
+         * @example {
+         *       "type": "staff",
+         *       "id": 3,
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        Actor: {
+            /** @description A person signed in, an API key, or the service itself */
+            type: "staff" | "key" | "service";
+            /** @description The person (`/staff/{staffId}`) or the key (`/keys/{keyId}`); null for a configured key and for the service */
+            id: number | null;
+            /** @description The name the person or key had when the change was made */
+            name: string;
+        };
+        /**
+         * @description What changed: each member of the resource that differs, as `[before, after]` (a member absent on one side is `null` there). A customer's are shown only to readers holding `customers:read`
+         * @example {
+         *       "price": [
+         *         "19.99",
+         *         "21.50"
+         *       ]
+         *     }
+         */
+        Changes: {
+            [key: string]: unknown[];
+        };
+        /**
+         * @description One write: who made it, what it did, to what, and what changed
+         * @example {
+         *       "id": 12,
+         *       "at": "2026-11-22T12:00:00.000Z",
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
+         *       },
+         *       "type": "pet.updated",
+         *       "resource": "pet:42",
+         *       "changes": {
+         *         "price": [
+         *           "19.99",
+         *           "21.50"
+         *         ]
+         *       }
+         *     }
+         */
+        ActivityEntry: {
+            /** @description Increases with each entry */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was made (RFC 3339, UTC)
+             */
+            at: string;
+            actor: components["schemas"]["Actor"];
+            /** @description What was done: the event type (`pet.updated`) or, for a write no event describes, its kind (`key.created`, `webhook.deleted`, `staff.invited`, `session.started`, …) */
+            type: string;
+            /** @description What it was done to, as `<kind>:<id>` (`pet:42`) */
+            resource: string;
+            changes?: components["schemas"]["Changes"];
+        };
+        /** @description A page of the activity log, newest first */
+        ActivityEntries: components["schemas"]["ActivityEntry"][];
+        /**
          * @description What changed
          * @enum {string}
          */
@@ -3394,6 +3503,11 @@ export interface components {
          *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3415,6 +3529,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Pet"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change.
@@ -3448,6 +3563,17 @@ export interface components {
          *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
+         *       },
+         *       "changes": {
+         *         "status": [
+         *           "available",
+         *           "pending"
+         *         ]
          *       }
          *     }
          */
@@ -3469,6 +3595,8 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Pet"];
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description An animal was withdrawn: `data` is `{id}`.
@@ -3478,6 +3606,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3505,6 +3638,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.
@@ -3522,6 +3656,11 @@ export interface components {
          *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3543,6 +3682,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["HealthRecord"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.
@@ -3564,6 +3704,11 @@ export interface components {
          *           "at": "2026-11-23T09:00:00.000Z",
          *           "reason": "Recorded against the wrong animal"
          *         }
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3585,6 +3730,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["HealthRecord"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.
@@ -3598,6 +3744,11 @@ export interface components {
          *         "status": "placed",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3619,6 +3770,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was approved: `data` is the Order.
@@ -3632,6 +3784,11 @@ export interface components {
          *         "status": "approved",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3653,6 +3810,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was delivered (its animal becomes `sold`): `data` is the Order.
@@ -3666,6 +3824,11 @@ export interface components {
          *         "status": "delivered",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3687,6 +3850,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was cancelled (its animal becomes `available` again): `data` is the Order.
@@ -3700,6 +3864,11 @@ export interface components {
          *         "status": "cancelled",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3721,6 +3890,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A category was added: `data` is the Category.
@@ -3731,6 +3901,11 @@ export interface components {
          *       "data": {
          *         "id": 7,
          *         "name": "Horses"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3752,6 +3927,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Category"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A category was renamed: `data` is the Category.
@@ -3762,6 +3938,11 @@ export interface components {
          *       "data": {
          *         "id": 7,
          *         "name": "Ponies"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3783,6 +3964,8 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Category"];
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description A category was deleted: `data` is `{id}`.
@@ -3792,6 +3975,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 7
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3819,6 +4007,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.
@@ -3828,6 +4017,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3855,6 +4049,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer changed: `data` is `{id}`. Read with `customers:read`.
@@ -3864,6 +4059,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3891,6 +4091,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.
@@ -3900,6 +4101,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3927,6 +4133,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3943,6 +4150,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3964,6 +4176,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3980,6 +4193,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -4001,6 +4219,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.
@@ -4018,6 +4237,11 @@ export interface components {
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z",
          *         "orderId": 7
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -4039,6 +4263,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -4055,6 +4280,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -4076,6 +4306,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description One recorded change; `type` tells which of the event schemas it is
@@ -4370,7 +4601,7 @@ export interface components {
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin" | "staff:read" | "staff:admin";
+        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin" | "staff:read" | "staff:admin" | "activity:read";
         /**
          * @example {
          *       "name": "shop front",
@@ -4387,7 +4618,7 @@ export interface components {
              * @example shop front
              */
             name: string;
-            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin nor staff:read nor staff:admin, which must be named). Every scope: name them all (the Scope enum) */
+            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin nor staff:read nor staff:admin nor activity:read, which must be named). Every scope: name them all (the Scope enum) */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
@@ -16003,6 +16234,262 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    listActivity: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+                /**
+                 * @description Only what this person (`staff:3`) or key (`key:5`) did
+                 * @example staff:3
+                 */
+                actor?: string;
+                /**
+                 * @description Only what was done to this resource (`pet:42`)
+                 * @example pet:42
+                 */
+                resource?: string;
+                /**
+                 * @description Only entries of this kind (`pet.updated`)
+                 * @example pet.updated
+                 */
+                type?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityEntries"];
+                };
+            };
+            /** @description An invalid `limit`, `actor`, `resource`, `type`, `from`, `to` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only what this person (`staff:3`) or key (`key:5`) did
+                 * @example staff:3
+                 */
+                actor?: string;
+                /**
+                 * @description Only what was done to this resource (`pet:42`)
+                 * @example pet:42
+                 */
+                resource?: string;
+                /**
+                 * @description Only entries of this kind (`pet.updated`)
+                 * @example pet.updated
+                 */
+                type?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description An invalid `actor`, `resource`, `type`, `from` or `to`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     petCreatedWebhook: {
         parameters: {
             query?: never;
@@ -16052,6 +16539,11 @@ export interface operations {
                  *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16124,6 +16616,17 @@ export interface operations {
                  *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
+                 *       },
+                 *       "changes": {
+                 *         "status": [
+                 *           "available",
+                 *           "pending"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -16172,6 +16675,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16228,6 +16736,11 @@ export interface operations {
                  *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16288,6 +16801,11 @@ export interface operations {
                  *           "at": "2026-11-23T09:00:00.000Z",
                  *           "reason": "Recorded against the wrong animal"
                  *         }
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16340,6 +16858,11 @@ export interface operations {
                  *         "status": "placed",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16392,6 +16915,11 @@ export interface operations {
                  *         "status": "approved",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16444,6 +16972,11 @@ export interface operations {
                  *         "status": "delivered",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16496,6 +17029,11 @@ export interface operations {
                  *         "status": "cancelled",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16545,6 +17083,11 @@ export interface operations {
                  *       "data": {
                  *         "id": 7,
                  *         "name": "Horses"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16594,6 +17137,11 @@ export interface operations {
                  *       "data": {
                  *         "id": 7,
                  *         "name": "Ponies"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16642,6 +17190,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 7
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16690,6 +17243,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16738,6 +17296,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16786,6 +17349,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16841,6 +17409,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16896,6 +17469,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -16952,6 +17530,11 @@ export interface operations {
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z",
                  *         "orderId": 7
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -17007,6 +17590,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -17155,6 +17743,8 @@ export const pathsSessionsCurrentDeleteResponses503HeadersCacheControlValues: Re
 export const pathsSessionsSessionIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/sessions/{sessionId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsAccountPasswordPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/password"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsAccountPasswordPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/password"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsActivityGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/activity"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsActivityCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/activity.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
 export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
@@ -17186,6 +17776,9 @@ export const customerErasureKeptValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const saleMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SaleMethod"]> = ["sale", "adoption", "transfer"];
 export const holdStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldState"]> = ["live", "cancelled", "converted", "expired"];
+export const actorTypeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["staff"];
+export const actorTypeAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["key"];
+export const actorTypeAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["service"];
 export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted", "customer.created", "customer.updated", "customer.deleted", "hold.placed", "hold.cancelled", "hold.converted", "hold.expired"];
 export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
@@ -17208,7 +17801,7 @@ export const holdConvertedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<c
 export const holdExpiredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldExpiredEvent"]["type"]> = ["hold.expired"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin", "staff:read", "staff:admin"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin", "staff:read", "staff:admin", "activity:read"];
 export const roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Role"]> = ["owner", "manager", "clerk", "viewer"];
 export const staffStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Staff"]["state"]> = ["invited", "active", "deactivated"];
 export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];

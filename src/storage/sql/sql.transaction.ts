@@ -1,4 +1,5 @@
 import type { Transaction } from '../storage.ts';
+import { SqlActivityTx } from './sql.activity.ts';
 import { SqlCategoryTx } from './sql.categories.ts';
 import { SqlCustomerTx } from './sql.customers.ts';
 import { SqlHoldTx } from './sql.holds.ts';
@@ -33,5 +34,6 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     customers: new SqlCustomerTx(db, dialect),
     holds: new SqlHoldTx(db, dialect),
     imports: new SqlImportTx(db, dialect),
+    activity: new SqlActivityTx(db),
   };
 }
