@@ -72,6 +72,12 @@ export const ROUTES = {
   signOut: { method: "DELETE", path: "/sessions/current", input: null, paged: false, headers: [], etag: false, binary: false },
   endSession: { method: "DELETE", path: "/sessions/{sessionId}", input: null, paged: false, headers: [], etag: false, binary: false },
   changePassword: { method: "POST", path: "/account/password", input: "body", paged: false, headers: [], etag: false, binary: false },
+  passkeySignInOptions: { method: "POST", path: "/sessions/passkey/options", input: null, paged: false, headers: [], etag: false, binary: false },
+  signInWithPasskey: { method: "POST", path: "/sessions/passkey", input: "body", paged: false, headers: [], etag: false, binary: false },
+  passkeyRegistrationOptions: { method: "POST", path: "/account/passkeys/options", input: null, paged: false, headers: [], etag: false, binary: false },
+  listPasskeys: { method: "GET", path: "/account/passkeys", input: null, paged: false, headers: [], etag: false, binary: false },
+  addPasskey: { method: "POST", path: "/account/passkeys", input: "body", paged: false, headers: [], etag: false, binary: false },
+  removePasskey: { method: "DELETE", path: "/account/passkeys/{passkeyId}", input: null, paged: false, headers: [], etag: false, binary: false },
 } as const;
 
 /** Every error status (4xx, 5xx) the document lists for some operation. */
