@@ -185,6 +185,37 @@ for (const engine of ENGINES) {
       );
     });
 
+    test('storage: a challenge is taken once, by its person only; an expired one is refused and deleted when another is issued; a credential id is registered once', async (t) => {
+      const { app, storage } = await shared(t);
+      const clerk = await person(storage, 'clerk');
+      const now = new Date();
+      const later = new Date(now.getTime() + 60_000);
+      await storage.transaction((tx) => tx.staff.saveChallenge('challenge-for-the-clerk', clerk, later, now));
+      assert.equal(await storage.transaction((tx) => tx.staff.takeChallenge('challenge-for-the-clerk', 0)), undefined, "not a sign-in's");
+      assert.equal(Date.parse((await storage.transaction((tx) => tx.staff.takeChallenge('challenge-for-the-clerk', clerk)))!), later.getTime());
+      assert.equal(await storage.transaction((tx) => tx.staff.takeChallenge('challenge-for-the-clerk', clerk)), undefined, 'taken already');
+
+      // Expired: refused by the sign-in, and gone once another challenge is issued.
+      const key = await withPasskey(storage, clerk);
+      const expired = randomBytes(32).toString('base64url');
+      await storage.transaction((tx) => tx.staff.saveChallenge(expired, 0, new Date(now.getTime() - 1), new Date(now.getTime() - 300_000)));
+      const stale = assertion(key.credentialId, key.privateKey, expired);
+      assertError(
+        await app.inject({ method: 'POST', url: '/v1/sessions/passkey', headers: { origin: ORIGIN }, payload: stale }),
+        401,
+        'unauthorized',
+        /expired/,
+      );
+      await storage.transaction((tx) => tx.staff.saveChallenge(expired, 0, new Date(now.getTime() - 1), now));
+      await signInOptions(app);
+      assert.equal(await storage.transaction((tx) => tx.staff.takeChallenge(expired, 0)), undefined, 'deleted when another was issued');
+
+      const again = { staffId: clerk, credentialId: key.credentialId, publicKey: key.cose, counter: 0, transports: [] };
+      assert.equal(await storage.transaction((tx) => tx.staff.addPasskey(again, now)), undefined);
+      assert.equal(await storage.transaction((tx) => tx.staff.removePasskey(clerk + 1, key.id)), false, "not another person's");
+      assert.deepEqual((await storage.staff.passkey(key.credentialId))?.transports, ['internal']);
+    });
+
     test('STAFF_REQUIRE_PASSKEY: an owner or manager with a passkey is refused a password sign-in (403 passkey_required); without one, or a clerk, is not', async (t) => {
       const { app, storage } = await shared(t);
       const owner = await person(storage, 'owner');
