@@ -60,6 +60,9 @@ import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
 import { sessionRoutes } from './staff/session.routes.ts';
 import { CurrentSession, NewSession, Session, Sessions } from './staff/session.schemas.ts';
+import { Passkey, PasskeyAssertion, PasskeyOptions, PasskeyRegistration, Passkeys } from './staff/passkey.schemas.ts';
+import { passkeyRoutes } from './staff/passkey.routes.ts';
+import { PasskeyService } from './staff/passkey.service.ts';
 import { SessionService } from './staff/session.service.ts';
 import { PasswordHasher } from './staff/staff.password.ts';
 import { staffRoutes } from './staff/staff.routes.ts';
@@ -191,6 +194,11 @@ export const SHARED_SCHEMAS = [
   Session,
   Sessions,
   CurrentSession,
+  PasskeyOptions,
+  PasskeyRegistration,
+  PasskeyAssertion,
+  Passkey,
+  Passkeys,
 ];
 
 export const DOCS_PATH = '/docs';
@@ -334,6 +342,8 @@ export async function buildApp({
     await v1.register(staffRoutes, { staff: new StaffService(storage, cursors, clock, hasher), base, publicBaseUrl: config.publicBaseUrl });
     await v1.register(sessionRoutes, { sessions, publicBaseUrl: config.publicBaseUrl });
     await v1.register(activityRoutes, { activity: new ActivityService(storage.activity, cursors), base, retentionDays: activityRetention(config) });
+    const passkeys = new PasskeyService(storage, clock, sessions, limits.signIn.perAddress, app.log.child({ component: 'sessions' }));
+    await v1.register(passkeyRoutes, { passkeys, sessions, publicBaseUrl: config.publicBaseUrl, storeName: config.store.name });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
   // compiler) and pass through their onRoute hooks.

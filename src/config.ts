@@ -407,6 +407,8 @@ const SETTINGS = {
   sessions: {
     idleMinutes: integer('SESSION_IDLE_MINUTES', 60, 1, 1440),
     maxHours: integer('SESSION_MAX_HOURS', 12, 1, 720),
+    /** STAFF_REQUIRE_PASSKEY: owners and managers who have a passkey must sign in with it (docs/api.md, "Passkeys"). */
+    requirePasskey: flag('STAFF_REQUIRE_PASSKEY'),
   },
   /** What a bill of sale prints about the store (docs/api.md, "Bill of sale"). */
   store: {

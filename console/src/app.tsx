@@ -18,7 +18,17 @@ import { PetsPage } from './pages/pets.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { StaffPage } from './pages/staff.tsx';
-import { acceptInvitation, describeError, forgetKey, resumeSession, type Session, signIn, signInWithPassword, storedKey } from './session.ts';
+import {
+  acceptInvitation,
+  describeError,
+  forgetKey,
+  resumeSession,
+  type Session,
+  signIn,
+  signInWithPasskey,
+  signInWithPassword,
+  storedKey,
+} from './session.ts';
 import { Alert, Notice, SessionContext } from './ui.tsx';
 
 const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
@@ -180,6 +190,17 @@ function SignIn({
       setBusy(false);
     }
   };
+  const submitPasskey = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      onSignedIn(await signInWithPasskey(refusedSession));
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
   if (!withKey)
     return (
       <main class="sign-in">
@@ -203,6 +224,9 @@ function SignIn({
             Sign in
           </button>
         </form>
+        <button type="button" disabled={busy} onClick={submitPasskey}>
+          Sign in with a passkey
+        </button>
         <button type="button" class="link" onClick={() => setWithKey(true)}>
           Use an API key
         </button>

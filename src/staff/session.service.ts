@@ -13,7 +13,7 @@ import { checkPassword, type PasswordHasher } from './staff.password.ts';
 import { ROLE_SCOPES } from './staff.roles.ts';
 import type { PasswordChange } from './staff.schemas.ts';
 import { hashToken } from './staff.service.ts';
-import type { StoredSession } from './staff.store.ts';
+import type { StoredSession, StoredStaff } from './staff.store.ts';
 
 const SESSION_PREFIX = 'pss_';
 const SESSION_TOKEN = /^pss_[A-Za-z0-9_-]{43}$/;
@@ -25,7 +25,12 @@ export interface SessionSettings {
   readonly idleMinutes: number;
   /** SESSION_MAX_HOURS: a session ends this long after sign-in, however active. */
   readonly maxHours: number;
+  /** STAFF_REQUIRE_PASSKEY: an owner or manager who has a passkey may not sign in with a password. */
+  readonly requirePasskey: boolean;
 }
+
+/** The roles STAFF_REQUIRE_PASSKEY applies to. */
+const PASSKEY_ROLES: ReadonlySet<string> = new Set(['owner', 'manager']);
 
 /** A limiter of failed sign-ins (http/policies/rate-limit.ts, FixedWindowLimiter). */
 export interface FailureLimiter {
@@ -49,6 +54,7 @@ export const SIGN_IN_FAILED = new AppError('unauthorized', 'the e-mail address o
 export const SESSION_ENDED = new AppError('unauthorized', 'the session has ended (signed out, timed out or ended by an owner); sign in again', {
   'www-authenticate': 'Bearer realm="petstore"',
 });
+export const PASSKEY_REQUIRED = new AppError('passkey_required', 'owners and managers who have a passkey sign in with it (STAFF_REQUIRE_PASSKEY)');
 export const NOT_SIGNED_IN = new AppError('forbidden', 'this operation is for a person signed in to the console, not for an API key');
 
 const tooMany = (v: Verdict) => new AppError('rate_limited', `too many failed sign-ins; retry in ${v.reset} s`, { 'retry-after': String(v.reset) });
@@ -98,6 +104,15 @@ export class SessionService {
       if (!byAccount.allowed) throw tooMany(byAccount);
       throw SIGN_IN_FAILED;
     }
+    if (this.#settings.requirePasskey && PASSKEY_ROLES.has(person.role) && (await this.#storage.staff.passkeys(person.id)).length > 0) {
+      this.#log.info({ staffId: person.id, outcome: 'passkey_required' }, 'password sign-in refused: a passkey is required');
+      throw PASSKEY_REQUIRED;
+    }
+    return this.start(person, 'password');
+  }
+
+  /** Opens a session for a person who proved who they are (a password or a passkey). */
+  async start(person: StoredStaff, method: 'password' | 'passkey'): Promise<{ token: string; current: CurrentSession }> {
     const now = this.#clock.now();
     const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + this.maxAgeSeconds * 1000);
@@ -108,7 +123,7 @@ export class SessionService {
       // The request has no principal yet: the person signing in is the actor.
       return { ...onlyActivity(opened, 'session.started', `staff:${person.id}`), actor: { type: 'staff', id: person.id, name: person.name } };
     });
-    this.#log.info({ staffId: person.id, sessionId: session.id, outcome: 'signed_in' }, 'signed in');
+    this.#log.info({ staffId: person.id, sessionId: session.id, method, outcome: 'signed_in' }, 'signed in');
     const { id, name, role, state, createdAt } = person;
     const staff = { id, name, email: person.email, role, state, createdAt, lastSignInAt: now.toISOString() };
     return { token, current: { session: this.#view(session, session.id), staff, scopes: [...ROLE_SCOPES[role]], csrfToken: csrfOf(token) } };

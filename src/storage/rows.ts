@@ -13,7 +13,7 @@ import { PET_FIELDS, type Pet, type PetField, type PetFieldKind, type Price } fr
 import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
 import type { Role } from '../staff/staff.roles.ts';
 import type { Staff, StaffState } from '../staff/staff.schemas.ts';
-import type { StoredSession, StoredStaff } from '../staff/staff.store.ts';
+import type { StoredPasskey, StoredSession, StoredStaff } from '../staff/staff.store.ts';
 import type { Order, OrderStatus, SaleMethod } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { IdempotencyRecord } from '../events/idempotency.store.ts';
@@ -416,6 +416,28 @@ export const toStoredSession = (r: SessionRow): StoredSession => ({
   lastSeenAt: r.last_seen_at,
   expiresAt: r.expires_at,
   endedAt: r.ended_at,
+});
+
+export interface PasskeyRow {
+  id: number;
+  staff_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: number | string;
+  transports: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+export const PASSKEY_COLUMNS = 'id, staff_id, credential_id, public_key, counter, transports, created_at, last_used_at';
+export const toStoredPasskey = (r: PasskeyRow): StoredPasskey => ({
+  id: Number(r.id),
+  staffId: Number(r.staff_id),
+  credentialId: r.credential_id,
+  publicKey: r.public_key,
+  counter: Number(r.counter),
+  transports: r.transports === '' ? [] : r.transports.split(' '),
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
 });
 
 export interface CustomerRow {

@@ -140,7 +140,7 @@ async function signIn(page: Page, base: string, key: string): Promise<void> {
   // People sign in with their e-mail address; a key is the secondary way.
   await page.getByRole('button', { name: 'Use an API key' }).click();
   await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
 }
 
@@ -187,7 +187,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await assertAccessible(a, 'the sign-in page', engine);
         await shot(a, 'sign-in', engine);
         await a.getByLabel('API key').fill(firstRun);
-        await a.getByRole('button', { name: 'Sign in' }).click();
+        await a.getByRole('button', { name: 'Sign in', exact: true }).click();
         const nav = a.getByRole('navigation', { name: 'Console' });
         for (const name of ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events'])
           await nav.getByRole('link', { name, exact: true }).waitFor();
@@ -208,8 +208,8 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await b.getByLabel('Email').waitFor();
         await b.keyboard.press('Tab');
         assert.equal(await b.evaluate(() => document.activeElement?.id), 'email');
-        // Past Email, Password and Sign in to "Use an API key", whose field then takes the focus.
-        for (let i = 0; i < 3; i++) await b.keyboard.press('Tab');
+        // Past Email, Password, Sign in and Sign in with a passkey to "Use an API key", whose field then takes the focus.
+        for (let i = 0; i < 4; i++) await b.keyboard.press('Tab');
         await b.keyboard.press('Enter');
         await b.getByLabel('API key').waitFor();
         assert.equal(await b.evaluate(() => document.activeElement?.id), 'api-key');
@@ -1011,7 +1011,9 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
       payload: { name: 'Olive', email: 'olive@shop.example', role: 'owner' },
     });
     const olive = await person(origin);
-    const ben = await person(origin);
+    // Ben works on http://localhost:<port>: a passkey's relying party is a host name (browsers refuse an IP address).
+    const local = `http://localhost:${new URL(base).port}`;
+    const ben = await person(local);
     t.after(() => Promise.all([olive.context.close(), ben.context.close()]));
     const o = olive.page;
 
@@ -1024,11 +1026,11 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await o.getByRole('button', { name: 'Go to sign in' }).click();
     await o.getByLabel('Email').fill('olive@shop.example');
     await o.getByLabel('Password').fill('wrong-password-here');
-    await o.getByRole('button', { name: 'Sign in' }).click();
+    await o.getByRole('button', { name: 'Sign in', exact: true }).click();
     await o.getByText('the e-mail address or the password is wrong').waitFor();
     await assertAccessible(o, 'the sign-in page with an error', engine);
     await o.getByLabel('Password').fill('olive-tabby-lantern');
-    await o.getByRole('button', { name: 'Sign in' }).click();
+    await o.getByRole('button', { name: 'Sign in', exact: true }).click();
     await o.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Staff', exact: true }).waitFor();
     assert.match((await o.getByRole('banner').textContent()) ?? '', /Signed in as Olive \(owner\)/);
 
@@ -1088,19 +1090,38 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
 
     // Ben takes up his link and signs in; a clerk sees no Staff page.
     const b = ben.page;
-    await b.goto(link.replace(/^http:\/\/[^/]+/, origin));
+    await b.goto(link.replace(/^http:\/\/[^/]+/, local));
     await b.getByLabel('Choose a password').fill('ben-otter-harbour');
     await b.getByRole('button', { name: 'Set password' }).click();
     await b.getByRole('button', { name: 'Go to sign in' }).click();
     await b.getByLabel('Email').fill('ben@shop.example');
     await b.getByLabel('Password').fill('ben-otter-harbour');
-    await b.getByRole('button', { name: 'Sign in' }).click();
+    await b.getByRole('button', { name: 'Sign in', exact: true }).click();
     const benNav = b.getByRole('navigation', { name: 'Console' });
     await benNav.getByRole('link', { name: 'Account', exact: true }).waitFor();
     assert.equal(await benNav.getByRole('link', { name: 'Staff', exact: true }).count(), 0);
     await open(b, 'Account');
     await b.getByRole('table', { name: 'Your sessions' }).getByRole('cell', { name: 'This browser' }).waitFor();
     await assertAccessible(b, 'the Account page', engine);
+
+    // Ben registers a passkey with Chromium's virtual authenticator (a platform one that verifies him), signs out, and signs in with it alone.
+    const cdp = await ben.context.newCDPSession(b);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await b.getByRole('button', { name: 'Add a passkey' }).click();
+    await b.getByText('The passkey was added: you can sign in with it.').waitFor();
+    const passkeys = b.getByRole('table', { name: 'Your passkeys' });
+    await passkeys.getByRole('cell', { name: 'Never' }).waitFor();
+    await b.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await b.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await benNav.getByRole('link', { name: 'Account', exact: true }).waitFor();
+    assert.match((await b.getByRole('banner').textContent()) ?? '', /Signed in as Ben \(clerk\)/);
+    await open(b, 'Account');
+    await passkeys.getByRole('button', { name: 'Remove passkey' }).waitFor();
+    assert.equal(await passkeys.getByRole('cell', { name: 'Never' }).count(), 0, 'the sign-in is recorded on the passkey');
+    await assertAccessible(b, 'the Account page with a passkey', engine);
 
     // Olive deactivates Ben: his open session's next call (his console asks every 2 s) is refused, and the console says so.
     const refused = b.waitForResponse((r) => r.url().includes('/v1/') && r.status() === 401);

@@ -80,6 +80,12 @@ export const ROUTES = {
   changePassword: { method: "POST", path: "/account/password", input: "body", paged: false, headers: [], etag: false, binary: false, stream: false },
   listActivity: { method: "GET", path: "/activity", input: "query", paged: true, headers: [], etag: false, binary: false, stream: false },
   exportActivity: { method: "GET", path: "/activity.csv", input: "query", paged: false, headers: [], etag: false, binary: false, stream: true },
+  passkeySignInOptions: { method: "POST", path: "/sessions/passkey/options", input: null, paged: false, headers: [], etag: false, binary: false, stream: false },
+  signInWithPasskey: { method: "POST", path: "/sessions/passkey", input: "body", paged: false, headers: [], etag: false, binary: false, stream: false },
+  passkeyRegistrationOptions: { method: "POST", path: "/account/passkeys/options", input: null, paged: false, headers: [], etag: false, binary: false, stream: false },
+  listPasskeys: { method: "GET", path: "/account/passkeys", input: null, paged: false, headers: [], etag: false, binary: false, stream: false },
+  addPasskey: { method: "POST", path: "/account/passkeys", input: "body", paged: false, headers: [], etag: false, binary: false, stream: false },
+  removePasskey: { method: "DELETE", path: "/account/passkeys/{passkeyId}", input: null, paged: false, headers: [], etag: false, binary: false, stream: false },
 } as const;
 
 /** Every error status (4xx, 5xx) the document lists for some operation. */
