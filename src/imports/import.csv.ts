@@ -1,7 +1,7 @@
 // A CSV file's rows as the animals' members: the header names the columns, each record's cells are
 // decoded by the pets' CSV columns (pets/pet.csv.ts), the ones an export writes, so that an export
 // imports as it is.
-import { AppError } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { decodePetRow, newPetOf, PET_CSV_HEADERS, petCsvColumn, petPatchOf } from '../pets/pet.csv.ts';
 import { type ReadRow, UnreadableFile } from './import.read.ts';
 import { memberOf } from './import.rows.ts';
@@ -37,7 +37,7 @@ export const petCsvColumns: CsvColumns = {
       row(line, cells) {
         if (cells.length !== headers.length) {
           const message = `the record has ${cells.length} fields; the header names ${headers.length} columns (RFC 4180: every record has as many)`;
-          return { line, problem: new AppError('validation_failed', message, {}, [{ in: 'body', field: '', rule: 'columns', message }]) };
+          return { line, problem: invalid(message, { in: 'body', field: '', rule: 'columns', message }) };
         }
         const row = decodePetRow(Object.fromEntries(headers.map((h, i) => [h, cells[i]])));
         // An empty cell leaves a new animal's member out, and removes an existing one's (petPatchOf).

@@ -1,7 +1,7 @@
 // What one row of an import asks for, checked by the rules the API applies to the same values:
 // the NewPet or PetPatch schema, then the pet service's own rules (newPetRecord, patchPet,
 // checkRecord, microchip uniqueness). Pure, given what the database said of the row's animal.
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode, invalid, notFound } from '../errors.ts';
 import { microchipInUse, normaliseMicrochip, type RecordRule, checkRecord } from '../pets/pet.record.ts';
 import { NewPet, Pet, PetPatch } from '../pets/pet.schemas.ts';
 import { newPetRecord, patchPet } from '../pets/pet.service.ts';
@@ -104,9 +104,7 @@ function plan(input: RowInput, facts: RowFacts, rules: RowRules): Pick<ImportRow
   const { id } = rowKeys(input);
   const members = { ...(id !== undefined || facts.chipHolder !== undefined ? input.asPatch() : input.asNew()) };
   if (rawId !== undefined && id === undefined) {
-    throw new AppError('validation_failed', `body field "id" must be an animal's id: an integer from 1`, {}, [
-      { in: 'body', field: 'id', rule: 'type', message: "an animal's id, a whole number from 1" },
-    ]);
+    throw invalid(`body field "id" must be an animal's id: an integer from 1`, { in: 'body', field: 'id', rule: 'type', message: "an animal's id, a whole number from 1" });
   }
   // The category by name (CSV, and JSON Lines' `category`), or by id (JSON Lines' `categoryId`).
   let categoryName: string | undefined;
@@ -122,7 +120,7 @@ function plan(input: RowInput, facts: RowFacts, rules: RowRules): Pick<ImportRow
   const withCategory = (data: Record<string, unknown>) => (categoryName === undefined ? data : { ...data, categoryId: 1 });
   if (id !== undefined) {
     if (facts.sameTargetAt !== undefined) throw sameAnimal('id', id, facts.sameTargetAt);
-    if (facts.byId === undefined) throw new AppError('not_found', `pet ${id} does not exist`);
+    if (facts.byId === undefined) throw notFound(`pet ${id}`);
     return { petId: id, ...update(facts.byId, members, withCategory, categoryName, facts, rules) };
   }
   if (facts.chipHolder !== undefined) {
@@ -175,7 +173,7 @@ export const toRefusal = (row: ImportRow): ImportRefusal => ({
 });
 
 function invalidRow(field: string, rule: string): AppError {
-  return new AppError('validation_failed', `body field "${field}": ${rule}`, {}, [{ in: 'body', field, rule: 'import', message: rule }]);
+  return invalid(`body field "${field}": ${rule}`, { in: 'body', field, rule: 'import', message: rule });
 }
 
 function unknownCategoryNamed(name: string): AppError {

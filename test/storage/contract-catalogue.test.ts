@@ -336,6 +336,7 @@ for (const engine of ENGINES) {
         assert.equal(a.expiresAt, '2027-01-01T00:00:00.000Z');
         assert.deepEqual(await storage.apiKeys.findByHash(hashKey('a')), {
           keyId: a.id,
+          name: 'a',
           scopes: ['pets:read'],
           owner: false,
           revokedAt: null,

@@ -64,7 +64,7 @@ async function imageBytes(source: unknown): Promise<{ data: Blob | Uint8Array; t
   throw new TypeError('Petstore: an image is a Uint8Array (a Buffer), an ArrayBuffer, a Blob or a file path');
 }
 
-/** An import's body as a stream (or its bytes as they are), its media type, and its query. */
+/** The body of an import as a stream (or its bytes as they are), its media type, and its query. */
 async function importBody(source: ImportSource): Promise<{ bytes: { data: Blob | Uint8Array | ReadableStream<Uint8Array>; type: string }; query: Query }> {
   let file: unknown = source.file;
   if (typeof file === 'string') {

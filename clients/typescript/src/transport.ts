@@ -28,7 +28,7 @@ export interface Call {
   readonly query?: Readonly<Record<string, unknown>>;
   /** A JSON value, or bytes sent as they are with their media type (a photo). */
   readonly body?: unknown;
-  /** A stream (an import's file) is sent once: a call that sends one is not retried. */
+  /** A stream (the file of an import) is sent once: a call that sends one is not retried. */
   readonly bytes?: { readonly data: Blob | Uint8Array | ReadableStream<Uint8Array>; readonly type: string };
   /** The answer is bytes (routes.ts `binary`): resolved as a Blob, not parsed as JSON. */
   readonly binary?: boolean;
