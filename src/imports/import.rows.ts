@@ -104,7 +104,12 @@ function plan(input: RowInput, facts: RowFacts, rules: RowRules): Pick<ImportRow
   const { id } = rowKeys(input);
   const members = { ...(id !== undefined || facts.chipHolder !== undefined ? input.asPatch() : input.asNew()) };
   if (rawId !== undefined && id === undefined) {
-    throw invalid(`body field "id" must be an animal's id: an integer from 1`, { in: 'body', field: 'id', rule: 'type', message: "an animal's id, a whole number from 1" });
+    throw invalid(`body field "id" must be an animal's id: an integer from 1`, {
+      in: 'body',
+      field: 'id',
+      rule: 'type',
+      message: "an animal's id, a whole number from 1",
+    });
   }
   // The category by name (CSV, and JSON Lines' `category`), or by id (JSON Lines' `categoryId`).
   let categoryName: string | undefined;
