@@ -156,7 +156,8 @@ async function restoreSql(schema: string): Promise<string> {
   for (const { name } of created) place(name);
   const refill: string[] = [];
   for (const { name } of tables) {
-    const [{ rows }] = await admin<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM ${q(name)} t`);
+    // Ordered: a table's physical order moves with its updates, and contents() compares this text.
+    const [{ rows }] = await admin<{ rows: string | null }>(`SELECT json_agg(t ORDER BY t::text)::text AS rows FROM ${q(name)} t`);
     if (rows) refill.push(`INSERT INTO ${q(name)} OVERRIDING SYSTEM VALUE SELECT * FROM json_populate_recordset(NULL::${q(name)}, ${pg.escapeLiteral(rows)})`);
   }
   const sequences: string[] = [];
