@@ -11,7 +11,8 @@ import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
 import { type BulkRefusal, type BulkResult, NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
-import { nameKey, searchText } from './pet.search.ts';
+import { nameKey } from './pet.fold.ts';
+import { searchText } from './pet.search.ts';
 import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normaliseMicrochip, type RecordRule, recordState } from './pet.record.ts';
 
 // The pet workflows, each in one write transaction over the pet row it locks (docs/architecture.md).
