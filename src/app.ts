@@ -48,7 +48,11 @@ import { telemetryPlugin } from './http/ops/telemetry.ts';
 import { methodNotAllowed } from './http/edge/method-not-allowed.ts';
 import { openApiPlugin } from './http/ops/openapi.ts';
 import { CursorCodec } from './paging.ts';
-import { validationPlugin } from './http/policies/validation.ts';
+import { bodyValidator, validationPlugin } from './http/policies/validation.ts';
+import { petCsvColumns } from './imports/import.csv.ts';
+import { importRoutes } from './imports/import.routes.ts';
+import { ImportJob } from './imports/import.schemas.ts';
+import { ImportService } from './imports/import.service.ts';
 import { cachedSerializerFactory } from './http/policies/serialization.ts';
 import { keyRoutes } from './keys/key.routes.ts';
 import { ApiKey, ApiKeys, CallingKey, CreatedApiKey, NewApiKey, ScopeSchema } from './keys/key.schemas.ts';
@@ -56,6 +60,9 @@ import { KeyService, KeyVerifier } from './keys/key.service.ts';
 import { petRoutes } from './pets/pet.routes.ts';
 import { sessionRoutes } from './staff/session.routes.ts';
 import { CurrentSession, NewSession, Session, Sessions } from './staff/session.schemas.ts';
+import { Passkey, PasskeyAssertion, PasskeyOptions, PasskeyRegistration, Passkeys } from './staff/passkey.schemas.ts';
+import { passkeyRoutes } from './staff/passkey.routes.ts';
+import { PasskeyService } from './staff/passkey.service.ts';
 import { SessionService } from './staff/session.service.ts';
 import { PasswordHasher } from './staff/staff.password.ts';
 import { staffRoutes } from './staff/staff.routes.ts';
@@ -75,6 +82,9 @@ import { NewOrder, Order, OrderStatus, OrderUpdate, Orders, SaleMethod } from '.
 import { OrderService } from './store/order.service.ts';
 import { BillOfSaleService } from './store/bill-of-sale.service.ts';
 import { EVENT_SCHEMAS, Event, Events, EventTypeSchema } from './events/event.schemas.ts';
+import { activityRoutes } from './activity/activity.routes.ts';
+import { Actor, ActivityEntries, ActivityEntry, Changes } from './activity/activity.schemas.ts';
+import { ActivityService, activityRetention, activityRetentionJob } from './activity/activity.service.ts';
 import { eventRoutes } from './events/event.routes.ts';
 import { EventService, retentionJob } from './events/event.service.ts';
 import { EventStreams, type StreamSettings } from './events/event.stream.ts';
@@ -103,6 +113,8 @@ export interface AppOptions {
   readonly eventStreams?: Partial<StreamSettings>;
   /** Where the built console is (default console/dist); tests point it elsewhere. */
   readonly consoleDir?: string;
+  /** Rows a CSV export reads a page (default EXPORT_PAGE_SIZE); tests make it small to see the paging. */
+  readonly exportPageSize?: number;
 }
 
 /** Schemas referenced by $id (components.schemas in the OpenAPI document); the CLI validates with them too. */
@@ -115,6 +127,7 @@ export const SHARED_SCHEMAS = [
   Pet,
   BulkPetChange,
   BulkResult,
+  ImportJob,
   ListedPet,
   Pets,
   Photo,
@@ -147,6 +160,10 @@ export const SHARED_SCHEMAS = [
   Hold,
   Holds,
   CustomerExport,
+  Actor,
+  Changes,
+  ActivityEntry,
+  ActivityEntries,
   EventTypeSchema,
   ...EVENT_SCHEMAS,
   Event,
@@ -177,6 +194,11 @@ export const SHARED_SCHEMAS = [
   Session,
   Sessions,
   CurrentSession,
+  PasskeyOptions,
+  PasskeyRegistration,
+  PasskeyAssertion,
+  Passkey,
+  Passkeys,
 ];
 
 export const DOCS_PATH = '/docs';
@@ -199,6 +221,7 @@ export async function buildApp({
   webhooks = {},
   eventStreams,
   consoleDir,
+  exportPageSize,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
@@ -275,8 +298,21 @@ export async function buildApp({
   // database; the database key always opens what it sealed before a configured key existed.
   const box = new SecretBox([...config.webhooks.secretKeys, Buffer.from(await storage.secret('webhook-secret-key'), 'base64url')]);
   const policy = new AddressPolicy({ allowedHosts: config.webhooks.allowedHosts, allowHttp: config.webhooks.allowHttp, resolve: webhooks.resolve });
+  const imports = new ImportService(
+    storage,
+    clock,
+    {
+      currency: config.storeCurrency,
+      record,
+      newPet: bodyValidator(SHARED_SCHEMAS, { $ref: 'NewPet#' }),
+      petPatch: bodyValidator(SHARED_SCHEMAS, { $ref: 'PetPatch#' }),
+    },
+    petCsvColumns,
+    (err, importId) => app.log.error({ err, importId }, 'applying an import stopped; it resumes at the next start or POST .../apply'),
+  );
   const api = async (v1: FastifyInstance) => {
-    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base });
+    await v1.register(petRoutes, { pets: new PetService(storage, cursors, clock, { currency: config.storeCurrency, record }), base, exportPageSize });
+    await v1.register(importRoutes, { imports, base, maxBytes: config.importMaxBytes });
     await v1.register(photoRoutes, {
       photos: new PhotoService(storage, clock, { maxPixels: config.photoMaxPixels }, config.photoConcurrency),
       imageWork: limits.imageWork,
@@ -285,7 +321,7 @@ export async function buildApp({
     });
     await v1.register(healthRoutes, { health: new HealthService(storage, cursors, clock), base });
     await v1.register(categoryRoutes, { categories: new CategoryService(storage, clock), base });
-    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base });
+    await v1.register(customerRoutes, { customers: new CustomerService(storage, cursors, clock, config.saleRecordRetentionDays), base, exportPageSize });
     await v1.register(dealerBookRoutes, { book: storage.dealerBook });
     await v1.register(holdRoutes, { holds: new HoldService(storage, cursors, clock, config.storeCurrency), base });
     await v1.register(orderRoutes, {
@@ -293,6 +329,7 @@ export async function buildApp({
       bills: new BillOfSaleService(storage, config.store),
       base,
       docsUrl,
+      exportPageSize,
     });
     const events = new EventService(storage.events, cursors);
     const streams = new EventStreams(events, eventStreams);
@@ -304,6 +341,9 @@ export async function buildApp({
     await v1.register(keyRoutes, { keys: new KeyService(storage, cursors, clock, config.keysMaxPerTree), base });
     await v1.register(staffRoutes, { staff: new StaffService(storage, cursors, clock, hasher), base, publicBaseUrl: config.publicBaseUrl });
     await v1.register(sessionRoutes, { sessions, publicBaseUrl: config.publicBaseUrl });
+    await v1.register(activityRoutes, { activity: new ActivityService(storage.activity, cursors), base, retentionDays: activityRetention(config) });
+    const passkeys = new PasskeyService(storage, clock, sessions, limits.signIn.perAddress, app.log.child({ component: 'sessions' }));
+    await v1.register(passkeyRoutes, { passkeys, sessions, publicBaseUrl: config.publicBaseUrl, storeName: config.store.name });
   };
   // The operations take what the plugins before them set (parsers, error handler, validator
   // compiler) and pass through their onRoute hooks.
@@ -313,10 +353,13 @@ export async function buildApp({
 
   const log = app.log.child({ component: 'webhooks' });
   const jobs: Job[] = [
+    // Imports left applying by a process that stopped resume where they stopped.
+    { start: () => void imports.resume().catch((err) => app.log.warn({ err }, 'resuming imports failed')), stop: () => imports.stop() },
     idempotencyPurge(idempotency, app.log),
     holdExpiryJob(storage, clock, (err) => app.log.warn({ err }, 'expiring holds failed')),
     saleRetentionJob(storage, clock, (err) => app.log.warn({ err }, 'erasing the names and addresses kept for sale records failed')),
     retentionJob(storage.events, storage.webhooks, clock, config.eventRetentionDays, (err) => app.log.warn({ err }, 'purging expired events failed')),
+    activityRetentionJob(storage.activity, clock, activityRetention(config), (err) => app.log.warn({ err }, 'purging old activity failed')),
     new WebhookDispatcher({
       storage,
       sender: new WebhookSender(policy, config.webhooks.timeoutMs, config.webhooks.caCertificates),

@@ -371,6 +371,8 @@ const SETTINGS = {
   bodyLimitBytes: integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 100 * 1024 * 1024),
   /** The largest photo upload, in bytes (docs/api.md, "Photos"). */
   photoMaxBytes: integer('PHOTO_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  /** The largest import file, in bytes (docs/api.md, "Imports"): it is streamed, never held whole. */
+  importMaxBytes: integer('IMPORT_MAX_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   /** The most pixels a photo upload may decode to, every frame counted: the decompression-bomb limit. */
   photoMaxPixels: integer('PHOTO_MAX_PIXELS', 40_000_000, 10_000, 268_402_689),
   /** Uploads decoded at once per instance; one more is refused (503) rather than queued. */
@@ -405,6 +407,8 @@ const SETTINGS = {
   sessions: {
     idleMinutes: integer('SESSION_IDLE_MINUTES', 60, 1, 1440),
     maxHours: integer('SESSION_MAX_HOURS', 12, 1, 720),
+    /** STAFF_REQUIRE_PASSKEY: owners and managers who have a passkey must sign in with it (docs/api.md, "Passkeys"). */
+    requirePasskey: flag('STAFF_REQUIRE_PASSKEY'),
   },
   /** What a bill of sale prints about the store (docs/api.md, "Bill of sale"). */
   store: {
@@ -423,6 +427,8 @@ const SETTINGS = {
   },
   /** Events (and delivery log entries) older than this are purged. */
   eventRetentionDays: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+  /** Activity log entries (who did what) older than this are purged; never before EVENT_RETENTION_DAYS (activityRetentionJob). */
+  activityRetentionDays: integer('ACTIVITY_RETENTION_DAYS', 730, 1, 36500),
   /** How long a sale record keeps an erased buyer's name and address after the sale (docs/api.md, "Customers"). */
   saleRecordRetentionDays: integer('SALE_RECORD_RETENTION_DAYS', 730, 1, 36500),
   /** How webhooks are delivered (docs/events.md). */

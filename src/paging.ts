@@ -148,3 +148,18 @@ export function linkNext(
 ): void {
   if (page.next !== undefined) reply.header('link', nextLink(base, path, { ...params, cursor: page.next }));
 }
+
+/**
+ * Every page of a keyset listing, from its first, following each page's cursor: how an export reads
+ * a listing of any length a page at a time. The first page is read before this returns, so a query
+ * the listing refuses is refused before anything is sent; each next one when the consumer asks for it.
+ */
+export async function everyPage<T>(list: (cursor: string | undefined) => Promise<Page<T>>): Promise<AsyncGenerator<T[]>> {
+  const first = await list(undefined);
+  return (async function* () {
+    for (let page = first; ; page = await list(page.next)) {
+      yield page.items;
+      if (page.next === undefined) return;
+    }
+  })();
+}

@@ -6,8 +6,10 @@ import { LiveFeed } from './live.ts';
 import { presetName, SCOPE_WORDS } from './scopes.ts';
 import { CategoriesPage } from './pages/categories.tsx';
 import { CustomersPage } from './pages/customers.tsx';
+import { ActivityPage } from './pages/activity.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { HealthPage } from './pages/health.tsx';
+import { ImportsPage } from './pages/imports.tsx';
 import { InventoryPage } from './pages/inventory.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { OrdersPage } from './pages/orders.tsx';
@@ -16,12 +18,23 @@ import { PetsPage } from './pages/pets.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { StaffPage } from './pages/staff.tsx';
-import { acceptInvitation, describeError, forgetKey, resumeSession, type Session, signIn, signInWithPassword, storedKey } from './session.ts';
+import {
+  acceptInvitation,
+  describeError,
+  forgetKey,
+  resumeSession,
+  type Session,
+  signIn,
+  signInWithPasskey,
+  signInWithPassword,
+  storedKey,
+} from './session.ts';
 import { Alert, Notice, SessionContext } from './ui.tsx';
 
 const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'pets', title: 'Pets', page: PetsPage },
   { path: 'health', title: 'Health', page: HealthPage },
+  { path: 'imports', title: 'Import', page: ImportsPage },
   { path: 'categories', title: 'Categories', page: CategoriesPage },
   { path: 'orders', title: 'Orders', page: OrdersPage },
   { path: 'customers', title: 'Customers', page: CustomersPage },
@@ -29,6 +42,7 @@ const PAGES: readonly { path: string; title: string; page: ComponentType }[] = [
   { path: 'keys', title: 'Keys', page: KeysPage },
   { path: 'webhooks', title: 'Webhooks', page: WebhooksPage },
   { path: 'events', title: 'Events', page: EventsPage },
+  { path: 'activity', title: 'Activity', page: ActivityPage },
   { path: 'staff', title: 'Staff', page: StaffPage },
   { path: 'account', title: 'Account', page: AccountPage },
 ];
@@ -176,6 +190,17 @@ function SignIn({
       setBusy(false);
     }
   };
+  const submitPasskey = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      onSignedIn(await signInWithPasskey(refusedSession));
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
   if (!withKey)
     return (
       <main class="sign-in">
@@ -199,6 +224,9 @@ function SignIn({
             Sign in
           </button>
         </form>
+        <button type="button" disabled={busy} onClick={submitPasskey}>
+          Sign in with a passkey
+        </button>
         <button type="button" class="link" onClick={() => setWithKey(true)}>
           Use an API key
         </button>

@@ -19,6 +19,7 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'webhooks:admin': 'Manage webhooks',
   'staff:read': 'See the staff and their roles',
   'staff:admin': 'Invite staff, change roles, reset passwords, deactivate',
+  'activity:read': 'See who changed what (the activity log)',
 };
 
 export interface Preset {

@@ -1,5 +1,6 @@
 // The signed-in key: a client of the public API (every call goes through @petstore/client), what the
 // key may do (GET /v1/keys/me), and the one place that notices the key being refused.
+import { startAuthentication } from '@simplewebauthn/browser';
 import { Petstore, PetstoreError, type CallingKey, type Staff } from '@petstore/client';
 import { consoleRoot } from './route.ts';
 
@@ -104,6 +105,14 @@ export async function signInWithPassword(email: string, password: string, refuse
   const { client } = cookieSession('', refused, { signedIn: false });
   const current = await client.sessions.signIn({ email: email.trim(), password });
   return personSession(current, refused);
+}
+
+/** Signs a person in with a passkey alone: the browser offers the passkeys it holds for this site. */
+export async function signInWithPasskey(refused: () => void): Promise<Session> {
+  const { client } = cookieSession('', refused, { signedIn: false });
+  const options = await client.sessions.passkeyOptions();
+  const assertion = await startAuthentication({ optionsJSON: options as unknown as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
+  return personSession(await client.sessions.signInWithPasskey(assertion as never), refused);
 }
 
 /** The person's session still open in this browser (a reload), if any. */

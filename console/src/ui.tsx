@@ -271,3 +271,50 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
+
+/** A CSV export as the client hands it over: text read as it comes, and the headers that name the file. */
+export interface CsvAnswer {
+  readonly data: ReadableStream<string>;
+  readonly headers: Headers;
+}
+
+/** The file name the service gives a download (`Content-Disposition: attachment; filename="…"`). */
+function filenameOf(headers: Headers, fallback: string): string {
+  return /filename="([^"]+)"/.exec(headers.get('content-disposition') ?? '')?.[1] ?? fallback;
+}
+
+/**
+ * "Export CSV": asks the API for the export of what the page's filters show (`start`), gathers its
+ * text as it arrives and hands it to the browser as a file under the name the service gives it.
+ */
+export function ExportCsv({ what, start }: { what: string; start: () => Promise<CsvAnswer> }) {
+  const [state, setState] = useState<{ busy?: boolean; notice?: string; failure?: string }>({});
+  const run = async () => {
+    setState({ busy: true });
+    try {
+      const answer = await start();
+      const parts: string[] = [];
+      const reader = answer.data.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) parts.push(read.value);
+      const filename = filenameOf(answer.headers, `${what}.csv`);
+      const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = filename;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setState({ notice: `Exported the ${what} these filters show to ${filename}.` });
+    } catch (err) {
+      setState({ failure: describeError(err) });
+    }
+  };
+  return (
+    <div class="export">
+      <button type="button" onClick={run} disabled={state.busy}>
+        {state.busy ? 'Exporting…' : 'Export CSV'}
+      </button>
+      {state.notice && <Notice>{state.notice}</Notice>}
+      {state.failure && <Alert>{state.failure}</Alert>}
+    </div>
+  );
+}

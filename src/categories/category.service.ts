@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
@@ -23,7 +24,7 @@ export function renameCategory(storage: Storage, id: number, name: string, ctx: 
     if (current.name === name) return withoutEvents(current);
     const category = await tx.categories.rename(id, name);
     if (category === undefined) throw duplicateCategory(name);
-    return { result: category, events: [{ type: 'category.updated', data: category }] };
+    return { result: category, events: [{ type: 'category.updated', data: category, changes: changesOf(current, category) }] };
   });
 }
 

@@ -1,4 +1,6 @@
 import { writeFile } from 'node:fs/promises';
+import { actingAs } from '../activity/activity.context.ts';
+import type { Actor } from '../activity/activity.schemas.ts';
 import { parseArgs } from 'node:util';
 import { buildApp, SHARED_SCHEMAS } from '../app.ts';
 import { NewCategory } from '../categories/category.schemas.ts';
@@ -48,7 +50,14 @@ To run the service: npm start`;
 class UsageError extends Error {}
 
 /** Runs one CLI command; returns the exit code. Never calls process.exit (tests call this). */
-export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
+/** Who the CLI's writes are made by in the activity log: the operator at the machine, through no key and no session. */
+export const CLI_ACTOR: Actor = Object.freeze({ type: 'service', id: null, name: 'petstore CLI' });
+
+export function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
+  return actingAs(CLI_ACTOR, () => runCommand(argv, env, io));
+}
+
+async function runCommand(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,

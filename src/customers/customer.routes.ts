@@ -16,12 +16,25 @@ import {
   preconditionErrors,
   UNEXPECTED_BODY,
 } from '../schemas.ts';
-import { Customer, CustomerErasure, CustomerExport, CustomerIdParams, CustomerPatch, Customers, ListCustomersQuery, NewCustomer } from './customer.schemas.ts';
-import type { CustomerService } from './customer.service.ts';
+import { csvResponse, sendCsv } from '../csv.ts';
+import {
+  Customer,
+  CustomerErasure,
+  CustomerExport,
+  CustomerIdParams,
+  ExportCustomersQuery,
+  CustomerPatch,
+  Customers,
+  ListCustomersQuery,
+  NewCustomer,
+} from './customer.schemas.ts';
+import { CUSTOMER_CSV_HEADERS, type CustomerService } from './customer.service.ts';
 
 export interface CustomerRoutesOptions {
   readonly customers: CustomerService;
   readonly base: string;
+  /** Customers an export reads a page (EXPORT_PAGE_SIZE; tests make it small to see the paging). */
+  readonly exportPageSize?: number;
 }
 
 const NO_CUSTOMER = errorResponse`No customer with this id, or it was withdrawn or erased (${'not_found'})`;
@@ -29,7 +42,7 @@ const OPEN_SALE = errorResponse`The customer has an open order (placed or approv
 const conditionalWrite =
   'Send the `ETag` you last saw in `If-Match` to make the change only if nobody changed the customer since (else 412 `precondition_failed`, nothing changes).';
 
-export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = async (app, { customers, base }) => {
+export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = async (app, { customers, base, exportPageSize }) => {
   const location = (c: Customer) => `${base}/customers/${c.id}`;
 
   app.get(
@@ -56,6 +69,30 @@ export const customerRoutes: FastifyPluginAsyncTypebox<CustomerRoutesOptions> = 
       const { q, limit } = request.query;
       linkNext(reply, page, base, '/customers', { q, limit });
       return page.items.map(withEntityTag);
+    },
+  );
+
+  app.get(
+    '/customers.csv',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        operationId: 'exportCustomers',
+        tags: ['Customers'],
+        summary: 'Export customers as CSV',
+        description: `Every customer \`GET /customers\` lists with the same \`q\`, ascending by id, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the Customer's members: ${CUSTOMER_CSV_HEADERS.map((h) => `\`${h}\``).join(', ')}; a member a customer lacks is empty. Personal data: it takes \`customers:read\`, as the listing does. Cells are written as \`GET /pets.csv\` writes them (a formula-like cell, such as a telephone number starting with \`+\`, starts with a quote mark \`'\`), streamed a page at a time ([API guide](/docs/api.md), "Exports").`,
+        'x-stability': 'experimental',
+        querystring: ExportCustomersQuery,
+        response: {
+          200: csvResponse('The customers, as CSV', 'customers-2026-11-28.csv'),
+          400: errorResponse`Invalid \`q\`, or an unknown or repeated query parameter (${'validation_failed'}); ${MALFORMED}`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { filename, chunks } = await customers.exportCsv(request.query, exportPageSize);
+      return sendCsv(reply, filename, chunks);
     },
   );
 

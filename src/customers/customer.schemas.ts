@@ -176,6 +176,11 @@ export const ListCustomersQuery = Type.Object(
 );
 export type ListCustomersQuery = Static<typeof ListCustomersQuery>;
 
+// The CSV export takes the listing's search, and reads every page itself.
+const { limit: _limit, cursor: _cursor, ...customerFilters } = ListCustomersQuery.properties;
+export const ExportCustomersQuery = Type.Object(customerFilters, { additionalProperties: false });
+export type ExportCustomersQuery = Static<typeof ExportCustomersQuery>;
+
 /** A customer as the store holds it, withdrawn and erased ones included: what an export shows. */
 export const CustomerRecord = Type.Object(
   {

@@ -1,26 +1,32 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
 import type { ConditionalWrite, WriteContext } from '../events/event.store.ts';
 import { periodic, type Job } from '../jobs.ts';
 import { canonicalJson } from '../json.ts';
-import type { CursorCodec, Page } from '../paging.ts';
+import { csvChunks, csvFilename, csvHeaders, csvLine, csvRecord, EXPORT_PAGE_SIZE, type CsvExport } from '../csv.ts';
+import { type CursorCodec, everyPage, type Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import type { Order } from '../store/order.schemas.ts';
 import {
   KEPT_FOR_SALES,
-  type Address,
-  type Customer,
+  Address,
+  Customer,
   type CustomerErasure,
   type CustomerPatch,
   type CustomerExport,
+  type ExportCustomersQuery,
   type ListCustomersQuery,
   type NewCustomer,
 } from './customer.schemas.ts';
 import { customerNeedle, customerSearchText } from './customer.search.ts';
 import type { CustomerWrite } from './customer.store.ts';
+
+/** The columns of the customers' CSV: the Customer's members, the address by its lines. */
+export const CUSTOMER_CSV_HEADERS = csvHeaders(Customer, [Address]);
 
 // The customers' workflows (docs/api.md, "Customers"). A customer's events carry its id only: the
 // personal data stays behind `customers:read`, and an erasure has no copy in the feed or in webhook
@@ -81,7 +87,7 @@ export function updateCustomer(storage: Storage, id: number, patch: CustomerPatc
     const { next, changed } = patchCustomer(current, patch);
     if (!changed) return withoutEvents(current);
     const customer = await tx.customers.update(id, written(next), ctx.now);
-    return { result: customer, events: [{ type: 'customer.updated', data: { id } }] };
+    return { result: customer, events: [{ type: 'customer.updated', data: { id }, changes: changesOf(current, customer) }] };
   });
 }
 
@@ -199,6 +205,13 @@ export class CustomerService {
   list(q: ListCustomersQuery): Promise<Page<Customer>> {
     const needle = q.q === undefined ? undefined : customerNeedle(q.q);
     return this.#cursors.fetchPage(`customers;${needle ?? ''}`, q, (limit, afterId = 0) => this.#storage.customers.list({ limit, afterId, needle }));
+  }
+
+  /** Every customer the listing `q` shows, as CSV: the listing's own pages, `pageSize` customers each, read as the reader takes them. */
+  async exportCsv(q: ExportCustomersQuery, pageSize = EXPORT_PAGE_SIZE): Promise<CsvExport> {
+    const filename = csvFilename('customers', this.#clock.now());
+    const pages = await everyPage((cursor) => this.list({ ...q, limit: pageSize, cursor }));
+    return { filename, chunks: csvChunks(csvLine(CUSTOMER_CSV_HEADERS), pages, (customer) => csvRecord(customer, CUSTOMER_CSV_HEADERS)) };
   }
 
   update(id: number, patch: CustomerPatch, ifMatch: Condition | undefined): Promise<Customer> {

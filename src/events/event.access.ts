@@ -24,6 +24,16 @@ export function mayRead(scopes: readonly Scope[], type: EventType): boolean {
   return scopes.includes(readScopeOf(type));
 }
 
+/**
+ * Whether a reader holding `scopes` sees the `changes` of an activity entry or event of `type`: those
+ * of an event type take the scope that reads that type (so a customer's, which are personal data,
+ * take `customers:read`); a write no event describes (`key.created`, `staff.updated`) carries no
+ * data of another domain, so its changes go with the entry.
+ */
+export function mayReadChanges(scopes: readonly Scope[], type: string): boolean {
+  return !(EVENT_TYPES as readonly string[]).includes(type) || mayRead(scopes, type as EventType);
+}
+
 /** The event types a key holding `scopes` may read, in EVENT_TYPES order. */
 export function readableTypes(scopes: readonly Scope[]): EventType[] {
   return EVENT_TYPES.filter((type) => mayRead(scopes, type));

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import type { Actor, Changes } from '../activity/activity.schemas.ts';
 import type { Category } from '../categories/category.schemas.ts';
 import { HEALTH_RECORD_EXAMPLE, type HealthRecord, VOIDED_HEALTH_RECORD_EXAMPLE } from '../health/health.schemas.ts';
 import { PET_EXAMPLE, type Pet } from '../pets/pet.schemas.ts';
@@ -43,6 +44,25 @@ export function eventPetId(e: { readonly type: EventType; readonly data: object 
   return typeof id === 'number' ? id : undefined;
 }
 
+/**
+ * The resource an event is about, as the activity log names it (`pet:42`): the animal of a `pet.*`
+ * event (a health record's too), else the order, category, customer or hold itself.
+ */
+export function eventResource(e: { readonly type: EventType; readonly data: object }): string {
+  const kind = e.type.slice(0, e.type.indexOf('.'));
+  const id = kind === 'pet' ? eventPetId(e) : (e.data as { id: number }).id;
+  return `${kind}:${id}`;
+}
+
+/**
+ * Whether an event of `type` carries its change's `changes`: an update's do, but a customer's, which
+ * are personal data, never travel in an event (docs/events.md, "Customers"); the activity log keeps
+ * them for readers holding `customers:read`.
+ */
+export function eventCarriesChanges(type: EventType): boolean {
+  return type.endsWith('.updated') && !type.startsWith('customer.');
+}
+
 export const EventTypeSchema = Type.Unsafe<EventType>({ $id: 'EventType', enum: [...EVENT_TYPES], type: 'string', description: 'What changed' });
 
 const ref = <T>(id: string) => Type.Unsafe<T>({ $ref: `${id}#` });
@@ -80,8 +100,26 @@ function eventSchema<K extends EventType, D extends TSchema>(type: K, data: D, d
       type: Type.Literal(type, { description: 'What changed' }),
       createdAt: Type.String({ format: 'date-time', description: 'When the change was committed (RFC 3339, UTC, milliseconds)', examples: [AT] }),
       data,
+      actor: Type.Optional(
+        Type.Unsafe<Actor>({ $ref: 'Actor#', description: 'Who made the change; absent on events recorded before the service recorded actors' }),
+      ),
+      ...(eventCarriesChanges(type) ? { changes: Type.Optional(Type.Unsafe<Changes>({ $ref: 'Changes#' })) } : {}),
     },
-    { $id: eventSchemaId(type), additionalProperties: false, description, examples: [{ id: 'evt_42', type, createdAt: AT, data: example }] },
+    {
+      $id: eventSchemaId(type),
+      additionalProperties: false,
+      description,
+      examples: [
+        {
+          id: 'evt_42',
+          type,
+          createdAt: AT,
+          data: example,
+          actor: { type: 'staff', id: 3, name: 'Ada Lovelace' },
+          ...(type === 'pet.updated' ? { changes: { status: ['available', 'pending'] } } : {}),
+        },
+      ],
+    },
   );
 }
 
@@ -178,7 +216,9 @@ export const Events = Type.Array(ref<Event>('Event'), { $id: 'Events', descripti
  * text, byte for byte, so a signature checked on a delivery holds for the same event replayed.
  */
 export function serializeEvent(e: Event): string {
-  return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt, data: e.data });
+  const { actor } = e;
+  const changes = (e as { changes?: Changes }).changes;
+  return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt, data: e.data, actor, changes });
 }
 
 export const ListEventsQuery = Type.Object(

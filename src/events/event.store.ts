@@ -1,6 +1,7 @@
 // The outbox's storage: what every write carries (WriteContext), the events it records in its
 // transaction (EventTx) and the feed that reads them (EventRepository). Engines implement these
 // (storage/sql/sql.events.ts); storage/storage.ts gathers every domain's repositories.
+import type { Actor, Changes } from '../activity/activity.schemas.ts';
 import type { Condition } from '../preconditions.ts';
 import type { EventType, Event } from './event.schemas.ts';
 import type { IdempotentResponse } from './idempotency.store.ts';
@@ -32,6 +33,10 @@ export interface NewEvent {
   readonly data: object;
   /** The animal it concerns (the feed's `petId` filter): set by the outbox from type and data (event.schemas.ts, eventPetId). */
   readonly petId?: number | undefined;
+  /** For an update: what changed (activity/activity.changes.ts, changesOf). */
+  readonly changes?: Changes;
+  /** Who made it: set by the outbox from the request (activity/activity.context.ts). */
+  readonly actor?: Actor;
 }
 
 /** Keyset page request over the event feed: ascending ids after `afterId`. */

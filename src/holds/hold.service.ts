@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
@@ -42,7 +43,8 @@ export function assertUntil(until: Date, now: Date): void {
 /** Gives a pet the status `status`; its pet.updated when that changed it (a withdrawn pet is left alone). */
 async function movePet(tx: Transaction, pet: Pet | undefined, status: PetStatus, now: Date): Promise<NewEvent[]> {
   if (pet === undefined || pet.status === status) return [];
-  return [{ type: 'pet.updated', data: await savePet(tx, pet, { ...pet, status }, now) }];
+  const saved = await savePet(tx, pet, { ...pet, status }, now);
+  return [{ type: 'pet.updated', data: saved, changes: changesOf(pet, saved) }];
 }
 
 /** Puts an available animal on hold for a live customer; it becomes pending. Records hold.placed and pet.updated. */

@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid, notFound } from '../errors.ts';
-import { withoutEvents, write } from '../events/event.outbox.ts';
+import { onlyActivity, withoutEvents, write } from '../events/event.outbox.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
 import type { WriteContext } from '../events/event.store.ts';
@@ -112,7 +112,8 @@ export async function createApiKey(
       if (!parent.owner && (await tx.apiKeys.countLive(root, now)) >= maxPerTree) throw keyLimitReached(root, maxPerTree);
     }
     const input = { name, prefix: displayPrefix(key), hash: hashKey(key), scopes, expiresAt, parentId, owner };
-    return withoutEvents(await tx.apiKeys.insert(input, now));
+    const created = await tx.apiKeys.insert(input, now);
+    return onlyActivity(created, 'key.created', `key:${created.id}`);
   });
   return { key, info };
 }
@@ -129,7 +130,7 @@ export function revokeApiKey(storage: Storage, id: number, ctx: WriteContext<boo
     assertFound(`key ${id}`, key);
     if (key.revokedAt !== null) return withoutEvents(false);
     await tx.apiKeys.revokeTree(id, ctx.now);
-    return withoutEvents(true);
+    return onlyActivity(true, 'key.revoked', `key:${id}`);
   });
 }
 
@@ -275,7 +276,7 @@ export class KeyVerifier {
     const stored = await this.#repo.findByHash(hash);
     if (stored === undefined || !keyIsActive(stored, this.#clock.now())) return undefined;
     const root = stored.keyId === null ? null : await this.#treeRoot(stored.keyId);
-    return { keyId: stored.keyId, scopes: stored.scopes, owner: stored.owner, subject: `key:${stored.keyId}`, budget: `tree:${root}` };
+    return { keyId: stored.keyId, name: stored.name, scopes: stored.scopes, owner: stored.owner, subject: `key:${stored.keyId}`, budget: `tree:${root}` };
   }
 
   /**

@@ -16,16 +16,19 @@ export const SCOPES = [
   'webhooks:admin',
   'staff:read',
   'staff:admin',
+  'activity:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * What a new key holds when nobody names its scopes (`keys create` without `--scopes`, createKey
  * without `scopes`): every scope but the admin ones (`…:admin`), those of customers' personal
- * data (`customers:…`) and `staff:read` (the staff's names and e-mail addresses), which a key holds
- * only when they were asked for by name: least privilege for what can harm the store or a person
+ * data (`customers:…`), `staff:read` (the staff's names and e-mail addresses) and `activity:read` (who
+ * did what, by name), which a key holds only when they were asked for by name: least privilege for what can harm the store or a person
  * (docs/api.md, "Authentication").
  */
-export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => !s.endsWith(':admin') && !s.startsWith('customers:') && s !== 'staff:read');
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter(
+  (s) => !s.endsWith(':admin') && !s.startsWith('customers:') && s !== 'staff:read' && s !== 'activity:read',
+);
 /** What the default set leaves out: held only when named (or with `--scopes all` in the CLI). */
 export const NAMED_ONLY_SCOPES: readonly Scope[] = SCOPES.filter((s) => !DEFAULT_SCOPES.includes(s));
 
@@ -51,6 +54,8 @@ export interface KeyLifetime {
 
 /** A stored key as its lookup finds it: the principal and when it stops working (ms since the epoch). */
 export interface StoredPrincipal extends Principal {
+  /** The key's name (the actor of the writes it makes: activity/). */
+  readonly name: string;
   readonly revokedAt: number | null;
   readonly expiresAt: number | null;
 }
@@ -67,6 +72,8 @@ export interface Caller extends Principal {
    * requests share one budget; a bootstrap key's subject.
    */
   readonly budget: string;
+  /** Who it is, for the activity log: the key's name, the person's name; absent for a configured (bootstrap) key. */
+  readonly name?: string;
   /** Set when the request is signed in with a staff session (its cookie) rather than an API key. */
   readonly staff?: SignedIn;
 }

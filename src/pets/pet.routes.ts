@@ -22,13 +22,17 @@ import {
   UNEXPECTED_BODY,
 } from '../schemas.ts';
 import { linkNext } from '../paging.ts';
-import { BULK_MAX_IDS, BulkPetChange, BulkResult, ListPetsQuery, listed, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
+import { csvResponse, sendCsv } from '../csv.ts';
+import { PET_CSV_HEADERS } from './pet.csv.ts';
+import { BULK_MAX_IDS, BulkPetChange, BulkResult, ExportPetsQuery, ListPetsQuery, listed, NewPet, Pet, PetIdParams, PetPatch, Pets } from './pet.schemas.ts';
 import type { PetService } from './pet.service.ts';
 
 export interface PetRoutesOptions {
   readonly pets: PetService;
   /** Absolute or relative base of the API, including /v1, for Location and Link. */
   readonly base: string;
+  /** Animals an export reads a page (EXPORT_PAGE_SIZE; tests make it small to see the paging). */
+  readonly exportPageSize?: number;
 }
 
 // getPet was marked deprecated on 2026-01-01 (docs/api.md); it is removed on 2030-12-05.
@@ -41,7 +45,7 @@ const mayReadPets = (request: FastifyRequest) => request.principal?.scopes.inclu
 // The listing's filters, as its query schema has them (the rest pages and orders it).
 const FILTERS = Object.keys(ListPetsQuery.properties).filter((p) => !['limit', 'sort', 'cursor'].includes(p));
 
-export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base }) => {
+export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, base, exportPageSize }) => {
   const location = (pet: Pet) => `${base}/pets/${pet.id}`;
 
   app.get(
@@ -66,6 +70,30 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       const { limit, status, categoryId, id, q, tag, sex, breed, recordComplete, microchip, sort } = request.query;
       linkNext(reply, page, base, '/pets', { limit, status, categoryId, id: id?.map(String), q, tag, sex, breed, recordComplete, microchip, sort });
       return page.items.map(withEntityTag);
+    },
+  );
+
+  app.get(
+    '/pets.csv',
+    {
+      config: { scope: 'pets:read' },
+      schema: {
+        operationId: 'exportPets',
+        tags: ['Pets'],
+        summary: 'Export animals as CSV',
+        description: `Every animal \`GET /pets\` lists with the same filters and \`sort\` (${listed(FILTERS, 'and')}), in its order, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the columns an import reads: ${listed(PET_CSV_HEADERS, 'and')}. An object member is a column per property (\`breed.primary\`), \`category\` is the category's name, \`tags\` are one space apart, a boolean is \`true\` or \`false\`, a member the animal lacks is empty. A cell a spreadsheet would read as a formula (starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return) starts with a quote mark \`'\`, which an import removes. Streamed a page of animals at a time, so an export of any length takes the same memory; an animal changed while the export runs is written as it was when its page was read ([API guide](/docs/api.md), "Exports").`,
+        'x-stability': 'experimental',
+        querystring: ExportPetsQuery,
+        response: {
+          200: csvResponse('The animals, as CSV', 'pets-2026-11-28.csv'),
+          400: errorResponse`Invalid ${prose(listed(Object.keys(ExportPetsQuery.properties), 'or'))}, \`id\` with \`q\` or \`tag\` or another order than id, or an unknown or repeated query parameter (${'validation_failed'}); ${MALFORMED}`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { filename, chunks } = await pets.exportCsv(request.query, exportPageSize);
+      return sendCsv(reply, filename, chunks);
     },
   );
 

@@ -457,6 +457,11 @@ export const ListPetsQuery = Type.Object(
 );
 export type ListPetsQuery = Static<typeof ListPetsQuery>;
 
+// The export takes the listing's filters and sort, and reads every page itself.
+const { limit: _limit, cursor: _cursor, ...petFilters } = ListPetsQuery.properties;
+export const ExportPetsQuery = Type.Object(petFilters, { additionalProperties: false });
+export type ExportPetsQuery = Static<typeof ExportPetsQuery>;
+
 export const PetIdParams = Type.Object({ petId: Id('The identifier of the animal') }, { additionalProperties: false });
 export type PetIdParams = Static<typeof PetIdParams>;
 

@@ -1,7 +1,10 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
-import { withoutEvents, write } from '../events/event.outbox.ts';
-import type { CursorCodec, Page } from '../paging.ts';
+import { canonicalJson } from '../json.ts';
+import { type Change, withoutEvents, write } from '../events/event.outbox.ts';
+import { csvChunks, csvFilename, EXPORT_PAGE_SIZE, type CsvExport } from '../csv.ts';
+import { type CursorCodec, everyPage, type Page } from '../paging.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
 import type { ConditionalWrite, WriteContext } from '../events/event.store.ts';
 import type { IdempotentResponse } from '../events/idempotency.store.ts';
@@ -10,7 +13,19 @@ import type { Storage, Transaction } from '../storage/storage.ts';
 import { OPEN_ORDER_STATUSES } from '../store/order.lifecycle.ts';
 import { petOnHold } from '../holds/hold.rules.ts';
 import { type PetListing, passes, petListing } from './pet.listing.ts';
-import { type BulkRefusal, type BulkResult, NewPet, PET_FIELDS, PetPatch, type ListPetsQuery, type Pet, type Price, type PriceInput } from './pet.schemas.ts';
+import { petCsvHeader, petCsvRecord } from './pet.csv.ts';
+import {
+  type BulkRefusal,
+  type BulkResult,
+  type ExportPetsQuery,
+  NewPet,
+  PET_FIELDS,
+  PetPatch,
+  type ListPetsQuery,
+  type Pet,
+  type Price,
+  type PriceInput,
+} from './pet.schemas.ts';
 import { nameKey } from './pet.fold.ts';
 import { searchText } from './pet.search.ts';
 import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normaliseMicrochip, type RecordRule, recordState } from './pet.record.ts';
@@ -25,12 +40,15 @@ import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normalise
  */
 export function createPet(storage: Storage, input: Omit<PetCreate, 'at'>, ctx: WriteContext<Pet>, reveal = false): Promise<Pet> {
   checkRecord(input, ctx.now);
-  return write(storage, ctx, async (tx) => {
-    if (input.microchip !== undefined) await assertMicrochipFree(tx, input.microchip, undefined, reveal);
-    const pet = await tx.pets.insert({ ...input, at: ctx.now });
-    if (pet === undefined) throw unknownCategory(input.categoryId);
-    return { result: pet, events: [{ type: 'pet.created', data: pet }] };
-  });
+  return write(storage, ctx, (tx) => insertPet(tx, input, ctx.now, reveal));
+}
+
+/** createPet's workflow over a transaction (an import's row runs it too: imports/import.apply.ts); `input` passed checkRecord. */
+export async function insertPet(tx: Transaction, input: Omit<PetCreate, 'at'>, now: Date, reveal: boolean): Promise<Change<Pet>> {
+  if (input.microchip !== undefined) await assertMicrochipFree(tx, input.microchip, undefined, reveal);
+  const pet = await tx.pets.insert({ ...input, at: now });
+  if (pet === undefined) throw unknownCategory(input.categoryId);
+  return { result: pet, events: [{ type: 'pet.created', data: pet }] };
 }
 
 /**
@@ -48,20 +66,31 @@ export function updatePet(
   rule: RecordRule = DEFAULT_RECORD_RULE,
   reveal = false,
 ): Promise<Pet> {
-  return write(storage, ctx, async (tx) => {
-    const current = await tx.pets.lock(id);
-    assertFound(`pet ${id}`, current);
-    assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
-    const { next, changed } = patchPet(current, patch, currency, rule);
-    if (!changed) return withoutEvents(current);
-    checkRecord(next, ctx.now);
-    if (next.microchip !== undefined && next.microchip !== current.microchip) await assertMicrochipFree(tx, next.microchip, id, reveal);
-    if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
-    if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
-    await assertNotHeld(tx, id, next.status !== current.status);
-    const pet = await savePet(tx, current, next, ctx.now);
-    return { result: pet, events: [{ type: 'pet.updated', data: pet }] };
-  });
+  return write(storage, ctx, (tx) => changePet(tx, id, patch, currency, ctx, rule, reveal));
+}
+
+/** updatePet's workflow over a transaction (an import's row runs it too: imports/import.apply.ts); no event when nothing changed. */
+export async function changePet(
+  tx: Transaction,
+  id: number,
+  patch: PetPatch,
+  currency: string,
+  ctx: Pick<ConditionalWrite<Pet>, 'now' | 'ifMatch'>,
+  rule: RecordRule,
+  reveal: boolean,
+): Promise<Change<Pet>> {
+  const current = await tx.pets.lock(id);
+  assertFound(`pet ${id}`, current);
+  assertIfMatch(`pet ${id}`, ctx.ifMatch, current);
+  const { next, changed } = patchPet(current, patch, currency, rule);
+  if (!changed) return withoutEvents(current);
+  checkRecord(next, ctx.now);
+  if (next.microchip !== undefined && next.microchip !== current.microchip) await assertMicrochipFree(tx, next.microchip, id, reveal);
+  if (next.categoryId !== current.categoryId && !(await tx.categories.keepLive(next.categoryId))) throw unknownCategory(next.categoryId);
+  if (next.status !== current.status && (await tx.orders.exists(id, OPEN_ORDER_STATUSES))) throw petHasOpenOrder(id, 'status');
+  await assertNotHeld(tx, id, next.status !== current.status);
+  const pet = await savePet(tx, current, next, ctx.now);
+  return { result: pet, events: [{ type: 'pet.updated', data: pet, changes: changesOf(current, pet) }] };
 }
 
 /** While a live hold keeps an animal for a customer, its status is the hold's and it cannot be withdrawn (409 pet_on_hold). */
@@ -194,9 +223,13 @@ function fromInput(member: keyof Pet, given: unknown, currency: string): unknown
   return given;
 }
 
-/** Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON. */
+/**
+ * Whether two values of a member are the same: equal scalars, or lists and objects with the same JSON
+ * whatever order an object's keys were written in (a breed sent as `{mixed, primary}` and read back
+ * from a CSV row as `{primary, mixed}` is one breed).
+ */
 function same(a: unknown, b: unknown): boolean {
-  return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+  return a === b || (typeof a === 'object' && typeof b === 'object' && canonicalJson(a) === canonicalJson(b));
 }
 
 /**
@@ -285,6 +318,18 @@ export class PetService {
         : async (limit, from) => ({ rows: await this.#named(ids, listing, limit, from === undefined ? undefined : Number(from)) }),
       listing.position,
     );
+  }
+
+  /**
+   * Every animal the listing `q` shows, in its order, as CSV (pets/pet.csv.ts): the listing's own
+   * pages, `pageSize` animals each, read as the reader takes them. A query the listing refuses is
+   * refused before anything is sent. The category is written by its name as of the export's start.
+   */
+  async exportCsv(q: ExportPetsQuery, pageSize = EXPORT_PAGE_SIZE): Promise<CsvExport> {
+    const filename = csvFilename('pets', this.#clock.now());
+    const pages = await everyPage((cursor) => this.list({ ...q, limit: pageSize, cursor }));
+    const names = new Map((await this.#storage.categories.list()).map((c) => [c.id, c.name]));
+    return { filename, chunks: csvChunks(petCsvHeader(), pages, (pet) => petCsvRecord(pet, (id) => names.get(id))) };
   }
 
   /**

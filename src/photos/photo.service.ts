@@ -1,3 +1,4 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
 import { withoutEvents, write } from '../events/event.outbox.ts';
@@ -19,7 +20,8 @@ export interface AddedPhoto {
 /** Adds a processed photo to a live pet; the same image twice is one photo (and one stored copy). */
 export function addPhoto(storage: Storage, petId: number, image: ProcessedPhoto, ctx: WriteContext<AddedPhoto>): Promise<AddedPhoto> {
   return write(storage, ctx, async (tx) => {
-    assertFound(`pet ${petId}`, await tx.pets.lock(petId));
+    const before = await tx.pets.lock(petId);
+    assertFound(`pet ${petId}`, before);
     const photos = await tx.photos.list(petId);
     const same = photos.find((p) => p.hash === image.hash);
     if (same) return withoutEvents({ photo: same, created: false });
@@ -29,7 +31,7 @@ export function addPhoto(storage: Storage, petId: number, image: ProcessedPhoto,
     await tx.photos.retain(image, ctx.now);
     const photo = await tx.photos.attach(petId, image.hash, ctx.now);
     const pet = await tx.photos.setPetPhotos(petId, [...photos.map((p) => p.hash), image.hash], ctx.now);
-    return { result: { photo, created: true }, events: [{ type: 'pet.updated', data: pet }] };
+    return { result: { photo, created: true }, events: [{ type: 'pet.updated', data: pet, changes: changesOf(before, pet) }] };
   });
 }
 
@@ -40,7 +42,8 @@ export function tooManyPhotos(petId: number): AppError {
 /** Removes a photo from a live pet; its bytes go with the last photo that showed them. */
 export function removePhoto(storage: Storage, petId: number, photoId: number, ctx: WriteContext<void>): Promise<void> {
   return write(storage, ctx, async (tx) => {
-    assertFound(`pet ${petId}`, await tx.pets.lock(petId));
+    const before = await tx.pets.lock(petId);
+    assertFound(`pet ${petId}`, before);
     const removed = await tx.photos.detach(petId, photoId);
     assertFound(`photo ${photoId} of pet ${petId}`, removed);
     await tx.photos.release(removed.hash);
@@ -49,7 +52,7 @@ export function removePhoto(storage: Storage, petId: number, photoId: number, ct
       (await tx.photos.list(petId)).map((p) => p.hash),
       ctx.now,
     );
-    return { result: undefined, events: [{ type: 'pet.updated', data: pet }] };
+    return { result: undefined, events: [{ type: 'pet.updated', data: pet, changes: changesOf(before, pet) }] };
   });
 }
 

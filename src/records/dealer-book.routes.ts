@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { CSV_TYPE } from '../csv.ts';
 import { invalid } from '../errors.ts';
 import { CalendarDate, commonErrors, errorResponse, MALFORMED } from '../schemas.ts';
 import { dealerBook, DEALER_BOOK_HEADER } from './dealer-book.ts';
@@ -47,7 +48,7 @@ export const dealerBookRoutes: FastifyPluginAsyncTypebox<{ readonly book: Dealer
       const end = new Date(Date.parse(`${to}T00:00:00.000Z`) + DAY_MS);
       // A stream, which the route's string schema does not type; Fastify sends it as it comes.
       return reply
-        .type('text/csv; charset=utf-8; header=present')
+        .type(CSV_TYPE)
         .header('content-disposition', `attachment; filename="dealer-book-${from}-${to}.csv"`)
         .send(Readable.from(dealerBook(book, new Date(`${from}T00:00:00.000Z`), end)) as unknown as string);
     },

@@ -1,7 +1,7 @@
-// The dealer's record book as CSV (docs/api.md, "Dealer's record book"): RFC 4180 — CRLF line
-// ends, a header row, a field quoted when it holds a comma, a quote or a line break, its quotes
-// doubled — in UTF-8. One row per animal acquired or disposed of in the period, with what New York
-// Agriculture and Markets Law §402 asks a dealer to record of each. Pure, but for the pages it asks for.
+// The dealer's record book as CSV (docs/api.md, "Dealer's record book"), written by src/csv.ts:
+// one row per animal acquired or disposed of in the period, with what New York Agriculture and
+// Markets Law §402 asks a dealer to record of each. Pure, but for the pages it asks for.
+import { csvLine as line } from '../csv.ts';
 import type { CustomerRecord } from '../customers/customer.schemas.ts';
 import { birthWords, breedWords, sourceWords } from '../pets/pet.record-words.ts';
 import type { DealerBookEntry, DealerBookRepository } from './dealer-book.store.ts';
@@ -30,19 +30,6 @@ export const DEALER_BOOK_HEADER = [
 
 /** Rows read from the database per page: the memory a book takes, whatever its length. */
 export const DEALER_BOOK_PAGE = 500;
-
-// A field a spreadsheet would read as a formula (CWE-1236) starts with a quote mark, shown as text.
-const FORMULA = /^[=+\-@\t\r]/;
-
-/** One CSV field: quoted when it must be (RFC 4180 §2.6–2.7), a formula-like start defused. */
-export function csvField(value: string | number | undefined): string {
-  if (value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && FORMULA.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-const line = (fields: readonly (string | number | undefined)[]) => `${fields.map(csvField).join(',')}\r\n`;
 
 const address = (c: CustomerRecord | undefined) => {
   const a = c?.address;

@@ -6,13 +6,14 @@ import type { Clock } from '../clock.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Verdict } from '../http/policies/rate-limit.ts';
 import type { Caller, SignedIn } from '../keys/key.types.ts';
+import { onlyActivity, write } from '../events/event.outbox.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { CurrentSession, NewSession, Session } from './session.schemas.ts';
 import { checkPassword, type PasswordHasher } from './staff.password.ts';
 import { ROLE_SCOPES } from './staff.roles.ts';
 import type { PasswordChange } from './staff.schemas.ts';
 import { hashToken } from './staff.service.ts';
-import type { StoredSession } from './staff.store.ts';
+import type { StoredSession, StoredStaff } from './staff.store.ts';
 
 const SESSION_PREFIX = 'pss_';
 const SESSION_TOKEN = /^pss_[A-Za-z0-9_-]{43}$/;
@@ -24,7 +25,12 @@ export interface SessionSettings {
   readonly idleMinutes: number;
   /** SESSION_MAX_HOURS: a session ends this long after sign-in, however active. */
   readonly maxHours: number;
+  /** STAFF_REQUIRE_PASSKEY: an owner or manager who has a passkey may not sign in with a password. */
+  readonly requirePasskey: boolean;
 }
+
+/** The roles STAFF_REQUIRE_PASSKEY applies to. */
+const PASSKEY_ROLES: ReadonlySet<string> = new Set(['owner', 'manager']);
 
 /** A limiter of failed sign-ins (http/policies/rate-limit.ts, FixedWindowLimiter). */
 export interface FailureLimiter {
@@ -48,6 +54,7 @@ export const SIGN_IN_FAILED = new AppError('unauthorized', 'the e-mail address o
 export const SESSION_ENDED = new AppError('unauthorized', 'the session has ended (signed out, timed out or ended by an owner); sign in again', {
   'www-authenticate': 'Bearer realm="petstore"',
 });
+export const PASSKEY_REQUIRED = new AppError('passkey_required', 'owners and managers who have a passkey sign in with it (STAFF_REQUIRE_PASSKEY)');
 export const NOT_SIGNED_IN = new AppError('forbidden', 'this operation is for a person signed in to the console, not for an API key');
 
 const tooMany = (v: Verdict) => new AppError('rate_limited', `too many failed sign-ins; retry in ${v.reset} s`, { 'retry-after': String(v.reset) });
@@ -97,15 +104,26 @@ export class SessionService {
       if (!byAccount.allowed) throw tooMany(byAccount);
       throw SIGN_IN_FAILED;
     }
+    if (this.#settings.requirePasskey && PASSKEY_ROLES.has(person.role) && (await this.#storage.staff.passkeys(person.id)).length > 0) {
+      this.#log.info({ staffId: person.id, outcome: 'passkey_required' }, 'password sign-in refused: a passkey is required');
+      throw PASSKEY_REQUIRED;
+    }
+    return this.start(person, 'password');
+  }
+
+  /** Opens a session for a person who proved who they are (a password or a passkey). */
+  async start(person: StoredStaff, method: 'password' | 'passkey'): Promise<{ token: string; current: CurrentSession }> {
     const now = this.#clock.now();
     const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + this.maxAgeSeconds * 1000);
-    const session = await this.#storage.transaction(async (tx) => {
+    const session = await write(this.#storage, { now }, async (tx) => {
       await tx.staff.forgetSessions(person.id, now);
       await tx.staff.signedIn(person.id, now);
-      return tx.staff.openSession({ staffId: person.id, tokenHash: hashToken(token), at: now, expiresAt });
+      const opened = await tx.staff.openSession({ staffId: person.id, tokenHash: hashToken(token), at: now, expiresAt });
+      // The request has no principal yet: the person signing in is the actor.
+      return { ...onlyActivity(opened, 'session.started', `staff:${person.id}`), actor: { type: 'staff', id: person.id, name: person.name } };
     });
-    this.#log.info({ staffId: person.id, sessionId: session.id, outcome: 'signed_in' }, 'signed in');
+    this.#log.info({ staffId: person.id, sessionId: session.id, method, outcome: 'signed_in' }, 'signed in');
     const { id, name, role, state, createdAt } = person;
     const staff = { id, name, email: person.email, role, state, createdAt, lastSignInAt: now.toISOString() };
     return { token, current: { session: this.#view(session, session.id), staff, scopes: [...ROLE_SCOPES[role]], csrfToken: csrfOf(token) } };
@@ -125,7 +143,7 @@ export class SessionService {
     if (now.getTime() - Date.parse(session.lastSeenAt) >= TOUCH_MS) await this.#storage.transaction((tx) => tx.staff.touchSession(session.id, now));
     const subject = `staff:${session.staffId}`;
     const staff: SignedIn = { id: session.staffId, sessionId: session.id, csrf: csrfOf(token) };
-    return { keyId: null, scopes: ROLE_SCOPES[session.role], owner: session.role === 'owner', subject, budget: subject, staff };
+    return { keyId: null, name: session.name, scopes: ROLE_SCOPES[session.role], owner: session.role === 'owner', subject, budget: subject, staff };
   }
 
   #open(s: StoredSession, now: Date): boolean {
@@ -156,14 +174,19 @@ export class SessionService {
 
   async signOut(caller: Caller): Promise<void> {
     const me = signedIn(caller);
-    await this.#storage.transaction((tx) => tx.staff.endSession(me.id, me.sessionId, this.#clock.now()));
+    await write(this.#storage, { now: this.#clock.now() }, async (tx) =>
+      onlyActivity(await tx.staff.endSession(me.id, me.sessionId, this.#clock.now()), 'session.ended', `staff:${me.id}`),
+    );
     this.#log.info({ staffId: me.id, sessionId: me.sessionId, outcome: 'signed_out' }, 'signed out');
   }
 
   /** Ends one of the person's own sessions; another's, or an ended one → 404. */
   async end(caller: Caller, sessionId: number): Promise<void> {
     const me = signedIn(caller);
-    const ended = await this.#storage.transaction((tx) => tx.staff.endSession(me.id, sessionId, this.#clock.now()));
+    const ended = await write(this.#storage, { now: this.#clock.now() }, async (tx) => {
+      const done = await tx.staff.endSession(me.id, sessionId, this.#clock.now());
+      return done ? onlyActivity(done, 'session.ended', `staff:${me.id}`) : { result: done, events: [] };
+    });
     if (!ended) throw notFound(`session ${sessionId}`);
     this.#log.info({ staffId: me.id, sessionId, outcome: 'ended' }, 'session ended by its person');
   }
@@ -171,7 +194,9 @@ export class SessionService {
   /** Ends every session of the person but this one. */
   async endOthers(caller: Caller): Promise<number> {
     const me = signedIn(caller);
-    const n = await this.#storage.transaction((tx) => tx.staff.endSessions(me.id, this.#clock.now(), me.sessionId));
+    const n = await write(this.#storage, { now: this.#clock.now() }, async (tx) =>
+      onlyActivity(await tx.staff.endSessions(me.id, this.#clock.now(), me.sessionId), 'session.ended_others', `staff:${me.id}`),
+    );
     this.#log.info({ staffId: me.id, sessions: n, outcome: 'ended_others' }, 'other sessions ended by their person');
     return n;
   }
@@ -185,9 +210,10 @@ export class SessionService {
     if (person === undefined || !(await this.#hasher.verify(person.passwordHash, input.currentPassword)))
       throw new AppError('forbidden', 'the current password is wrong');
     const passwordHash = await this.#hasher.hash(input.newPassword);
-    await this.#storage.transaction(async (tx) => {
+    await write(this.#storage, { now: this.#clock.now() }, async (tx) => {
       await tx.staff.update(me.id, { passwordHash });
       await tx.staff.endSessions(me.id, this.#clock.now(), me.sessionId);
+      return onlyActivity(undefined, 'staff.password_changed', `staff:${me.id}`);
     });
     this.#log.info({ staffId: me.id, outcome: 'password_changed' }, 'password changed; other sessions ended');
   }

@@ -5,6 +5,8 @@ import type { Clock } from '../clock.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
+import { changesOf } from '../activity/activity.changes.ts';
+import { onlyActivity, write } from '../events/event.outbox.ts';
 import type { Storage } from '../storage/storage.ts';
 import { checkPassword, type PasswordHasher } from './staff.password.ts';
 import { managesRole, type Role } from './staff.roles.ts';
@@ -78,20 +80,23 @@ export class StaffService {
     const now = this.#clock.now();
     const { token, link } = newLink(now);
     const email = input.email.toLowerCase();
-    const staff = await this.#storage.transaction((tx) =>
-      tx.staff.insert({ name: input.name, email, role: input.role, state: 'invited', invitation: link }, now),
-    );
+    const staff = await write(this.#storage, { now }, async (tx) => {
+      const invited = await tx.staff.insert({ name: input.name, email, role: input.role, state: 'invited', invitation: link }, now);
+      return invited === undefined ? { result: invited, events: [] } : onlyActivity(invited, 'staff.invited', `staff:${invited.id}`);
+    });
     if (staff === undefined) throw staffExists(email);
     return { staff, invitation: { url: invitationUrl(origin, token), token, expiresAt: link.expiresAt.toISOString() } };
   }
 
   /** Changes a person's name or role; the last active owner keeps the role (409 last_owner). */
   update(id: number, patch: StaffPatch, actor: StaffActor): Promise<Staff> {
-    return this.#storage.transaction(async (tx) => {
+    return write(this.#storage, { now: this.#clock.now() }, async (tx) => {
       const person = await this.#lockManaged(tx.staff, id, actor);
       if (patch.role !== undefined && !managesRole(actor.owner, patch.role)) throw refuseRole(patch.role);
       if (patch.role !== undefined && patch.role !== 'owner') await this.#keepAnOwner(tx.staff, person);
-      return tx.staff.update(id, patch);
+      const staff = await tx.staff.update(id, patch);
+      const changes = changesOf({ name: person.name, role: person.role }, { name: staff.name, role: staff.role });
+      return { result: staff, events: [], activity: [{ type: 'staff.updated', resource: `staff:${id}`, changes }] };
     });
   }
 
@@ -100,11 +105,11 @@ export class StaffService {
     if (!actor.owner) throw new AppError('insufficient_scope', "only an owner resets a person's password");
     const now = this.#clock.now();
     const { token, link } = newLink(now);
-    const staff = await this.#storage.transaction(async (tx) => {
+    const staff = await write(this.#storage, { now }, async (tx) => {
       const person = await this.#lockManaged(tx.staff, id, actor);
       if (person.state === 'deactivated') throw new AppError('forbidden', `person ${id} is deactivated`);
       await tx.staff.endSessions(id, now);
-      return tx.staff.update(id, { passwordHash: null, invitation: link });
+      return onlyActivity(await tx.staff.update(id, { passwordHash: null, invitation: link }), 'staff.reset', `staff:${id}`);
     });
     return { staff, invitation: { url: invitationUrl(origin, token), token, expiresAt: link.expiresAt.toISOString() } };
   }
@@ -112,11 +117,11 @@ export class StaffService {
   /** Deactivates a person: they can no longer sign in, and their sessions end at once. */
   deactivate(id: number, actor: StaffActor): Promise<Staff> {
     const now = this.#clock.now();
-    return this.#storage.transaction(async (tx) => {
+    return write(this.#storage, { now }, async (tx) => {
       const person = await this.#lockManaged(tx.staff, id, actor);
       await this.#keepAnOwner(tx.staff, person);
       await tx.staff.endSessions(id, now);
-      return tx.staff.update(id, { state: 'deactivated', invitation: null });
+      return onlyActivity(await tx.staff.update(id, { state: 'deactivated', invitation: null }), 'staff.deactivated', `staff:${id}`);
     });
   }
 
@@ -125,10 +130,12 @@ export class StaffService {
     checkPassword(input.password, 'password');
     const passwordHash = await this.#hasher.hash(input.password);
     const now = this.#clock.now();
-    return this.#storage.transaction(async (tx) => {
+    return write(this.#storage, { now }, async (tx) => {
       const person = await tx.staff.lockByInvitation(hashToken(input.token));
       if (person === undefined || person.state === 'deactivated' || Date.parse(person.invitationExpiresAt!) <= now.getTime()) throw invalidInvitation();
-      return tx.staff.update(person.id, { state: 'active', passwordHash, invitation: null });
+      const staff = await tx.staff.update(person.id, { state: 'active', passwordHash, invitation: null });
+      // Nobody is signed in yet: the person taking up the link is the actor.
+      return { ...onlyActivity(staff, 'staff.joined', `staff:${person.id}`), actor: { type: 'staff', id: person.id, name: person.name } };
     });
   }
 

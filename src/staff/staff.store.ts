@@ -13,12 +13,35 @@ export interface StoredStaff extends Staff {
 export interface StoredSession {
   readonly id: number;
   readonly staffId: number;
+  /** The person's name (the actor of the writes the session makes: activity/). */
+  readonly name: string;
   readonly role: Role;
   readonly state: StaffState;
   readonly createdAt: string;
   readonly lastSeenAt: string;
   readonly expiresAt: string;
   readonly endedAt: string | null;
+}
+
+/** A person's passkey as the workflows need it: the public key (base64url COSE) and signature counter. */
+export interface StoredPasskey {
+  readonly id: number;
+  readonly staffId: number;
+  /** The authenticator's credential id (base64url). */
+  readonly credentialId: string;
+  readonly publicKey: string;
+  readonly counter: number;
+  readonly transports: readonly string[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+}
+
+export interface PasskeyCreate {
+  readonly staffId: number;
+  readonly credentialId: string;
+  readonly publicKey: string;
+  readonly counter: number;
+  readonly transports: readonly string[];
 }
 
 export interface StaffCreate {
@@ -55,6 +78,10 @@ export interface StaffRepository {
   /** The person's sessions not ended, neither expired at `now`, newest first. */
   sessions(staffId: number, now: Date): Promise<StoredSession[]>;
   count(): Promise<number>;
+  /** The person's passkeys, oldest first. */
+  passkeys(staffId: number): Promise<StoredPasskey[]>;
+  /** The passkey with this credential id, whoever's. */
+  passkey(credentialId: string): Promise<StoredPasskey | undefined>;
 }
 
 export interface StaffTx {
@@ -78,4 +105,14 @@ export interface StaffTx {
   endSession(staffId: number, sessionId: number, at: Date): Promise<boolean>;
   /** Deletes the person's sessions that ended or expired before `before` (so they do not pile up). */
   forgetSessions(staffId: number, before: Date): Promise<void>;
+  /** A new passkey; undefined when its credential id is registered already. */
+  addPasskey(input: PasskeyCreate, at: Date): Promise<StoredPasskey | undefined>;
+  /** Deletes one of the person's passkeys; false when it is not theirs. */
+  removePasskey(staffId: number, id: number): Promise<boolean>;
+  /** Records a sign-in with the passkey and the signature counter it presented. */
+  usedPasskey(id: number, counter: number, at: Date): Promise<void>;
+  /** Keeps a WebAuthn challenge for `staffId` (0: a sign-in) until `expiresAt`, deleting expired ones. */
+  saveChallenge(challenge: string, staffId: number, expiresAt: Date, now: Date): Promise<void>;
+  /** Takes (deletes) the challenge issued to `staffId`; its expiry, or undefined when it is unknown or taken already. */
+  takeChallenge(challenge: string, staffId: number): Promise<string | undefined>;
 }

@@ -13,7 +13,7 @@ import { PET_FIELDS, type Pet, type PetField, type PetFieldKind, type Price } fr
 import { photoPath, type Photo, type PhotoMediaType } from '../photos/photo.schemas.ts';
 import type { Role } from '../staff/staff.roles.ts';
 import type { Staff, StaffState } from '../staff/staff.schemas.ts';
-import type { StoredSession, StoredStaff } from '../staff/staff.store.ts';
+import type { StoredPasskey, StoredSession, StoredStaff } from '../staff/staff.store.ts';
 import type { Order, OrderStatus, SaleMethod } from '../store/order.schemas.ts';
 import type { Delivery, DeliveryStatus, DeliveryType, Webhook } from '../webhooks/webhook.schemas.ts';
 import type { IdempotencyRecord } from '../events/idempotency.store.ts';
@@ -202,10 +202,20 @@ export interface EventRow {
   type: EventType;
   data: string; // the resource as JSON text, exactly as recorded
   created_at: string;
+  actor: string | null; // JSON text; null before migration 20
+  changes: string | null; // JSON text, on updates
 }
-export const EVENT_COLUMNS = 'id, type, data, created_at';
+export const EVENT_COLUMNS = 'id, type, data, created_at, actor, changes';
 // The row's type names which event schema `data` follows (written by the outbox from that resource).
-export const toEvent = (r: EventRow): Event => ({ id: eventId(r.id), type: r.type, createdAt: r.created_at, data: JSON.parse(r.data) }) as Event;
+export const toEvent = (r: EventRow): Event =>
+  ({
+    id: eventId(r.id),
+    type: r.type,
+    createdAt: r.created_at,
+    data: JSON.parse(r.data),
+    ...(r.actor === null ? {} : { actor: JSON.parse(r.actor) }),
+    ...(r.changes === null ? {} : { changes: JSON.parse(r.changes) }),
+  }) as Event;
 
 export interface CategoryRow {
   id: number;
@@ -242,16 +252,18 @@ export const parseScopes = (text: string): Scope[] => text.split(' ') as Scope[]
 /** What authentication needs of a key: who it is, what it may do, until when. */
 export interface PrincipalRow {
   id: number;
+  name: string;
   scopes: string;
   owner: boolean | number; // SQLite: 0 or 1
   revoked_at: string | null;
   expires_at: string | null;
 }
-export const PRINCIPAL_COLUMNS = 'id, scopes, owner, revoked_at, expires_at';
+export const PRINCIPAL_COLUMNS = 'id, name, scopes, owner, revoked_at, expires_at';
 const epochMs = (t: string | null): number | null => (t === null ? null : Date.parse(t));
 export const toStoredPrincipal = (r: PrincipalRow): StoredPrincipal =>
   Object.freeze({
     keyId: r.id,
+    name: r.name,
     scopes: Object.freeze(parseScopes(r.scopes)),
     owner: Boolean(r.owner),
     revokedAt: epochMs(r.revoked_at),
@@ -336,9 +348,11 @@ export interface ClaimRow {
   type: EventType | null;
   data: string | null;
   created_at: string | null;
+  actor: string | null;
+  changes: string | null;
 }
 export const CLAIM_COLUMNS =
-  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.owner_key_id, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at';
+  'd.id, d.webhook_id, d.attempt, d.event_id, w.url, w.owner_key_id, w.secret, w.previous_secret, w.previous_secret_until, e.type, e.data, e.created_at, e.actor, e.changes';
 export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   deliveryId: r.id,
   webhookId: r.webhook_id,
@@ -346,7 +360,7 @@ export const toLeased = (r: ClaimRow): LeasedAttempt => ({
   keyId: r.owner_key_id,
   attempt: r.attempt,
   eventId: r.event_id,
-  event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at! }),
+  event: r.type === null ? undefined : toEvent({ id: r.event_id, type: r.type, data: r.data!, created_at: r.created_at!, actor: r.actor, changes: r.changes }),
   secret: r.secret,
   previousSecret: r.previous_secret === null || r.previous_secret_until === null ? null : { secret: r.previous_secret, until: r.previous_secret_until },
 });
@@ -382,6 +396,7 @@ export const toStoredStaff = (r: StaffRow): StoredStaff => ({
 export interface SessionRow {
   id: number;
   staff_id: number;
+  name: string;
   role: Role;
   state: StaffState;
   created_at: string;
@@ -390,16 +405,39 @@ export interface SessionRow {
   ended_at: string | null;
 }
 /** A session's columns (alias s) with its person's role and state (alias p). */
-export const SESSION_COLUMNS = 's.id, s.staff_id, p.role, p.state, s.created_at, s.last_seen_at, s.expires_at, s.ended_at';
+export const SESSION_COLUMNS = 's.id, s.staff_id, p.name, p.role, p.state, s.created_at, s.last_seen_at, s.expires_at, s.ended_at';
 export const toStoredSession = (r: SessionRow): StoredSession => ({
   id: Number(r.id),
   staffId: Number(r.staff_id),
+  name: r.name,
   role: r.role,
   state: r.state,
   createdAt: r.created_at,
   lastSeenAt: r.last_seen_at,
   expiresAt: r.expires_at,
   endedAt: r.ended_at,
+});
+
+export interface PasskeyRow {
+  id: number;
+  staff_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: number | string;
+  transports: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+export const PASSKEY_COLUMNS = 'id, staff_id, credential_id, public_key, counter, transports, created_at, last_used_at';
+export const toStoredPasskey = (r: PasskeyRow): StoredPasskey => ({
+  id: Number(r.id),
+  staffId: Number(r.staff_id),
+  credentialId: r.credential_id,
+  publicKey: r.public_key,
+  counter: Number(r.counter),
+  transports: r.transports === '' ? [] : r.transports.split(' '),
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
 });
 
 export interface CustomerRow {

@@ -7,11 +7,13 @@
 //
 // One way to say "not found": a read or a transaction method returns undefined (false for a
 // yes/no question); a workflow that needs the row throws AppError('not_found').
+import type { ActivityRepository, ActivityTx } from '../activity/activity.store.ts';
 import type { CategoryRepository, CategoryTx } from '../categories/category.store.ts';
 import type { CustomerRepository, CustomerTx } from '../customers/customer.store.ts';
 import type { EventRepository, EventTx } from '../events/event.store.ts';
 import type { HealthRepository, HealthTx } from '../health/health.store.ts';
 import type { HoldRepository, HoldTx } from '../holds/hold.store.ts';
+import type { ImportRepository, ImportTx } from '../imports/import.store.ts';
 import type { IdempotencyRepository, IdempotencyTx } from '../events/idempotency.store.ts';
 import type { ApiKeyRepository, ApiKeyTx } from '../keys/key.store.ts';
 import type { PetRepository, PetTx } from '../pets/pet.store.ts';
@@ -40,6 +42,8 @@ export interface Transaction {
   readonly staff: StaffTx;
   readonly customers: CustomerTx;
   readonly holds: HoldTx;
+  readonly imports: ImportTx;
+  readonly activity: ActivityTx;
 }
 
 /**
@@ -68,6 +72,8 @@ export interface Storage {
   readonly customers: CustomerRepository;
   readonly holds: HoldRepository;
   readonly dealerBook: DealerBookRepository;
+  readonly imports: ImportRepository;
+  readonly activity: ActivityRepository;
   /**
    * The one way to write: runs `work` in one transaction, committed when it resolves and rolled
    * back when it throws; resolves only once committed. `work` uses `tx` and nothing else of the

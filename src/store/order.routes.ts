@@ -17,8 +17,9 @@ import {
   preconditionErrors,
 } from '../schemas.ts';
 import { linkNext } from '../paging.ts';
-import { ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
-import { ORDER_WITHOUT_CUSTOMER, type OrderService } from './order.service.ts';
+import { csvResponse, sendCsv } from '../csv.ts';
+import { ExportOrdersQuery, ListOrdersQuery, NewOrder, Order, OrderIdParams, OrderUpdate, Orders } from './order.schemas.ts';
+import { ORDER_CSV_HEADERS, ORDER_WITHOUT_CUSTOMER, type OrderService } from './order.service.ts';
 import { formDeprecationHeaders } from '../http/policies/deprecation.ts';
 import { CONSOLE_CSP } from '../http/ops/console.ts';
 import type { BillOfSaleService } from './bill-of-sale.service.ts';
@@ -29,9 +30,11 @@ export interface OrderRoutesOptions {
   readonly base: string;
   /** The API guide, which the deprecation headers of an order without a customer link to. */
   readonly docsUrl: string;
+  /** Orders an export reads a page (EXPORT_PAGE_SIZE; tests make it small to see the paging). */
+  readonly exportPageSize?: number;
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, bills, base, docsUrl }) => {
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, bills, base, docsUrl, exportPageSize }) => {
   const withoutCustomer = formDeprecationHeaders(ORDER_WITHOUT_CUSTOMER, docsUrl);
   const location = (order: Order) => `${base}/store/orders/${order.id}`;
 
@@ -89,6 +92,30 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       const order = await orders.place(request.body, idempotentResponse(request, reply, location));
       reply.code(201).header('location', location(order));
       return tagged(request, reply, order);
+    },
+  );
+
+  app.get(
+    '/store/orders.csv',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'exportOrders',
+        tags: ['Store'],
+        summary: 'Export store orders as CSV',
+        description: `Every order \`GET /store/orders\` lists with the same \`status\` and \`petId\`, ascending by id, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the Order's members: ${ORDER_CSV_HEADERS.map((h) => `\`${h}\``).join(', ')}; a member an order lacks is empty. Cells are written as \`GET /pets.csv\` writes them (a formula-like cell starts with a quote mark \`'\`), streamed a page at a time ([API guide](/docs/api.md), "Exports").`,
+        'x-stability': 'experimental',
+        querystring: ExportOrdersQuery,
+        response: {
+          200: csvResponse('The orders, as CSV', 'orders-2026-11-28.csv'),
+          400: errorResponse`Invalid \`status\` or \`petId\`, or an unknown or repeated query parameter (${'validation_failed'}); ${MALFORMED}`,
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { filename, chunks } = await orders.exportCsv(request.query, exportPageSize);
+      return sendCsv(reply, filename, chunks);
     },
   );
 

@@ -78,5 +78,10 @@ export const ListOrdersQuery = Type.Object(
 );
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>;
 
+// The export takes the listing's filters, and reads every page itself.
+const { limit: _limit, cursor: _cursor, ...orderFilters } = ListOrdersQuery.properties;
+export const ExportOrdersQuery = Type.Object(orderFilters, { additionalProperties: false });
+export type ExportOrdersQuery = Static<typeof ExportOrdersQuery>;
+
 export const OrderIdParams = Type.Object({ orderId: Id('The identifier of the order') }, { additionalProperties: false });
 export type OrderIdParams = Static<typeof OrderIdParams>;

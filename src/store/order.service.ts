@@ -1,8 +1,10 @@
+import { changesOf } from '../activity/activity.changes.ts';
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, invalid } from '../errors.ts';
 import { write } from '../events/event.outbox.ts';
-import type { CursorCodec, Page } from '../paging.ts';
-import type { Pet } from '../pets/pet.schemas.ts';
+import { csvChunks, csvFilename, csvHeaders, csvLine, csvRecord, EXPORT_PAGE_SIZE, type CsvExport } from '../csv.ts';
+import { type CursorCodec, everyPage, type Page } from '../paging.ts';
+import { type Pet, Price } from '../pets/pet.schemas.ts';
 import { savePet } from '../pets/pet.service.ts';
 import { assertRecordComplete } from '../pets/pet.record.ts';
 import { assertIfMatch, type Condition } from '../preconditions.ts';
@@ -10,7 +12,10 @@ import type { ConditionalWrite, NewEvent, WriteContext } from '../events/event.s
 import type { IdempotentResponse } from '../events/idempotency.store.ts';
 import type { Storage, Transaction } from '../storage/storage.ts';
 import { assertPetOrderable, assertTransition, petStatusFor } from './order.lifecycle.ts';
-import type { ListOrdersQuery, NewOrder, Order, OrderStatus } from './order.schemas.ts';
+import { type ExportOrdersQuery, type ListOrdersQuery, type NewOrder, Order, type OrderStatus } from './order.schemas.ts';
+
+/** The columns of the orders' CSV: the Order's members, a price by its amount and currency. */
+export const ORDER_CSV_HEADERS = csvHeaders(Order, [Price]);
 
 /**
  * The form of NewOrder without `customerId` (every order before customers existed): deprecated when
@@ -87,7 +92,8 @@ export function transitionOrder(storage: Storage, id: number, to: OrderStatus, c
 async function movePet(tx: Transaction, pet: Pet | undefined, order: OrderStatus, now: Date): Promise<NewEvent[]> {
   const status = petStatusFor(order);
   if (pet === undefined || pet.status === status) return [];
-  return [{ type: 'pet.updated', data: await savePet(tx, pet, { ...pet, status }, now) }];
+  const saved = await savePet(tx, pet, { ...pet, status }, now);
+  return [{ type: 'pet.updated', data: saved, changes: changesOf(pet, saved) }];
 }
 
 export class OrderService {
@@ -120,5 +126,12 @@ export class OrderService {
   list(q: ListOrdersQuery): Promise<Page<Order>> {
     const scope = `orders;${q.status ?? ''};${q.petId ?? ''}`;
     return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#storage.orders.list({ limit, afterId, status: q.status, petId: q.petId }));
+  }
+
+  /** Every order the listing `q` shows, as CSV: the listing's own pages, `pageSize` orders each, read as the reader takes them. */
+  async exportCsv(q: ExportOrdersQuery, pageSize = EXPORT_PAGE_SIZE): Promise<CsvExport> {
+    const filename = csvFilename('orders', this.#clock.now());
+    const pages = await everyPage((cursor) => this.list({ ...q, limit: pageSize, cursor }));
+    return { filename, chunks: csvChunks(csvLine(ORDER_CSV_HEADERS), pages, (order) => csvRecord(order, ORDER_CSV_HEADERS)) };
   }
 }

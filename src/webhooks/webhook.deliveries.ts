@@ -3,7 +3,7 @@
 // (finishAttempt), which schedules the next attempt or disables an endpoint failing for too long;
 // an operator can make an event due again (retryDelivery).
 import { AppError, assertFound } from '../errors.ts';
-import { withoutEvents, write } from '../events/event.outbox.ts';
+import { onlyActivity, withoutEvents, write } from '../events/event.outbox.ts';
 import { eventId, eventSequence } from '../events/event.schemas.ts';
 import type { KeyManager } from '../keys/key.rules.ts';
 import { SCOPES } from '../keys/key.types.ts';
@@ -215,10 +215,11 @@ export function retryDelivery(storage: Storage, webhookId: number, deliveryId: n
     const pending = await tx.deliveries.pending(webhookId, sequence);
     if (pending !== undefined) {
       // In flight already: that attempt is the retry.
-      if (pending.leaseUntil !== null && Date.parse(pending.leaseUntil) > ctx.now.getTime()) return withoutEvents(pending.delivery);
-      return withoutEvents(await tx.deliveries.dueAt(pending.delivery.id, ctx.now));
+      if (pending.leaseUntil !== null && Date.parse(pending.leaseUntil) > ctx.now.getTime())
+        return onlyActivity(pending.delivery, 'webhook.delivery_retried', `webhook:${webhookId}`);
+      return onlyActivity(await tx.deliveries.dueAt(pending.delivery.id, ctx.now), 'webhook.delivery_retried', `webhook:${webhookId}`);
     }
     const last = await tx.deliveries.lastAttempt(webhookId, sequence);
-    return withoutEvents(await tx.deliveries.insertAttempt(webhookId, sequence, last + 1, ctx.now, ctx.now));
+    return onlyActivity(await tx.deliveries.insertAttempt(webhookId, sequence, last + 1, ctx.now, ctx.now), 'webhook.delivery_retried', `webhook:${webhookId}`);
   });
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { AppError, assertFound, notFound } from '../errors.ts';
-import { withoutEvents, write } from '../events/event.outbox.ts';
+import { onlyActivity, write } from '../events/event.outbox.ts';
 import type { EventType } from '../events/event.schemas.ts';
 import type { CursorCodec, Page } from '../paging.ts';
 import type { PageQuery } from '../schemas.ts';
@@ -67,7 +67,8 @@ export function createWebhook(
       const max = maxOwnedBelow(maxEndpoints);
       if ((await tx.webhooks.countOwnedBelow(root)) >= max) throw treeLimitReached(root, max);
     }
-    return withoutEvents(await tx.webhooks.insert({ ...input, host: input.host ?? destination(input.url), keyId: owner.keyId }, ctx.now));
+    const created = await tx.webhooks.insert({ ...input, host: input.host ?? destination(input.url), keyId: owner.keyId }, ctx.now);
+    return onlyActivity(created, 'webhook.created', `webhook:${created.id}`);
   });
 }
 
@@ -98,7 +99,7 @@ export function updateWebhook(storage: Storage, id: number, change: WebhookChang
       enabled,
       failingSince: await switchEndpoint(tx, current, enabled),
     };
-    return withoutEvents(await tx.webhooks.update(id, fields, ctx.now));
+    return onlyActivity(await tx.webhooks.update(id, fields, ctx.now), 'webhook.updated', `webhook:${id}`);
   });
 }
 
@@ -115,7 +116,7 @@ export function deleteWebhook(storage: Storage, id: number, actor: KeyManager, c
   return write(storage, ctx, async (tx) => {
     await lockManaged(tx, id, actor);
     if (!(await tx.webhooks.delete(id))) throw notFound(`webhook ${id}`);
-    return withoutEvents(undefined);
+    return onlyActivity(undefined, 'webhook.deleted', `webhook:${id}`);
   });
 }
 
@@ -132,7 +133,7 @@ export function rotateWebhookSecret(
     await lockManaged(tx, id, actor);
     const webhook = await tx.webhooks.rotateSecret(id, secret, previousUntil, ctx.now);
     assertFound(`webhook ${id}`, webhook);
-    return withoutEvents(webhook);
+    return onlyActivity(webhook, 'webhook.secret_rotated', `webhook:${id}`);
   });
 }
 

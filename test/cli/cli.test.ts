@@ -62,6 +62,11 @@ describe('petstore CLI', () => {
     assert.match(listed, /^3\t.*\tchild\t.*\tactive\tmade by key 2$/m);
     assert.equal((await cli('keys', 'revoke', '2')).code, 0);
     assert.match((await cli('keys', 'list')).out, /^3\t.*\tchild\t.*\trevoked .*\tmade by key 2$/m);
+    // The activity log tells the operator's writes from the keys' (docs/api.md, "Activity").
+    assert.deepEqual(
+      (await storage.activity.list({ limit: 10 })).map((e) => `${e.type} ${e.resource} ${e.actor.name}`),
+      ['key.revoked key:2 petstore CLI', 'key.created key:3 admin', 'key.created key:2 petstore CLI', 'key.created key:1 petstore CLI'],
+    );
   });
 
   test('keys revoke: the running service refuses the key on its next request', async (t) => {

@@ -29,6 +29,7 @@ export interface TestAppOptions {
   readonly metrics?: Metrics;
   readonly webhooks?: AppOptions['webhooks'];
   readonly eventStreams?: AppOptions['eventStreams'];
+  readonly exportPageSize?: AppOptions['exportPageSize'];
 }
 
 /** Builds the real app for one test and closes it (and its storage) when the test ends. */
@@ -51,6 +52,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     metrics,
     webhooks: options.webhooks,
     eventStreams: options.eventStreams,
+    exportPageSize: options.exportPageSize,
   });
   const app = built;
   return withOwnerKey(app, storage);
@@ -72,7 +74,10 @@ async function withOwnerKey(app: FastifyInstance, storage: Storage): Promise<Tes
  * registry's counts, and work a test leaves running (unawaited requests, webhook deliveries). Tests
  * take it one at a time, as node:test runs a suite's tests.
  */
-export function sharedTestApp(engine: Engine = 'sqlite', options: Pick<TestAppOptions, 'env' | 'webhooks'> = {}): (t: TestContext) => Promise<TestApp> {
+export function sharedTestApp(
+  engine: Engine = 'sqlite',
+  options: Pick<TestAppOptions, 'env' | 'webhooks' | 'exportPageSize'> = {},
+): (t: TestContext) => Promise<TestApp> {
   let shared: Promise<{ app: FastifyInstance; storage: Storage; reset(): Promise<void>; dispose(): Promise<void> }> | undefined;
   let holder: string | undefined;
   after(async () => {
@@ -92,13 +97,13 @@ export function sharedTestApp(engine: Engine = 'sqlite', options: Pick<TestAppOp
   };
 }
 
-async function buildSharedApp(engine: Engine, { env = {}, webhooks }: Pick<TestAppOptions, 'env' | 'webhooks'>) {
+async function buildSharedApp(engine: Engine, { env = {}, webhooks, exportPageSize }: Pick<TestAppOptions, 'env' | 'webhooks' | 'exportPageSize'>) {
   const db = await openResettableEngine(engine);
   try {
     const config = loadConfig(env);
     const limits = await buildLimits(config, systemClock, () => {});
     const metrics = new Metrics(db.storage, { processMetrics: false });
-    const app = await buildApp({ config, storage: db.storage, metrics, limits, webhooks });
+    const app = await buildApp({ config, storage: db.storage, metrics, limits, webhooks, exportPageSize });
     await app.ready();
     await db.mark();
     return {

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { Actor, Changes } from '../../src/activity/activity.schemas.ts';
 import { EVENT_SCHEMAS, Event, EventTypeSchema } from '../../src/events/event.schemas.ts';
 import { Category } from '../../src/categories/category.schemas.ts';
 import { HealthRecord } from '../../src/health/health.schemas.ts';
@@ -24,7 +25,23 @@ function eventValidator() {
   const ajv = new Ajv({ strict: false });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  for (const s of [PetStatus, Price, Pet, OrderStatus, SaleMethod, Order, HoldState, Hold, Category, HealthRecord, EventTypeSchema, ...EVENT_SCHEMAS, Event])
+  for (const s of [
+    Actor,
+    Changes,
+    PetStatus,
+    Price,
+    Pet,
+    OrderStatus,
+    SaleMethod,
+    Order,
+    HoldState,
+    Hold,
+    Category,
+    HealthRecord,
+    EventTypeSchema,
+    ...EVENT_SCHEMAS,
+    Event,
+  ])
     ajv.addSchema(s);
   return ajv.getSchema('Event')!;
 }

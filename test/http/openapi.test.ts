@@ -153,6 +153,8 @@ const SCOPE_OF: Record<string, string> = {
   listPetPhotos: 'pets:read',
   deletePetPhoto: 'pets:write',
   ...Object.fromEntries(EVENT_OPERATIONS.slice(1).map((id) => [id, 'webhooks:admin'])),
+  listActivity: 'activity:read',
+  exportActivity: 'activity:read',
   listStaff: 'staff:read',
   getStaff: 'staff:read',
   inviteStaff: 'staff:admin',
@@ -162,8 +164,8 @@ const SCOPE_OF: Record<string, string> = {
 };
 /** The photos themselves: served without a key (docs/api.md, "Photos"). */
 const PUBLIC_OPERATIONS = ['getPhoto', 'getPhotoThumbnail'];
-/** Public too: their proof is in the body (a password, a one-time link's token). */
-const SIGN_IN_OPERATIONS = ['signIn', 'acceptInvitation'];
+/** Public too: their proof is in the body (a password, a one-time link's token, a passkey's signature over a challenge). */
+const SIGN_IN_OPERATIONS = ['signIn', 'acceptInvitation', 'passkeySignInOptions', 'signInWithPasskey'];
 const ALL_OPERATIONS = [...Object.keys(SCOPE_OF), ...PUBLIC_OPERATIONS];
 /** The operations that take a key (or a session): what the rules of authentication apply to. */
 const keyed = <T extends { op: Json }>(ops: T[]): T[] =>
@@ -323,12 +325,12 @@ describe('the OpenAPI document', () => {
     for (const id of [...PUBLIC_OPERATIONS, ...SIGN_IN_OPERATIONS]) {
       assert.deepEqual(byId(doc, id).security, [], `${id} is public`);
       // signIn's 401 is a failed sign-in, not a refused key.
-      if (id !== 'signIn') assert.equal(byId(doc, id).responses['401'], undefined, `${id} refuses no key`);
+      if (id !== 'signIn' && id !== 'signInWithPasskey') assert.equal(byId(doc, id).responses['401'], undefined, `${id} refuses no key`);
     }
   });
 
-  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks, Keys, Staff and Sessions with x-tagGroups, and every operation tag is declared and grouped', () => {
-    const tags = ['Customers', 'Events', 'Health', 'Keys', 'Pets', 'Sessions', 'Staff', 'Store', 'Webhooks'];
+  test('groups the tags Pets, Health, Store, Customers, Events, Webhooks, Keys, Staff, Sessions and Activity with x-tagGroups, and every operation tag is declared and grouped', () => {
+    const tags = ['Activity', 'Customers', 'Events', 'Health', 'Keys', 'Pets', 'Sessions', 'Staff', 'Store', 'Webhooks'];
     assert.deepEqual(doc.tags.map((t: Json) => t.name).sort(), tags);
     for (const tag of doc.tags) assert.ok(tag.description, `tag ${tag.name} has a description`);
     const grouped = doc['x-tagGroups'].flatMap((g: Json) => g.tags);
@@ -504,9 +506,10 @@ describe('the OpenAPI document', () => {
       updateStaff: ['StaffPatch', 'Staff'],
       resetStaffPassword: [undefined, 'InvitedStaff'],
       deactivateStaff: [undefined, 'Staff'],
+      listActivity: [undefined, 'ActivityEntries'],
     };
-    // The operations whose bytes are an image: the upload's body, the photos served.
-    const binary = ['addPetPhoto', ...PUBLIC_OPERATIONS];
+    // The operations whose bytes are an image (the upload's body, the photos served) or CSV.
+    const binary = ['addPetPhoto', 'exportActivity', ...PUBLIC_OPERATIONS];
     assert.deepEqual(Object.keys(expected).sort(), ALL_OPERATIONS.filter((id) => !binary.includes(id)).sort());
     const upload = byId(doc, 'addPetPhoto');
     assert.deepEqual(Object.keys(upload.requestBody.content), ['image/jpeg', 'image/png', 'image/webp']);

@@ -259,6 +259,7 @@ for (const engine of ENGINES) {
         ['webhooks:admin', 'GET', '/v1/webhooks'],
         ['staff:read', 'GET', '/v1/staff'],
         ['staff:admin', 'PATCH', '/v1/staff/999999', { role: 'viewer' }],
+        ['activity:read', 'GET', '/v1/activity'],
       ];
       assert.deepEqual(OPS.map(([scope]) => scope).sort(), [...SCOPES].sort(), 'every scope family is tried');
       for (const role of ROLES) {

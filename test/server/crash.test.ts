@@ -98,3 +98,53 @@ test(`kill -9 under concurrent creates loses no acknowledged pet and leaves the 
   }
   t.diagnostic(`${acknowledged.length} acknowledged pets survived ${KILLS} kill -9`);
 });
+
+test('kill -9 while an import is applied: the restarted service finishes it, every row applied once (issue 39)', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-crash-import-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'petstore.db');
+  const env = { DATABASE_URL: `sqlite:${path}`, PETSTORE_API_KEYS: KEY, RATE_LIMIT_PER_MINUTE: '0' };
+  const rows = 4000;
+  const file = Array.from({ length: rows }, (_, i) => JSON.stringify({ name: `import-${i}`, categoryId: 1 + (i % 6), tags: ['imported'] })).join('\n');
+
+  const svc = await startService(env);
+  t.after(() => svc.stop('SIGKILL'));
+  const upload = await fetch(`${svc.base}/v1/imports`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/x-ndjson' }, body: file });
+  const job = (await upload.json()) as { id: number; valid: number };
+  assert.equal(upload.status, 201);
+  assert.equal(job.valid, rows);
+  assert.equal((await fetch(`${svc.base}/v1/imports/${job.id}/apply`, { method: 'POST', headers: AUTH })).status, 202);
+  // The kill lands once the first rows are applied.
+  const progress = async () => (await (await fetch(`${svc.base}/v1/imports/${job.id}`, { headers: AUTH })).json()) as { created: number; state: string };
+  while ((await progress()).created === 0) await sleep(10);
+  const exited = once(svc.child, 'exit');
+  svc.child.kill('SIGKILL');
+  await exited;
+  assert.equal(integrityCheck(path), 'ok');
+  const db = new DatabaseSync(path);
+  const left = (db.prepare("SELECT COUNT(*) AS n FROM import_rows WHERE outcome = 'pending'").get() as { n: number }).n;
+  db.close();
+  assert.ok(left > 0 && left < rows, `the kill landed mid-apply (${left} rows left)`);
+
+  // Restarted, the service resumes the import by itself.
+  const again = await startService(env);
+  t.after(() => again.stop('SIGKILL'));
+  const read = async () => (await (await fetch(`${again.base}/v1/imports/${job.id}`, { headers: AUTH })).json()) as { created: number; state: string };
+  let done = await read();
+  while (done.state !== 'done') {
+    await sleep(20);
+    done = await read();
+  }
+  assert.equal(done.created, rows);
+  const names = [...(await allPets(again.base)).values()].map((p) => p.name).sort();
+  assert.deepEqual(names, Array.from({ length: rows }, (_, i) => `import-${i}`).sort(), 'every row applied, none twice');
+  let events = 0;
+  for (let after = ''; ; ) {
+    const page = (await (await fetch(`${again.base}/v1/events?type=pet.created&limit=100${after}`, { headers: AUTH })).json()) as { id: string }[];
+    events += page.length;
+    if (page.length < 100) break;
+    after = `&after=${page.at(-1)!.id}`;
+  }
+  assert.equal(events, rows, 'one pet.created per animal');
+  assert.equal(await again.stop('SIGTERM'), 0);
+});

@@ -1,5 +1,6 @@
 // The storage contract: every engine behind src/storage/storage.ts must pass all of it.
 import assert from 'node:assert/strict';
+import { SERVICE_ACTOR } from '../../src/activity/activity.schemas.ts';
 import { describe, test } from 'node:test';
 import { hashKey } from '../../src/keys/key.service.ts';
 import type { StoredResponse } from '../../src/events/idempotency.store.ts';
@@ -185,7 +186,7 @@ for (const engine of ENGINES) {
       test('findByHash resolves a key to its principal, with its revocation once it is revoked', async (t) => {
         const storage = await openTestStorage(t, engine);
         const info = await insertKey(storage, input, { now });
-        const principal = { keyId: info.id, scopes: ['pets:read', 'orders:write'], owner: false, revokedAt: null, expiresAt: null };
+        const principal = { keyId: info.id, name: 'ci', scopes: ['pets:read', 'orders:write'], owner: false, revokedAt: null, expiresAt: null };
         assert.deepEqual(await storage.apiKeys.findByHash(input.hash), principal);
         assert.equal(await storage.apiKeys.findByHash(hashKey('pst_other')), undefined);
         const later = new Date('2026-02-03T04:05:06.007Z');
@@ -204,9 +205,9 @@ for (const engine of ENGINES) {
         await revokeApiKey(storage, c.id, { now });
         const hashes = [hashKey('pst_secret-two'), input.hash, hashKey('pst_nobody'), hashKey('pst_secret-three'), input.hash];
         const found = await Promise.all(hashes.map((h) => storage.apiKeys.findByHash(h)));
-        const A = { keyId: a.id, scopes: ['pets:read', 'orders:write'], owner: false, revokedAt: null, expiresAt: null };
+        const A = { keyId: a.id, name: 'ci', scopes: ['pets:read', 'orders:write'], owner: false, revokedAt: null, expiresAt: null };
         const C = { ...A, keyId: c.id, revokedAt: now.getTime() };
-        assert.deepEqual(found, [{ keyId: b.id, scopes: ['orders:read'], owner: false, revokedAt: null, expiresAt: null }, A, undefined, C, A]);
+        assert.deepEqual(found, [{ keyId: b.id, name: 'ci', scopes: ['orders:read'], owner: false, revokedAt: null, expiresAt: null }, A, undefined, C, A]);
       });
 
       test('count counts every key, revoked or not; hashes are unique', async (t) => {
@@ -403,14 +404,26 @@ for (const engine of ENGINES) {
         assert.deepEqual(
           events.map(({ id: _id, ...e }) => e),
           [
-            { type: 'pet.created', createdAt: '2026-07-01T10:00:00.123Z', data: p },
-            { type: 'order.placed', createdAt: '2026-07-01T10:00:00.123Z', data: placed },
-            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: { ...p, status: 'pending' } },
+            { type: 'pet.created', createdAt: '2026-07-01T10:00:00.123Z', data: p, actor: SERVICE_ACTOR },
+            { type: 'order.placed', createdAt: '2026-07-01T10:00:00.123Z', data: placed, actor: SERVICE_ACTOR },
+            {
+              type: 'pet.updated',
+              createdAt: '2026-07-01T10:00:00.123Z',
+              data: { ...p, status: 'pending' },
+              actor: SERVICE_ACTOR,
+              changes: { status: ['available', 'pending'] },
+            },
             // placed → approved leaves the pet pending: no pet.updated.
-            { type: 'order.approved', createdAt: '2026-07-01T10:00:00.123Z', data: approved },
-            { type: 'order.delivered', createdAt: '2026-07-01T10:00:00.123Z', data: delivered },
-            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: { ...p, status: 'sold' } },
-            { type: 'category.created', createdAt: '2026-07-01T10:00:00.123Z', data: category },
+            { type: 'order.approved', createdAt: '2026-07-01T10:00:00.123Z', data: approved, actor: SERVICE_ACTOR },
+            { type: 'order.delivered', createdAt: '2026-07-01T10:00:00.123Z', data: delivered, actor: SERVICE_ACTOR },
+            {
+              type: 'pet.updated',
+              createdAt: '2026-07-01T10:00:00.123Z',
+              data: { ...p, status: 'sold' },
+              actor: SERVICE_ACTOR,
+              changes: { status: ['pending', 'sold'] },
+            },
+            { type: 'category.created', createdAt: '2026-07-01T10:00:00.123Z', data: category, actor: SERVICE_ACTOR },
           ],
         );
         const ids = events.map((e) => seq(e.id));
@@ -439,13 +452,25 @@ for (const engine of ENGINES) {
         assert.deepEqual(
           events.map(({ id: _id, ...e }) => e),
           [
-            { type: 'category.created', createdAt: '2026-07-01T10:00:00.123Z', data: category },
-            { type: 'pet.created', createdAt: '2026-07-01T10:00:00.123Z', data: p },
-            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: renamed },
-            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: moved },
-            { type: 'category.updated', createdAt: '2026-07-01T10:00:00.123Z', data: category2 },
-            { type: 'pet.deleted', createdAt: '2026-07-01T10:00:00.123Z', data: { id: p.id } },
-            { type: 'category.deleted', createdAt: '2026-07-01T10:00:00.123Z', data: { id: category.id } },
+            { type: 'category.created', createdAt: '2026-07-01T10:00:00.123Z', data: category, actor: SERVICE_ACTOR },
+            { type: 'pet.created', createdAt: '2026-07-01T10:00:00.123Z', data: p, actor: SERVICE_ACTOR },
+            { type: 'pet.updated', createdAt: '2026-07-01T10:00:00.123Z', data: renamed, actor: SERVICE_ACTOR, changes: { name: ['Rex', 'Rex II'] } },
+            {
+              type: 'pet.updated',
+              createdAt: '2026-07-01T10:00:00.123Z',
+              data: moved,
+              actor: SERVICE_ACTOR,
+              changes: { categoryId: [category.id, 2], status: ['available', 'sold'] },
+            },
+            {
+              type: 'category.updated',
+              createdAt: '2026-07-01T10:00:00.123Z',
+              data: category2,
+              actor: SERVICE_ACTOR,
+              changes: { name: ['Horses', 'Ponies'] },
+            },
+            { type: 'pet.deleted', createdAt: '2026-07-01T10:00:00.123Z', data: { id: p.id }, actor: SERVICE_ACTOR },
+            { type: 'category.deleted', createdAt: '2026-07-01T10:00:00.123Z', data: { id: category.id }, actor: SERVICE_ACTOR },
           ],
         );
         assert.deepEqual(renamed, { ...p, name: 'Rex II' });

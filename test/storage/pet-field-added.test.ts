@@ -69,6 +69,10 @@ for (const engine of ENGINES) {
     assert.equal((await app.inject({ url: '/v1/pets/' + id, headers: auth })).json().coat, 'Smooth Double');
     assert.deepEqual((await app.inject({ url: '/v1/pets?q=doub', headers: auth })).json().map((p) => p.id), [id]);
     assert.deepEqual((await app.inject({ url: '/v1/pets?q=wiriever', headers: auth })).json(), []);
+    // The CSV export (and so the import) has its column, in the field table's place.
+    const csv = (await app.inject({ url: '/v1/pets.csv', headers: auth })).body.split('\\r\\n');
+    assert.match(csv[0], /^id,name,category,status,description,coat,tags,/);
+    assert.ok(csv.some((line) => line.startsWith(id + ',Rex,') && line.includes(',Smooth Double,')), csv.join('|'));
     const unchanged = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { coat: 'Smooth Double' } });
     assert.equal(unchanged.json().updatedAt, patched.json().updatedAt, 'the same value changes nothing');
     const removed = await app.inject({ method: 'PATCH', url: '/v1/pets/' + id, headers: json, payload: { coat: null } });

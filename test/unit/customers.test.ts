@@ -9,7 +9,6 @@ import { ConfigError, DEFAULT_SALE_DISCLOSURE, loadConfig } from '../../src/conf
 import type { Customer } from '../../src/customers/customer.schemas.ts';
 import { customerNeedle, customerSearchText } from '../../src/customers/customer.search.ts';
 import { patchCustomer, saleRetention } from '../../src/customers/customer.service.ts';
-import { csvField } from '../../src/records/dealer-book.ts';
 import type { Order } from '../../src/store/order.schemas.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -51,17 +50,6 @@ test('an erasure keeps the name and address until the last delivered sale plus t
   assert.deepEqual([kept?.order.id, kept?.until.toISOString()], [2, '2028-02-29T00:00:00.000Z']);
   assert.equal(saleRetention(orders, 730, new Date('2028-02-29T00:00:00.000Z')), undefined);
   assert.equal(saleRetention([orders[2]], 730, new Date(AT)), undefined, 'a cancelled order is no sale');
-});
-
-test('a CSV field is quoted when it must be, its quotes doubled, a formula-like start defused', () => {
-  assert.equal(csvField('plain'), 'plain');
-  assert.equal(csvField('a,b'), '"a,b"');
-  assert.equal(csvField('say "hi"'), '"say ""hi"""');
-  assert.equal(csvField('two\r\nlines'), '"two\r\nlines"');
-  assert.equal(csvField('=1+1'), "'=1+1");
-  assert.equal(csvField('@SUM(A1)'), "'@SUM(A1)");
-  assert.equal(csvField(-3), '-3', 'a number is a number');
-  assert.equal(csvField(undefined), '');
 });
 
 test('SALE_DISCLOSURE_FILE is read once at start; an unreadable one stops start-up naming it', () => {

@@ -44,7 +44,8 @@ describe('API keys', () => {
     for (const s of DEFAULT_SCOPES) assert.ok(SCOPES.includes(s), s);
     assert.ok(!DEFAULT_SCOPES.includes('keys:admin'));
     assert.ok(DEFAULT_SCOPES.includes('categories:write'));
-    for (const s of SCOPES) if (!DEFAULT_SCOPES.includes(s)) assert.match(s, /:admin$|^customers:|^staff:read$/, `${s} is left out of the default set`);
+    for (const s of SCOPES)
+      if (!DEFAULT_SCOPES.includes(s)) assert.match(s, /:admin$|^customers:|^staff:read$|^activity:read$/, `${s} is left out of the default set`);
     assert.ok(!DEFAULT_SCOPES.includes('customers:read') && !DEFAULT_SCOPES.includes('customers:write'));
   });
 

@@ -77,6 +77,8 @@ test('patchPet: a value given again changes nothing; null removes an optional me
   assert.deepEqual(next.tags, []);
   assert.equal(next.description, 'Good dog');
   assert.equal(patchPet(current, { tags: ['b', 'a'] }, 'EUR').changed, true, 'the tags keep their order');
+  const bred = patchPet(current, { breed: { mixed: true, primary: 'Beagle' } }, 'EUR').next;
+  assert.equal(patchPet(bred, { breed: { primary: 'Beagle', mixed: true } }, 'EUR').changed, false, "an object's keys in another order are the same object");
 });
 
 test('newPetRecord: status defaults to available, tags to none; the index covers the searched members', () => {

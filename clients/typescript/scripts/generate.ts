@@ -34,6 +34,8 @@ interface Route {
   readonly etag: boolean;
   /** Its 2xx answers are bytes of another media type (a photo), not JSON. */
   readonly binary: boolean;
+  /** Its 2xx answer is CSV text (an export, the dealer's book), of any length: handed over as a stream of text, not read whole. */
+  readonly stream: boolean;
 }
 
 function resolve(doc: Json, node: Json): Json {
@@ -61,8 +63,9 @@ export function routesOf(doc: Json): Record<string, Route> {
         .filter(([status]) => /^2\d\d$/.test(status) || status === '304')
         .map(([, response]) => resolve(doc, response as Json));
       const etag = answers.length > 0 && answers.every((r) => Object.keys(r.headers ?? {}).some((h) => h.toLowerCase() === 'etag'));
-      const binary = answers.some((r) => r.content !== undefined && !json(r.content));
-      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), headers, etag, binary };
+      const stream = answers.some((r) => r.content?.['text/csv'] !== undefined);
+      const binary = !stream && answers.some((r) => r.content !== undefined && !json(r.content));
+      routes[op.operationId] = { method: method.toUpperCase() as Route['method'], path, input, paged: query.includes('cursor'), headers, etag, binary, stream };
     }
   }
   return routes;
@@ -93,7 +96,7 @@ function routesSource(doc: Json): string {
   const q = JSON.stringify;
   const entries = Object.entries(routesOf(doc)).map(
     ([id, r]) =>
-      `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, headers: ${q(r.headers)}, etag: ${r.etag}, binary: ${r.binary} },`,
+      `  ${id}: { method: ${q(r.method)}, path: ${q(r.path)}, input: ${q(r.input)}, paged: ${r.paged}, headers: ${q(r.headers)}, etag: ${r.etag}, binary: ${r.binary}, stream: ${r.stream} },`,
   );
   return (
     `${ROUTES_HEADER}export const ROUTES = {\n${entries.join('\n')}\n} as const;\n\n` +

@@ -3,6 +3,7 @@ import { linkTarget, type RateLimit } from './headers.ts';
 import {
   type AutoPaging,
   type HeaderOptions,
+  type ImportSource,
   iterateName,
   METHODS,
   type OperationId,
@@ -63,17 +64,44 @@ async function imageBytes(source: unknown): Promise<{ data: Blob | Uint8Array; t
   throw new TypeError('Petstore: an image is a Uint8Array (a Buffer), an ArrayBuffer, a Blob or a file path');
 }
 
+/** An import's body as a stream (or its bytes as they are), its media type, and its query. */
+async function importBody(source: ImportSource): Promise<{ bytes: { data: Blob | Uint8Array | ReadableStream<Uint8Array>; type: string }; query: Query }> {
+  let file: unknown = source.file;
+  if (typeof file === 'string') {
+    const fs = 'node:fs';
+    const { createReadStream } = (await import(fs)) as { createReadStream(path: string): AsyncIterable<Uint8Array> };
+    file = createReadStream(file);
+  }
+  if (!(file instanceof Uint8Array) && !(typeof Blob !== 'undefined' && file instanceof Blob) && !(file instanceof ReadableStream)) {
+    const chunks = (file as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    file = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await chunks.return?.();
+      },
+    });
+  }
+  const query = source.createCategories === undefined ? undefined : { createCategories: String(source.createCategories) };
+  return { bytes: { data: file as Blob | Uint8Array | ReadableStream<Uint8Array>, type: source.type }, query };
+}
+
 function bind(transport: Transport, operation: OperationId, route: Route) {
   const call = async (args: readonly unknown[], query?: Query) => {
     const { path, input, options } = split(route, args);
+    const file = operation === 'createImport' ? await importBody(input as ImportSource) : undefined;
     return transport.request({
       operation,
       route,
       path,
-      query: query ?? (route.input === 'query' ? (input as Query) : undefined),
+      query: query ?? file?.query ?? (route.input === 'query' ? (input as Query) : undefined),
       body: route.input === 'body' ? input : undefined,
-      bytes: route.input === 'binary' ? await imageBytes(input) : undefined,
+      bytes: file?.bytes ?? (route.input === 'binary' ? await imageBytes(input) : undefined),
       binary: route.binary,
+      stream: route.stream,
       options,
     });
   };

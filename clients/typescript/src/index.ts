@@ -18,6 +18,8 @@ export type {
   AutoPaging,
   HeaderOptions,
   ImageSource,
+  ImportSource,
+  ImportType,
   OperationId,
   Options,
   Page,

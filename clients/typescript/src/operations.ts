@@ -17,6 +17,9 @@ export const METHODS = {
   updatePet: 'pets.update',
   deletePet: 'pets.delete',
   bulkUpdatePets: 'pets.bulkUpdate',
+  createImport: 'imports.create',
+  getImport: 'imports.get',
+  applyImport: 'imports.apply',
   listCategories: 'categories.list',
   createCategory: 'categories.create',
   getCategory: 'categories.get',
@@ -66,6 +69,12 @@ export const METHODS = {
   endOtherSessions: 'sessions.endOthers',
   endSession: 'sessions.end',
   changePassword: 'account.changePassword',
+  passkeySignInOptions: 'sessions.passkeyOptions',
+  signInWithPasskey: 'sessions.signInWithPasskey',
+  passkeyRegistrationOptions: 'account.passkeyOptions',
+  addPasskey: 'account.addPasskey',
+  listPasskeys: 'account.listPasskeys',
+  removePasskey: 'account.removePasskey',
   listCustomers: 'customers.list',
   createCustomer: 'customers.create',
   getCustomer: 'customers.get',
@@ -79,6 +88,11 @@ export const METHODS = {
   convertHold: 'holds.convert',
   getBillOfSale: 'orders.billOfSale',
   getDealerBook: 'records.dealerBook',
+  exportPets: 'pets.exportCsv',
+  exportOrders: 'orders.exportCsv',
+  exportCustomers: 'customers.exportCsv',
+  listActivity: 'activity.list',
+  exportActivity: 'activity.export',
 } as const satisfies { readonly [K in OperationId]: `${string}.${string}` };
 
 /** A paged listing's `listX` method gets an auto-paging `iterateX` twin. */
@@ -163,12 +177,29 @@ type Positional<Names extends string[], P> = Names extends [infer N extends stri
  */
 export type ImageSource = Uint8Array | ArrayBuffer | Blob | string;
 
+/** The media types an import file is sent as: CSV or JSON Lines. */
+export type ImportType = 'text/csv' | 'application/x-ndjson' | 'application/jsonl';
+
+/**
+ * A file to import (`imports.create`): streamed, never read whole — a ReadableStream or an async
+ * iterable of bytes (a Node stream), or — in Node — the path of a file; or its bytes, or a Blob.
+ * `type` says how to read it; `createCategories` creates the categories it names that do not exist.
+ * A streamed file is sent once: a call that fails on the way is not retried (its bytes are gone).
+ */
+export interface ImportSource {
+  readonly file: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | Blob | string;
+  readonly type: ImportType;
+  readonly createCategories?: boolean;
+}
+
 type Body<K extends OperationId> = NonNullable<Op<K>['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
 type Query<K extends OperationId> = NonNullable<Op<K>['parameters']['query']>;
 type Input<K extends OperationId> = Route<K>['input'] extends 'body'
   ? Body<K>
   : Route<K>['input'] extends 'binary'
-    ? ImageSource
+    ? K extends 'createImport'
+      ? ImportSource
+      : ImageSource
     : Route<K>['input'] extends 'query'
       ? Query<K>
       : never;
@@ -188,7 +219,13 @@ export type Args<K extends OperationId> = [...Before<K>, options?: Options<K>];
 
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Responses<K extends OperationId> = Op<K>['responses'];
-type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : R extends { content: object } ? Blob : undefined;
+type JsonOf<R> = R extends { content: { 'application/json': infer T } }
+  ? T
+  : R extends { content: { 'text/csv': unknown } }
+    ? ReadableStream<string>
+    : R extends { content: object }
+      ? Blob
+      : undefined;
 /** Operation K's documented responses whose status is in S (a union of them). */
 type Answer<K extends OperationId, S> = Responses<K>[Extract<keyof Responses<K>, S>];
 /** What a call resolves to: the 2xx response's JSON body (nothing for a 204). */

@@ -33,6 +33,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pets.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export animals as CSV
+         * @description Every animal `GET /pets` lists with the same filters and `sort` (`status`, `categoryId`, `id`, `q`, `tag`, `sex`, `breed`, `recordComplete` and `microchip`), in its order, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the columns an import reads: `id`, `name`, `category`, `status`, `description`, `tags`, `price.amount`, `price.currency`, `breed.primary`, `breed.mixed`, `breed.secondary`, `sex`, `neutered`, `colour`, `birthDate`, `birthDateEstimated`, `microchip`, `acquiredAt`, `source.kind`, `source.name`, `source.address` and `source.licence`. An object member is a column per property (`breed.primary`), `category` is the category's name, `tags` are one space apart, a boolean is `true` or `false`, a member the animal lacks is empty. A cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) starts with a quote mark `'`, which an import removes. Streamed a page of animals at a time, so an export of any length takes the same memory; an animal changed while the export runs is written as it was when its page was read ([API guide](/docs/api.md), "Exports").
+         *
+         *     Requires scope `pets:read`.
+         */
+        get: operations["exportPets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pets/bulk": {
         parameters: {
             query?: never;
@@ -88,6 +110,72 @@ export interface paths {
          *     Requires scope `pets:write`.
          */
         patch: operations["updatePet"];
+        trace?: never;
+    };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload animals to import
+         * @description The file is the body, UTF-8, at most 52,428,800 bytes (`IMPORT_MAX_BYTES`): CSV (`text/csv`, RFC 4180, a header row naming the columns an export of the animals has; `category` by name) or JSON Lines (`application/x-ndjson` or `application/jsonl`: one object per line with the members of `NewPet`, `id`, and the category as `categoryId` or by name as `category`). Every row is validated as `POST /pets` (a new animal) or `PATCH /pets/{petId}` (a row whose `id`, or microchip number, names a live animal) would validate it; nothing is written to the animals. The answer is the job, `ready` (or `failed` when the file cannot be read), with each refused row in `report` by line and column with the error the API gives. Apply it with `POST /imports/{importId}/apply` ([API guide](/docs/api.md), "Imports").
+         *
+         *     Requires scope `pets:write`.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import
+         * @description The job: its state, its counts and the refused rows. Poll it while it is `applying` to follow its progress.
+         *
+         *     Requires scope `pets:write`.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply an import
+         * @description Applies the valid rows of a `ready` import in the background: a row naming a live animal (by `id` or microchip number) changes it as `PATCH /pets/{petId}` would (an animal that already has every value is left unchanged, without an event), the others are created as `POST /pets` would, each with its event. The answer is the job, `applying`; poll `GET /imports/{importId}` until it is `done`. A row refused now (the animal got an open order since, say) is counted in `refused` and listed in `report`. Applying again is safe: an import `done` is left as it is, and one left `applying` by a stopped process resumes where it stopped, never applying a row twice. An import that creates categories (`createCategories=true` naming categories that do not exist) needs `categories:write` too.
+         *
+         *     Requires scope `pets:write`.
+         */
+        post: operations["applyImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/pets/{petId}/photos": {
@@ -360,6 +448,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export customers as CSV
+         * @description Every customer `GET /customers` lists with the same `q`, ascending by id, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the Customer's members: `id`, `name`, `email`, `phone`, `address.line1`, `address.line2`, `address.city`, `address.postalCode`, `address.region`, `address.country`, `notes`, `createdAt`, `updatedAt`; a member a customer lacks is empty. Personal data: it takes `customers:read`, as the listing does. Cells are written as `GET /pets.csv` writes them (a formula-like cell, such as a telephone number starting with `+`, starts with a quote mark `'`), streamed a page at a time ([API guide](/docs/api.md), "Exports").
+         *
+         *     Requires scope `customers:read`.
+         */
+        get: operations["exportCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customers/{customerId}": {
         parameters: {
             query?: never;
@@ -570,6 +680,28 @@ export interface paths {
          *     Requires scope `orders:write`.
          */
         post: operations["placeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/store/orders.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export store orders as CSV
+         * @description Every order `GET /store/orders` lists with the same `status` and `petId`, ascending by id, as one CSV file (RFC 4180: UTF-8, CRLF, a header row) of the Order's members: `id`, `petId`, `customerId`, `status`, `method`, `createdAt`, `updatedAt`, `price.amount`, `price.currency`, `deposit.amount`, `deposit.currency`; a member an order lacks is empty. Cells are written as `GET /pets.csv` writes them (a formula-like cell starts with a quote mark `'`), streamed a page at a time ([API guide](/docs/api.md), "Exports").
+         *
+         *     Requires scope `orders:read`.
+         */
+        get: operations["exportOrders"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1108,6 +1240,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what
+         * @description Every write — changes to animals, orders, customers, categories and holds, and the writes no event describes (keys, webhook endpoints, staff, sign-ins) — with its actor (the person or the key) and, for an update, what changed; newest first, keyset-paged (`Link: <…>; rel="next"`). `actor` (`staff:3`, `key:5`), `resource` (`pet:42`), `type` (`pet.updated`), `from` (included) and `to` (excluded) narrow it; they combine. An entry's `changes` are shown under the events' read rule: those of an event type only to a reader holding the scope that reads it (a customer's, which are personal data, to `customers:read`). Kept `ACTIVITY_RETENTION_DAYS` (here 730), never less than the event feed.
+         *
+         *     Requires scope `activity:read`.
+         */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/activity.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what (CSV)
+         * @description The activity log under the same filters and rules as `GET /activity`, whole, newest first, as CSV (RFC 4180: UTF-8, CRLF, a header row): `id`, `at`, `actor_type`, `actor_id`, `actor_name`, `type`, `resource`, `changes`; `changes` is the entry's JSON. Streamed a page at a time, so an export of any length takes the same memory. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
+         *
+         *     Requires scope `activity:read`.
+         */
+        get: operations["exportActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a sign-in with a passkey
+         * @description The options to hand to `startAuthentication()` (@simplewebauthn/browser) or `navigator.credentials.get()`: a challenge (single use, valid 5 minutes, kept in the database so any instance can finish the sign-in), the relying party (this service's host) and user verification required. No passkey is listed: the browser offers those it holds for this site.
+         */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies the result of `startAuthentication()` against the challenge of `POST /sessions/passkey/options` (taken: a second use is refused), the passkey's public key, this service's origin and host, and the person's verification; then, like `POST /sessions`, sets the session cookie and answers the person, their scopes and the CSRF token. Failures are counted with failed password sign-ins from the address (429 with `Retry-After`).
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin registering a passkey
+         * @description The options to hand to `startRegistration()` (@simplewebauthn/browser) or `navigator.credentials.create()` for the signed-in person: a challenge (single use, valid 5 minutes, for this person only), the relying party (this service's host), a discoverable credential verified by the person, and their passkeys excluded. A person has at most 10 passkeys.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the signed-in person's passkeys
+         * @description Their passkeys, oldest first, with when each was registered and last signed them in.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Verifies the result of `startRegistration()` against the challenge of `POST /account/passkeys/options` (taken: a second use is refused), this service's origin and host and the person's verification, and keeps the passkey: the person may then sign in with it alone (`POST /sessions/passkey`).
+         */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the signed-in person's passkeys
+         * @description It no longer signs them in, from the next sign-in on (sessions it opened stay open; end them with `DELETE /sessions`).
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "pet.created": {
@@ -1515,7 +1795,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "invalid_invitation" | "unauthorized" | "insufficient_scope" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "staff_exists" | "last_owner" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+            code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "invalid_invitation" | "passkey_refused" | "unauthorized" | "insufficient_scope" | "forbidden" | "csrf_failed" | "passkey_required" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "staff_exists" | "last_owner" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
             /**
              * @description Human-readable description
              * @example body/name must not be blank
@@ -2051,7 +2331,7 @@ export interface components {
                      * @example validation_failed
                      * @enum {string}
                      */
-                    code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "invalid_invitation" | "unauthorized" | "insufficient_scope" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "staff_exists" | "last_owner" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+                    code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "invalid_invitation" | "passkey_refused" | "unauthorized" | "insufficient_scope" | "forbidden" | "csrf_failed" | "passkey_required" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "staff_exists" | "last_owner" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
                     /**
                      * @description Human-readable description
                      * @example body/name must not be blank
@@ -2064,6 +2344,103 @@ export interface components {
                     status: number;
                 };
             }[];
+        };
+        /**
+         * @description An import of animals from a file, and what it did
+         * @example {
+         *       "id": 1,
+         *       "state": "ready",
+         *       "format": "csv",
+         *       "createCategories": false,
+         *       "rows": 3,
+         *       "valid": 2,
+         *       "invalid": 1,
+         *       "created": 0,
+         *       "updated": 0,
+         *       "unchanged": 0,
+         *       "refused": 0,
+         *       "report": [
+         *         {
+         *           "line": 4,
+         *           "column": "price",
+         *           "code": "validation_failed",
+         *           "message": "body field \"price.amount\" must be >= 0",
+         *           "status": 400
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-28T12:00:00.000Z",
+         *       "updatedAt": "2026-11-28T12:00:01.000Z"
+         *     }
+         */
+        ImportJob: {
+            /**
+             * Format: int64
+             * @description The import
+             */
+            id: number;
+            /**
+             * @description `validating` while the file is uploaded and read; `ready` once every row is validated (nothing written yet); `applying` after `POST /imports/{id}/apply`, until every valid row is applied: `done`; `failed` when the file could not be read (too large, not UTF-8, not CSV or JSON Lines, a header naming no column) or the upload stopped before its end: nothing of it is applied
+             * @enum {string}
+             */
+            state: "validating" | "ready" | "applying" | "done" | "failed";
+            /**
+             * @description How the file was read: `csv` or `jsonl` (JSON Lines)
+             * @enum {string}
+             */
+            format: "csv" | "jsonl";
+            /** @description A category the file names that does not exist is created when applying */
+            createCategories: boolean;
+            /** @description Rows read */
+            rows: number;
+            /** @description Rows that passed validation */
+            valid: number;
+            /** @description Rows refused at validation; they are not applied */
+            invalid: number;
+            /** @description Animals created so far */
+            created: number;
+            /** @description Animals changed so far */
+            updated: number;
+            /** @description Rows naming an animal that already had every value given */
+            unchanged: number;
+            /** @description Valid rows refused when applied (the animal changed since: an open order, a microchip taken meanwhile…) */
+            refused: number;
+            /** @description The refused rows, by line: the first 1,000 */
+            report: {
+                /** @description The line of the file the row starts on (the CSV header is line 1) */
+                line: number;
+                /** @description The column (CSV) or member (JSON Lines) the error is about; empty when it is about the whole row */
+                column: string;
+                /**
+                 * @description Machine-readable error code; stable, each explained in the [API guide](/docs/api.md), "Errors"
+                 * @example validation_failed
+                 * @enum {string}
+                 */
+                code: "validation_failed" | "invalid_json" | "bad_request" | "unknown_category" | "unknown_pet" | "unknown_customer" | "invalid_cursor" | "webhook_url_not_allowed" | "invalid_image" | "invalid_invitation" | "passkey_refused" | "unauthorized" | "insufficient_scope" | "forbidden" | "csrf_failed" | "passkey_required" | "not_found" | "method_not_allowed" | "pet_not_available" | "invalid_transition" | "idempotency_key_in_use" | "pet_has_open_order" | "category_exists" | "category_in_use" | "webhook_disabled" | "too_many_photos" | "already_voided" | "customer_has_open_sale" | "pet_on_hold" | "hold_not_live" | "webhook_limit_reached" | "key_limit_reached" | "staff_exists" | "last_owner" | "microchip_in_use" | "record_incomplete" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "image_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "http_version_not_supported";
+                /**
+                 * @description Human-readable description
+                 * @example body/name must not be blank
+                 */
+                message: string;
+                /**
+                 * @description The HTTP status code
+                 * @example 400
+                 */
+                status: number;
+            }[];
+            /** @description Why the file could not be read (state `failed`) */
+            failure?: string;
+            /**
+             * Format: date-time
+             * @description When the file was uploaded (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the job last changed state (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            updatedAt: string;
         };
         /**
          * @description An animal with its entity tag
@@ -3129,6 +3506,71 @@ export interface components {
             holds: components["schemas"]["Hold"][];
         };
         /**
+         * @description Who made a change
+         * @example {
+         *       "type": "staff",
+         *       "id": 3,
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        Actor: {
+            /** @description A person signed in, an API key, or the service itself */
+            type: "staff" | "key" | "service";
+            /** @description The person (`/staff/{staffId}`) or the key (`/keys/{keyId}`); null for a configured key and for the service */
+            id: number | null;
+            /** @description The name the person or key had when the change was made */
+            name: string;
+        };
+        /**
+         * @description What changed: each member of the resource that differs, as `[before, after]` (a member absent on one side is `null` there). A customer's are shown only to readers holding `customers:read`
+         * @example {
+         *       "price": [
+         *         "19.99",
+         *         "21.50"
+         *       ]
+         *     }
+         */
+        Changes: {
+            [key: string]: unknown[];
+        };
+        /**
+         * @description One write: who made it, what it did, to what, and what changed
+         * @example {
+         *       "id": 12,
+         *       "at": "2026-11-22T12:00:00.000Z",
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
+         *       },
+         *       "type": "pet.updated",
+         *       "resource": "pet:42",
+         *       "changes": {
+         *         "price": [
+         *           "19.99",
+         *           "21.50"
+         *         ]
+         *       }
+         *     }
+         */
+        ActivityEntry: {
+            /** @description Increases with each entry */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was made (RFC 3339, UTC)
+             */
+            at: string;
+            actor: components["schemas"]["Actor"];
+            /** @description What was done: the event type (`pet.updated`) or, for a write no event describes, its kind (`key.created`, `webhook.deleted`, `staff.invited`, `session.started`, …) */
+            type: string;
+            /** @description What it was done to, as `<kind>:<id>` (`pet:42`) */
+            resource: string;
+            changes?: components["schemas"]["Changes"];
+        };
+        /** @description A page of the activity log, newest first */
+        ActivityEntries: components["schemas"]["ActivityEntry"][];
+        /**
          * @description What changed
          * @enum {string}
          */
@@ -3165,6 +3607,11 @@ export interface components {
          *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3186,6 +3633,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Pet"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An animal changed: any member updatePet sets, its photos, or its status by an order: `data` is the Pet after the change.
@@ -3219,6 +3667,17 @@ export interface components {
          *         ],
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
+         *       },
+         *       "changes": {
+         *         "status": [
+         *           "available",
+         *           "pending"
+         *         ]
          *       }
          *     }
          */
@@ -3240,6 +3699,8 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Pet"];
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description An animal was withdrawn: `data` is `{id}`.
@@ -3249,6 +3710,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3276,6 +3742,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A record was added to an animal's health log: `data` is the HealthRecord. Read with `health:read`.
@@ -3293,6 +3760,11 @@ export interface components {
          *         "givenBy": "Dr. A. Jones, MRCVS",
          *         "nextDue": "2027-11-20",
          *         "recordedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3314,6 +3786,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["HealthRecord"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A health record was voided: `data` is the HealthRecord, with `voided`. Read with `health:read`.
@@ -3335,6 +3808,11 @@ export interface components {
          *           "at": "2026-11-23T09:00:00.000Z",
          *           "reason": "Recorded against the wrong animal"
          *         }
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3356,6 +3834,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["HealthRecord"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was placed (its animal becomes `pending`; a `pet.updated` follows): `data` is the Order.
@@ -3369,6 +3848,11 @@ export interface components {
          *         "status": "placed",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3390,6 +3874,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was approved: `data` is the Order.
@@ -3403,6 +3888,11 @@ export interface components {
          *         "status": "approved",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3424,6 +3914,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was delivered (its animal becomes `sold`): `data` is the Order.
@@ -3437,6 +3928,11 @@ export interface components {
          *         "status": "delivered",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3458,6 +3954,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An order was cancelled (its animal becomes `available` again): `data` is the Order.
@@ -3471,6 +3968,11 @@ export interface components {
          *         "status": "cancelled",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3492,6 +3994,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Order"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A category was added: `data` is the Category.
@@ -3502,6 +4005,11 @@ export interface components {
          *       "data": {
          *         "id": 7,
          *         "name": "Horses"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3523,6 +4031,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Category"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A category was renamed: `data` is the Category.
@@ -3533,6 +4042,11 @@ export interface components {
          *       "data": {
          *         "id": 7,
          *         "name": "Ponies"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3554,6 +4068,8 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Category"];
+            actor?: components["schemas"]["Actor"];
+            changes?: components["schemas"]["Changes"];
         };
         /**
          * @description A category was deleted: `data` is `{id}`.
@@ -3563,6 +4079,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 7
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3590,6 +4111,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer was added: `data` is `{id}` (no personal data travels in events: read the Customer with `customers:read`). Read with `customers:read`.
@@ -3599,6 +4121,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3626,6 +4153,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer changed: `data` is `{id}`. Read with `customers:read`.
@@ -3635,6 +4163,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3662,6 +4195,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A customer was withdrawn or erased: `data` is `{id}`. Read with `customers:read`.
@@ -3671,6 +4205,11 @@ export interface components {
          *       "createdAt": "2026-11-22T12:00:00.000Z",
          *       "data": {
          *         "id": 1
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3698,6 +4237,7 @@ export interface components {
                  */
                 id: number;
             };
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description An animal was put on hold for a customer (it becomes `pending`; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3714,6 +4254,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3735,6 +4280,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold was cancelled (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3751,6 +4297,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3772,6 +4323,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold became an order (an `order.placed` follows): `data` is the Hold, with `orderId`. Read with `orders:read`.
@@ -3789,6 +4341,11 @@ export interface components {
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z",
          *         "orderId": 7
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3810,6 +4367,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description A hold reached its `until` (the animal is `available` again; a `pet.updated` follows): `data` is the Hold. Read with `orders:read`.
@@ -3826,6 +4384,11 @@ export interface components {
          *         "until": "2026-11-29T18:00:00.000Z",
          *         "createdAt": "2026-11-22T12:00:00.000Z",
          *         "updatedAt": "2026-11-22T12:00:00.000Z"
+         *       },
+         *       "actor": {
+         *         "type": "staff",
+         *         "id": 3,
+         *         "name": "Ada Lovelace"
          *       }
          *     }
          */
@@ -3847,6 +4410,7 @@ export interface components {
              */
             createdAt: string;
             data: components["schemas"]["Hold"];
+            actor?: components["schemas"]["Actor"];
         };
         /**
          * @description One recorded change; `type` tells which of the event schemas it is
@@ -4141,7 +4705,7 @@ export interface components {
          * @description A permission a key holds (the [API guide](/docs/api.md), "Authentication")
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin" | "staff:read" | "staff:admin";
+        Scope: "pets:read" | "pets:write" | "health:read" | "health:write" | "orders:read" | "orders:write" | "customers:read" | "customers:write" | "categories:write" | "events:read" | "keys:admin" | "webhooks:admin" | "staff:read" | "staff:admin" | "activity:read";
         /**
          * @example {
          *       "name": "shop front",
@@ -4158,7 +4722,7 @@ export interface components {
              * @example shop front
              */
             name: string;
-            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin nor staff:read nor staff:admin, which must be named). Every scope: name them all (the Scope enum) */
+            /** @description What the key may do; only scopes the calling key holds. Default: pets:read, pets:write, health:read, health:write, orders:read, orders:write, categories:write, events:read (never customers:read nor customers:write nor keys:admin nor webhooks:admin nor staff:read nor staff:admin nor activity:read, which must be named). Every scope: name them all (the Scope enum) */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: date-time
@@ -4561,6 +5125,136 @@ export interface components {
              */
             csrfToken: string;
         };
+        /**
+         * @description WebAuthn `PublicKeyCredentialCreationOptionsJSON` (registration) or `PublicKeyCredentialRequestOptionsJSON` (sign-in)
+         * @example {
+         *       "challenge": "l4tW0Q8lq0c2u1d9k3xQyJv7mZb6nS4oR1pT5aE2fHc",
+         *       "timeout": 300000,
+         *       "rpId": "shop.example",
+         *       "userVerification": "required"
+         *     }
+         */
+        PasskeyOptions: {
+            /** @description Single use; expires after 5 minutes */
+            challenge: string;
+            /** @description Milliseconds the browser waits for the person */
+            timeout?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The result of `startRegistration()` (@simplewebauthn/browser) or its equivalent
+         * @example {
+         *       "id": "Qm9iJ3MgcGFzc2tleQ",
+         *       "rawId": "Qm9iJ3MgcGFzc2tleQ",
+         *       "type": "public-key",
+         *       "authenticatorAttachment": "platform",
+         *       "clientExtensionResults": {},
+         *       "response": {
+         *         "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+         *         "attestationObject": "o2NmbXRkbm9uZQ",
+         *         "transports": [
+         *           "internal",
+         *           "hybrid"
+         *         ]
+         *       }
+         *     }
+         */
+        PasskeyRegistration: {
+            /** @description The credential's id */
+            id: string;
+            /** @description The same id (the browser sends both) */
+            rawId: string;
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description Extension outputs (unused) */
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: "public-key";
+            response: {
+                /** @description The client data, carrying the challenge and the origin */
+                clientDataJSON: string;
+                /** @description The attestation object, carrying the public key */
+                attestationObject: string;
+                /** @description The authenticator data */
+                authenticatorData?: string;
+                /** @description The authenticator's transports, as the browser reported them (`internal`, `hybrid`, `usb`, `nfc`, `ble`…) */
+                transports?: string[];
+                /** @description COSE algorithm of the public key */
+                publicKeyAlgorithm?: number;
+                /** @description The public key (SubjectPublicKeyInfo) */
+                publicKey?: string;
+            };
+        };
+        /**
+         * @description The result of `startAuthentication()` (@simplewebauthn/browser) or its equivalent
+         * @example {
+         *       "id": "Qm9iJ3MgcGFzc2tleQ",
+         *       "rawId": "Qm9iJ3MgcGFzc2tleQ",
+         *       "type": "public-key",
+         *       "clientExtensionResults": {},
+         *       "response": {
+         *         "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+         *         "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4",
+         *         "signature": "MEUCIQD",
+         *         "userHandle": "c3RhZmY6MQ"
+         *       }
+         *     }
+         */
+        PasskeyAssertion: {
+            /** @description The credential's id */
+            id: string;
+            /** @description The same id (the browser sends both) */
+            rawId: string;
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description Extension outputs (unused) */
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            type: "public-key";
+            response: {
+                /** @description The client data, carrying the challenge and the origin */
+                clientDataJSON: string;
+                /** @description The authenticator data, carrying the signature counter */
+                authenticatorData: string;
+                /** @description The signature over the authenticator data and the client data */
+                signature: string;
+                /** @description The user handle the passkey was registered with */
+                userHandle?: string;
+            };
+        };
+        /**
+         * @example {
+         *       "id": 3,
+         *       "transports": [
+         *         "internal",
+         *         "hybrid"
+         *       ],
+         *       "createdAt": "2026-11-23T08:55:00.000Z",
+         *       "lastUsedAt": "2026-11-24T09:02:00.000Z"
+         *     }
+         */
+        Passkey: {
+            /**
+             * Format: int64
+             * @description Identifier of the passkey
+             * @example 3
+             */
+            id: number;
+            /** @description The authenticator's transports, as the browser reported them (`internal`, `hybrid`, `usb`, `nfc`, `ble`…) */
+            transports: string[];
+            /**
+             * Format: date-time
+             * @description When it was registered (RFC 3339, UTC)
+             * @example 2026-11-22T12:00:00.000Z
+             */
+            createdAt: string;
+            lastUsedAt: string | null;
+        };
+        /** @description The person's passkeys, oldest first */
+        Passkeys: components["schemas"]["Passkey"][];
     };
     responses: {
         /**
@@ -4920,6 +5614,142 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportPets: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["PetStatus"];
+                /** @description Filters by category; combinable with `status` */
+                categoryId?: number;
+                /** @description The animals with these ids (repeat the parameter: `id=3&id=7`, at most 100, each once): how a client reads one animal and its `etag` without the deprecated getPet. Ids of withdrawn or unknown animals are left out, not refused. Combinable with `status` and `categoryId`; not with `q` or `tag`; ordered by id (`sort=id` or `-id`) */
+                id?: number[];
+                /**
+                 * @description Search: animals whose name, description, tags, breed or colour contain every word of `q`, each as a word or the start of one (`lab` finds "Labrador"), ignoring case and accents. Words are runs of letters and digits, at most 200 characters; a `q` without any (punctuation only) filters nothing. Combinable with every filter and every `sort`
+                 * @example lab fri
+                 */
+                q?: string;
+                /** @description Animals carrying every tag given (repeat the parameter: `tag=a&tag=b`, at most 10); combinable with every filter and every `sort` */
+                tag?: string[];
+                /** @description Animals of this sex; combinable with every filter and every `sort` */
+                sex?: "male" | "female" | "unknown";
+                /**
+                 * @description Animals whose breed (`primary` or `secondary`) has every word of `breed` as a whole word, ignoring case and accents: `poodle` finds "Toy Poodle", not "Poodles"; at least one letter or digit. Combinable with every filter and every `sort`
+                 * @example labrador
+                 */
+                breed?: string;
+                /** @description `false`: the animals whose record lacks a field the store requires (`recordMissing`), what staff must finish; `true`: those with a complete record. Combinable with every filter and every `sort` */
+                recordComplete?: "true" | "false";
+                /**
+                 * @description The animal with this microchip number, compared normalised (spaces, hyphens and dots dropped, letters upper-cased); at most one live animal has it
+                 * @example 985 112 345 678 903
+                 */
+                microchip?: string;
+                /** @description Order of the listing: by `id` (the default), `name` (ignoring case and accents), `price` (animals without a price last) or `createdAt`; a leading `-` reverses it. Ties are broken by id in the same direction. Every sort combines with every filter. A page reads at most about 20,000 animals: when `q` or `tag` matches more than 10,000 and few of them lie near the page's place in this order, a page may hold fewer animals than `limit`, even none, and still have a `next` link ([API guide](/docs/api.md), "Search, tags and sort orders") */
+                sort?: "id" | "-id" | "name" | "-name" | "price" | "-price" | "createdAt" | "-createdAt";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The animals, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always present: a download, and the name to save it under, naming what it holds and the day (UTC) it was made */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid `status`, `categoryId`, `id`, `q`, `tag`, `sex`, `breed`, `recordComplete`, `microchip` or `sort`, `id` with `q` or `tag` or another order than id, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5744,6 +6574,557 @@ export interface operations {
                 };
             };
             /** @description Body sent as neither application/merge-patch+json nor application/json, or with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: {
+                /** @description `true`: a category the file names that does not exist is created when applying (the key then needs `categories:write`); default `false`: such rows are refused */
+                createCategories?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": unknown;
+                "application/x-ndjson": unknown;
+                "application/jsonl": unknown;
+            };
+        };
+        responses: {
+            /** @description The file was read (state `ready`: every row validated, the refused ones in `report`) or could not be (`failed`, with `failure`); `Location` names the job */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description An unknown or invalid query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than `IMPORT_MAX_BYTES` (`payload_too_large`); the job is left `failed` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Content-Type` is not text/csv, application/x-ndjson, application/jsonl (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import */
+                importId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `importId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    applyImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The import */
+                importId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import was done already: nothing changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description Applying: the rows are being applied */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "state": "ready",
+                     *       "format": "csv",
+                     *       "createCategories": false,
+                     *       "rows": 3,
+                     *       "valid": 2,
+                     *       "invalid": 1,
+                     *       "created": 0,
+                     *       "updated": 0,
+                     *       "unchanged": 0,
+                     *       "refused": 0,
+                     *       "report": [
+                     *         {
+                     *           "line": 4,
+                     *           "column": "price",
+                     *           "code": "validation_failed",
+                     *           "message": "body field \"price.amount\" must be >= 0",
+                     *           "status": 400
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-28T12:00:00.000Z",
+                     *       "updatedAt": "2026-11-28T12:00:01.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `importId` is not an integer between 1 and 2^53-1 written in decimal digits, or a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks `pets:write`, or `categories:write` for an import that creates categories (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No import with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The import is `validating` or `failed` (`invalid_transition`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8265,6 +9646,119 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    exportCustomers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Search: customers whose name, e-mail address or telephone number contains `q`, ignoring case; a `q` written as a telephone number (digits with spaces, brackets, dots, hyphens or a leading `+`) finds the number however it was written
+                 * @example doe
+                 */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always present: a download, and the name to save it under, naming what it holds and the day (UTC) it was made */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid `q`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     getCustomer: {
         parameters: {
             query?: never;
@@ -10180,6 +11674,117 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportOrders: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["OrderStatus"];
+                /** @description Filters by the animal ordered */
+                petId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orders, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Always present: a download, and the name to save it under, naming what it holds and the day (UTC) it was made */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid `status` or `petId`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -14863,6 +16468,973 @@ export interface operations {
             default: components["responses"]["ExchangeError"];
         };
     };
+    listActivity: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items returned */
+                limit?: number;
+                /** @description Opaque position from a previous page's `Link: rel="next"`; never build it by hand */
+                cursor?: string;
+                /**
+                 * @description Only what this person (`staff:3`) or key (`key:5`) did
+                 * @example staff:3
+                 */
+                actor?: string;
+                /**
+                 * @description Only what was done to this resource (`pet:42`)
+                 * @example pet:42
+                 */
+                resource?: string;
+                /**
+                 * @description Only entries of this kind (`pet.updated`)
+                 * @example pet.updated
+                 */
+                type?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `rel="next"` (RFC 8288) when more results may follow; absent on the last page */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityEntries"];
+                };
+            };
+            /** @description An invalid `limit`, `actor`, `resource`, `type`, `from`, `to` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    exportActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only what this person (`staff:3`) or key (`key:5`) did
+                 * @example staff:3
+                 */
+                actor?: string;
+                /**
+                 * @description Only what was done to this resource (`pet:42`)
+                 * @example pet:42
+                 */
+                resource?: string;
+                /**
+                 * @description Only entries of this kind (`pet.updated`)
+                 * @example pet.updated
+                 */
+                type?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description An invalid `actor`, `resource`, `type`, `from` or `to`, or an unknown or repeated query parameter (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`insufficient_scope`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options of the sign-in */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "l4tW0Q8lq0c2u1d9k3xQyJv7mZb6nS4oR1pT5aE2fHc",
+                     *       "timeout": 300000,
+                     *       "rpId": "shop.example",
+                     *       "userVerification": "required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            /** @description A query parameter or a body was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Origin` other than this service's (`csrf_failed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAssertion"];
+            };
+        };
+        responses: {
+            /** @description Signed in; `Set-Cookie` carries the session */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session": {
+                     *         "id": 12,
+                     *         "createdAt": "2026-11-23T08:55:00.000Z",
+                     *         "lastSeenAt": "2026-11-23T09:40:00.000Z",
+                     *         "expiresAt": "2026-11-23T20:55:00.000Z",
+                     *         "current": true
+                     *       },
+                     *       "staff": {
+                     *         "id": 3,
+                     *         "name": "Ada Byrne",
+                     *         "email": "ada@shop.example",
+                     *         "role": "clerk",
+                     *         "state": "active",
+                     *         "createdAt": "2026-11-22T12:00:00.000Z",
+                     *         "lastSignInAt": "2026-11-23T08:55:00.000Z"
+                     *       },
+                     *       "scopes": [
+                     *         "pets:read",
+                     *         "pets:write",
+                     *         "health:read",
+                     *         "health:write",
+                     *         "orders:read",
+                     *         "orders:write",
+                     *         "customers:read",
+                     *         "customers:write"
+                     *       ],
+                     *       "csrfToken": "Hk2bq9Xc0vR4tY7uW1zA3sD5fG8hJ6kL2mN4pQ7rS0e"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CurrentSession"];
+                };
+            };
+            /** @description Missing or invalid fields (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The challenge is unknown, used already or expired, the passkey is not registered, its signature or origin does not verify, or the person may not sign in (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Origin` other than this service's (`csrf_failed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed sign-ins from this address (`rate_limited`); retry after `Retry-After` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options of the registration */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "l4tW0Q8lq0c2u1d9k3xQyJv7mZb6nS4oR1pT5aE2fHc",
+                     *       "timeout": 300000,
+                     *       "rpId": "shop.example",
+                     *       "userVerification": "required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            /** @description The person has 10 passkeys already (`passkey_refused`); a query parameter was sent (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is made with an API key, not signed in as a person (`forbidden`); a request signed in with the session cookie without the console's `Origin` and `X-CSRF-Token` (`csrf_failed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkeys"];
+                };
+            };
+            /** @description A query parameter was sent (`validation_failed`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is made with an API key, not signed in as a person (`forbidden`); a request signed in with the session cookie without the console's `Origin` and `X-CSRF-Token` (`csrf_failed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyRegistration"];
+            };
+        };
+        responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "transports": [
+                     *         "internal",
+                     *         "hybrid"
+                     *       ],
+                     *       "createdAt": "2026-11-23T08:55:00.000Z",
+                     *       "lastUsedAt": "2026-11-24T09:02:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /** @description The challenge is unknown, used already, expired or another person's, the response does not verify, or the passkey is registered already (`passkey_refused`); invalid fields (`validation_failed`); a body that is not JSON, not UTF-8, has a byte-order mark, a member named twice or one named `__proto__` (or `prototype` inside `constructor`) (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is made with an API key, not signed in as a person (`forbidden`); a request signed in with the session cookie without the console's `Origin` and `X-CSRF-Token` (`csrf_failed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not sent as application/json, or sent with a `Content-Encoding` (`unsupported_media_type`; then `Accept-Encoding: identity`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description When the body was refused for its `Content-Encoding`: `identity`, no content coding is accepted */
+                    "Accept-Encoding"?: "identity";
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identifier of the passkey */
+                passkeyId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid `passkeyId` (`validation_failed`); a body (none is expected; an empty one is none) that is not JSON (`invalid_json`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key missing or invalid (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is made with an API key, not signed in as a person (`forbidden`); a request signed in with the session cookie without the console's `Origin` and `X-CSRF-Token` (`csrf_failed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No passkey of the person with this id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key, or too many failed authentications from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unreachable, or the service is shutting down (`service_unavailable`); retry after `Retry-After` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    /** @description Responses are per API key: no cache keeps them */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The API key's quota (IETF httpapi RateLimit fields): `q` requests per `w` seconds */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of the quota: `r` requests, for `t` more seconds */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["ExchangeError"];
+        };
+    };
     petCreatedWebhook: {
         parameters: {
             query?: never;
@@ -14912,6 +17484,11 @@ export interface operations {
                  *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -14984,6 +17561,17 @@ export interface operations {
                  *         ],
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
+                 *       },
+                 *       "changes": {
+                 *         "status": [
+                 *           "available",
+                 *           "pending"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -15032,6 +17620,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15088,6 +17681,11 @@ export interface operations {
                  *         "givenBy": "Dr. A. Jones, MRCVS",
                  *         "nextDue": "2027-11-20",
                  *         "recordedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15148,6 +17746,11 @@ export interface operations {
                  *           "at": "2026-11-23T09:00:00.000Z",
                  *           "reason": "Recorded against the wrong animal"
                  *         }
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15200,6 +17803,11 @@ export interface operations {
                  *         "status": "placed",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15252,6 +17860,11 @@ export interface operations {
                  *         "status": "approved",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15304,6 +17917,11 @@ export interface operations {
                  *         "status": "delivered",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15356,6 +17974,11 @@ export interface operations {
                  *         "status": "cancelled",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15405,6 +18028,11 @@ export interface operations {
                  *       "data": {
                  *         "id": 7,
                  *         "name": "Horses"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15454,6 +18082,11 @@ export interface operations {
                  *       "data": {
                  *         "id": 7,
                  *         "name": "Ponies"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15502,6 +18135,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 7
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15550,6 +18188,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15598,6 +18241,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15646,6 +18294,11 @@ export interface operations {
                  *       "createdAt": "2026-11-22T12:00:00.000Z",
                  *       "data": {
                  *         "id": 1
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15701,6 +18354,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15756,6 +18414,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15812,6 +18475,11 @@ export interface operations {
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z",
                  *         "orderId": 7
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15867,6 +18535,11 @@ export interface operations {
                  *         "until": "2026-11-29T18:00:00.000Z",
                  *         "createdAt": "2026-11-22T12:00:00.000Z",
                  *         "updatedAt": "2026-11-22T12:00:00.000Z"
+                 *       },
+                 *       "actor": {
+                 *         "type": "staff",
+                 *         "id": 3,
+                 *         "name": "Ada Lovelace"
                  *       }
                  *     }
                  */
@@ -15906,6 +18579,10 @@ export const pathsPetsGetResponses503HeadersCacheControlValues: ReadonlyArray<Fl
 export const pathsPetsPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsPetsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsPetsCsvGetParametersQuerySexValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["parameters"]["query"]["sex"]> = ["male", "female", "unknown"];
+export const pathsPetsCsvGetParametersQueryRecordCompleteValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["parameters"]["query"]["recordComplete"]> = ["true", "false"];
+export const pathsPetsCsvGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["parameters"]["query"]["sort"]> = ["id", "-id", "name", "-name", "price", "-price", "createdAt", "-createdAt"];
+export const pathsPetsCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsBulkPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/bulk"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsBulkPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/bulk"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15913,6 +18590,12 @@ export const pathsPetsPetIdDeleteResponses415HeadersAcceptEncodingValues: Readon
 export const pathsPetsPetIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsImportsPostParametersQueryCreateCategoriesValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["parameters"]["query"]["createCategories"]> = ["true", "false"];
+export const pathsImportsPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsImportsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsImportsImportIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports/{importId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsImportsImportIdApplyPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports/{importId}/apply"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsImportsImportIdApplyPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports/{importId}/apply"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPhotosGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsPetsPetIdPhotosPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsPetsPetIdPhotosPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/pets/{petId}/photos"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15938,6 +18621,7 @@ export const pathsCategoriesCategoryIdPatchResponses503HeadersCacheControlValues
 export const pathsCustomersGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCustomersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsCustomersCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersCustomerIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsCustomersCustomerIdDeleteResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["delete"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsCustomersCustomerIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/customers/{customerId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -15958,6 +18642,7 @@ export const pathsStoreOrdersGetResponses503HeadersCacheControlValues: ReadonlyA
 export const pathsStoreOrdersPostResponses201HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsStoreOrdersPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsStoreOrdersCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsStoreOrdersOrderIdPatchResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsStoreOrdersOrderIdPatchResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/store/orders/{orderId}"]["patch"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -16003,7 +18688,15 @@ export const pathsSessionsCurrentDeleteResponses503HeadersCacheControlValues: Re
 export const pathsSessionsSessionIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/sessions/{sessionId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsAccountPasswordPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/password"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
 export const pathsAccountPasswordPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/password"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const pathsActivityGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/activity"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsActivityCsvGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/activity.csv"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsSessionsPasskeyPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/sessions/passkey"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsAccountPasskeysOptionsPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/passkeys/options"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsAccountPasskeysGetResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/passkeys"]["get"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsAccountPasskeysPostResponses415HeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/passkeys"]["post"]["responses"]["415"]["headers"]["Accept-Encoding"]> = ["identity"];
+export const pathsAccountPasskeysPostResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/passkeys"]["post"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsAccountPasskeysPasskeyIdDeleteResponses503HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/account/passkeys/{passkeyId}"]["delete"]["responses"]["503"]["headers"]["Cache-Control"]> = ["no-store"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "passkey_refused", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "passkey_required", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const errorErrorsInAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["body"];
 export const errorErrorsInAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["query"];
 export const errorErrorsInAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["errors"]["in"]> = ["path"];
@@ -16018,7 +18711,10 @@ export const petPatchSourceAnyOf0KindValues: ReadonlyArray<Extract<FlattenedDeep
 export const petSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["sex"]> = ["male", "female", "unknown"];
 export const petSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
 export const petRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Pet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
-export const bulkResultRefusedErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkResult"]["refused"]["error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const bulkResultRefusedErrorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkResult"]["refused"]["error"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "passkey_refused", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "passkey_required", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
+export const importJobStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJob"]["state"]> = ["validating", "ready", "applying", "done", "failed"];
+export const importJobFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJob"]["format"]> = ["csv", "jsonl"];
+export const importJobReportCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImportJob"]["report"]["code"]> = ["validation_failed", "invalid_json", "bad_request", "unknown_category", "unknown_pet", "unknown_customer", "invalid_cursor", "webhook_url_not_allowed", "invalid_image", "invalid_invitation", "passkey_refused", "unauthorized", "insufficient_scope", "forbidden", "csrf_failed", "passkey_required", "not_found", "method_not_allowed", "pet_not_available", "invalid_transition", "idempotency_key_in_use", "pet_has_open_order", "category_exists", "category_in_use", "webhook_disabled", "too_many_photos", "already_voided", "customer_has_open_sale", "pet_on_hold", "hold_not_live", "webhook_limit_reached", "key_limit_reached", "staff_exists", "last_owner", "microchip_in_use", "record_incomplete", "request_timeout", "gone", "precondition_failed", "payload_too_large", "image_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "request_header_fields_too_large", "internal_error", "not_implemented", "service_unavailable", "http_version_not_supported"];
 export const listedPetSexValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["sex"]> = ["male", "female", "unknown"];
 export const listedPetSourceKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["source"]["kind"]> = ["breeder", "supplier", "private", "surrender", "born-in-store", "transfer"];
 export const listedPetRecordMissingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ListedPet"]["recordMissing"]> = ["source", "acquiredAt", "birthDate", "colour", "sex", "breed", "neutered", "microchip"];
@@ -16031,6 +18727,9 @@ export const customerErasureKeptValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const orderStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OrderStatus"]> = ["placed", "approved", "delivered", "cancelled"];
 export const saleMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SaleMethod"]> = ["sale", "adoption", "transfer"];
 export const holdStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldState"]> = ["live", "cancelled", "converted", "expired"];
+export const actorTypeAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["staff"];
+export const actorTypeAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["key"];
+export const actorTypeAnyOf2Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Actor"]["type"]> = ["service"];
 export const eventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventType"]> = ["pet.created", "pet.updated", "pet.deleted", "pet.health.recorded", "pet.health.voided", "order.placed", "order.approved", "order.delivered", "order.cancelled", "category.created", "category.updated", "category.deleted", "customer.created", "customer.updated", "customer.deleted", "hold.placed", "hold.cancelled", "hold.converted", "hold.expired"];
 export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const petUpdatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetUpdatedEvent"]["type"]> = ["pet.updated"];
@@ -16053,9 +18752,15 @@ export const holdConvertedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<c
 export const holdExpiredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HoldExpiredEvent"]["type"]> = ["hold.expired"];
 export const deliveryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["type"]> = ["attempt", "webhook.disabled"];
 export const deliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Delivery"]["status"]> = ["pending", "succeeded", "failed"];
-export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin", "staff:read", "staff:admin"];
+export const scopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Scope"]> = ["pets:read", "pets:write", "health:read", "health:write", "orders:read", "orders:write", "customers:read", "customers:write", "categories:write", "events:read", "keys:admin", "webhooks:admin", "staff:read", "staff:admin", "activity:read"];
 export const roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Role"]> = ["owner", "manager", "clerk", "viewer"];
 export const staffStateValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Staff"]["state"]> = ["invited", "active", "deactivated"];
+export const passkeyRegistrationAuthenticatorAttachmentAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyRegistration"]["authenticatorAttachment"]> = ["platform"];
+export const passkeyRegistrationAuthenticatorAttachmentAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyRegistration"]["authenticatorAttachment"]> = ["cross-platform"];
+export const passkeyRegistrationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyRegistration"]["type"]> = ["public-key"];
+export const passkeyAssertionAuthenticatorAttachmentAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyAssertion"]["authenticatorAttachment"]> = ["platform"];
+export const passkeyAssertionAuthenticatorAttachmentAnyOf1Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyAssertion"]["authenticatorAttachment"]> = ["cross-platform"];
+export const passkeyAssertionTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyAssertion"]["type"]> = ["public-key"];
 export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["no-store"];
 export const componentsHeadersImmutableCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Immutable-Cache-Control"]> = ["public, max-age=31536000, immutable"];
 export const componentsHeadersXContentTypeOptionsValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["X-Content-Type-Options"]> = ["nosniff"];

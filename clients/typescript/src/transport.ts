@@ -28,16 +28,19 @@ export interface Call {
   readonly query?: Readonly<Record<string, unknown>>;
   /** A JSON value, or bytes sent as they are with their media type (a photo). */
   readonly body?: unknown;
-  readonly bytes?: { readonly data: Blob | Uint8Array; readonly type: string };
+  /** A stream (an import's file) is sent once: a call that sends one is not retried. */
+  readonly bytes?: { readonly data: Blob | Uint8Array | ReadableStream<Uint8Array>; readonly type: string };
   /** The answer is bytes (routes.ts `binary`): resolved as a Blob, not parsed as JSON. */
   readonly binary?: boolean;
+  /** The answer is text of any length (routes.ts `stream`: CSV): resolved as soon as it starts, as a ReadableStream of text. */
+  readonly stream?: boolean;
   readonly options?: (RequestOptions & HeaderOptions) | undefined;
 }
 
 export interface Answer {
   /** A 2xx, or 304 to a call that passed `ifNoneMatch`. */
   readonly status: number;
-  /** The JSON body (a Blob for a binary answer); undefined for 204 and 304. */
+  /** The JSON body (a Blob for a binary answer, a ReadableStream of text for a streamed one); undefined for 204 and 304. */
   readonly body: unknown;
   readonly headers: Headers;
 }
@@ -172,15 +175,17 @@ export class Transport {
     const headers = new Headers(options?.headers);
     for (const [name, value] of headerOptions(call)) headers.set(name, value);
     headers.set('authorization', this.#authorization);
-    headers.set('accept', call.binary ? '*/*' : 'application/json');
+    headers.set('accept', call.binary || call.stream ? '*/*' : 'application/json');
     if (call.bytes !== undefined) headers.set('content-type', call.bytes.type);
     else if (call.body !== undefined) headers.set('content-type', 'application/json');
     const { method } = call.route;
     const idempotent = call.route.headers.includes('idempotency-key');
     const body = call.bytes !== undefined ? (call.bytes.data as BodyInit) : call.body === undefined ? null : JSON.stringify(call.body);
-    const init: RequestInit = { method, headers, body };
+    const streamed = body instanceof ReadableStream;
+    // A stream is sent as it is read (`duplex: 'half'`, which fetch requires for one), and only once.
+    const init: RequestInit = streamed ? ({ method, headers, body, duplex: 'half' } as RequestInit) : { method, headers, body };
     const timeoutMs = options?.timeoutMs === undefined ? this.#timeoutMs : positiveInteger('timeoutMs', options.timeoutMs, 1);
-    const maxRetries = options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
+    const maxRetries = streamed ? 0 : options?.maxRetries === undefined ? this.#maxRetries : positiveInteger('maxRetries', options.maxRetries, 0);
 
     for (let retry = 0; ; retry++) {
       const attempt = await this.#attempt(call, url, init, timeoutMs);
@@ -191,6 +196,7 @@ export class Transport {
         this.#observe(call, response.headers);
         // 304 answers a conditional read; to any other call it is as unexpected as any other status.
         if (attempt.blob !== undefined) return { status: response.status, body: attempt.blob, headers: response.headers };
+        if (attempt.stream !== undefined) return { status: response.status, body: attempt.stream, headers: response.headers };
         if (response.ok || (response.status === 304 && options?.ifNoneMatch !== undefined)) return this.#answer(call, response, text);
         failure = PetstoreError.fromResponse(call.operation, response.status, text, {
           requestId: response.headers.get('x-request-id') ?? undefined,
@@ -209,7 +215,7 @@ export class Transport {
     url: URL,
     init: RequestInit,
     timeoutMs: number,
-  ): Promise<{ response: Response; text: string; blob?: Blob } | { error: PetstoreConnectionError }> {
+  ): Promise<{ response: Response; text: string; blob?: Blob; stream?: ReadableStream<string> } | { error: PetstoreConnectionError }> {
     const signal = call.options?.signal;
     signal?.throwIfAborted();
     const controller = new AbortController();
@@ -222,10 +228,16 @@ export class Transport {
     signal?.addEventListener('abort', abort, { once: true });
     // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
     const fetch = this.#fetch;
+    // A streamed answer stays cancellable by the caller's signal while it is read; the timeout covers its start only.
+    let streaming = false;
     try {
       const response = await fetch(url, { ...init, signal: controller.signal });
       // The bytes of a binary success as they came; everything else (errors included) is text.
       if (call.binary && response.ok) return { response, text: '', blob: await response.blob() };
+      if (call.stream && response.ok && response.body !== null) {
+        streaming = true;
+        return { response, text: '', stream: response.body.pipeThrough(new TextDecoderStream()) };
+      }
       return { response, text: await response.text() };
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
@@ -240,7 +252,7 @@ export class Transport {
       };
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', abort);
+      if (!streaming) signal?.removeEventListener('abort', abort);
     }
   }
 

@@ -27,11 +27,47 @@ test('a changed document changes the generated files (the check above can fail)'
 test('routes: method, path, where the input goes, paging, request headers and ETag come from the document', async () => {
   const doc = JSON.parse(await readFile(OPENAPI_JSON, 'utf8'));
   const routes = routesOf(doc);
-  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true, headers: [], etag: false, binary: false });
-  assert.deepEqual(routes.createPet, { method: 'POST', path: '/pets', input: 'body', paged: false, headers: ['idempotency-key'], etag: true, binary: false });
-  assert.deepEqual(routes.getPet, { method: 'GET', path: '/pets/{petId}', input: null, paged: false, headers: ['if-none-match'], etag: true, binary: false });
-  assert.deepEqual(routes.deletePet, { method: 'DELETE', path: '/pets/{petId}', input: null, paged: false, headers: ['if-match'], etag: false, binary: false });
-  assert.deepEqual(routes.listCategories, { method: 'GET', path: '/categories', input: null, paged: false, headers: [], etag: false, binary: false });
+  assert.deepEqual(routes.listPets, { method: 'GET', path: '/pets', input: 'query', paged: true, headers: [], etag: false, binary: false, stream: false });
+  assert.deepEqual(routes.createPet, {
+    method: 'POST',
+    path: '/pets',
+    input: 'body',
+    paged: false,
+    headers: ['idempotency-key'],
+    etag: true,
+    binary: false,
+    stream: false,
+  });
+  assert.deepEqual(routes.getPet, {
+    method: 'GET',
+    path: '/pets/{petId}',
+    input: null,
+    paged: false,
+    headers: ['if-none-match'],
+    etag: true,
+    binary: false,
+    stream: false,
+  });
+  assert.deepEqual(routes.deletePet, {
+    method: 'DELETE',
+    path: '/pets/{petId}',
+    input: null,
+    paged: false,
+    headers: ['if-match'],
+    etag: false,
+    binary: false,
+    stream: false,
+  });
+  assert.deepEqual(routes.listCategories, {
+    method: 'GET',
+    path: '/categories',
+    input: null,
+    paged: false,
+    headers: [],
+    etag: false,
+    binary: false,
+    stream: false,
+  });
   assert.deepEqual(routes.updateOrder, {
     method: 'PATCH',
     path: '/store/orders/{orderId}',
@@ -40,8 +76,18 @@ test('routes: method, path, where the input goes, paging, request headers and ET
     headers: ['if-match'],
     etag: true,
     binary: false,
+    stream: false,
   });
-  assert.deepEqual(routes.createWebhook, { method: 'POST', path: '/webhooks', input: 'body', paged: false, headers: [], etag: false, binary: false });
+  assert.deepEqual(routes.createWebhook, {
+    method: 'POST',
+    path: '/webhooks',
+    input: 'body',
+    paged: false,
+    headers: [],
+    etag: false,
+    binary: false,
+    stream: false,
+  });
   // A photo goes up as bytes and comes back as bytes.
   assert.deepEqual(routes.addPetPhoto, {
     method: 'POST',
@@ -51,8 +97,29 @@ test('routes: method, path, where the input goes, paging, request headers and ET
     headers: [],
     etag: false,
     binary: false,
+    stream: false,
   });
-  assert.deepEqual(routes.getPhoto, { method: 'GET', path: '/photos/{hash}', input: null, paged: false, headers: ['if-none-match'], etag: true, binary: true });
+  // A CSV export comes back as a stream of text.
+  assert.deepEqual(routes.exportPets, {
+    method: 'GET',
+    path: '/pets.csv',
+    input: 'query',
+    paged: false,
+    headers: [],
+    etag: false,
+    binary: false,
+    stream: true,
+  });
+  assert.deepEqual(routes.getPhoto, {
+    method: 'GET',
+    path: '/photos/{hash}',
+    input: null,
+    paged: false,
+    headers: ['if-none-match'],
+    etag: true,
+    binary: true,
+    stream: false,
+  });
   // A header is named in lower case whatever the document's spelling; an ETag only where every success documents one.
   const changed = structuredClone(doc);
   changed.paths['/categories/{categoryId}'].get.parameters.push({ in: 'header', name: 'If-None-Match', schema: { type: 'string' } });

@@ -31,8 +31,9 @@ type Client = Record<string, Record<string, ((...args: unknown[]) => Promise<unk
 /** Arguments for a call of `op`: 7, 8, … for its path parameters, `{}` for its input, then `options`. */
 function argsFor(path: string, op: Json, options?: object): unknown[] {
   const args: unknown[] = [...path.matchAll(/\{([^}]+)\}/g)].map((_, i) => 7 + i);
-  // A body of bytes (a photo) is given as bytes; a JSON body or a query as an object.
-  if (op.requestBody !== undefined && op.requestBody.content['application/json'] === undefined) args.push(new Uint8Array([0xff, 0xd8, 0xff]));
+  // A body of bytes (a photo) is given as bytes, an import's file with its type; a JSON body or a query as an object.
+  if (op.operationId === 'createImport') args.push({ file: new Uint8Array([0x7b, 0x7d]), type: 'application/x-ndjson' });
+  else if (op.requestBody !== undefined && op.requestBody.content['application/json'] === undefined) args.push(new Uint8Array([0xff, 0xd8, 0xff]));
   else if (op.requestBody !== undefined || op.parameters?.some((p: Json) => p.in === 'query')) args.push({});
   if (options) args.push(options);
   return args;

@@ -220,6 +220,31 @@ for (const engine of ENGINES) {
       assert.equal((await failure(petstore.orders.place({ petId: pet.id }))).code, 'pet_not_available');
     });
 
+    test('exports: pets.exportCsv streams the filtered listing as CSV text, chunk by chunk; orders.exportCsv with withResponse', async () => {
+      const tag = `export-${engine}`;
+      const made = [];
+      for (const name of ['=Rex', 'Ann, the "cat"']) made.push(await petstore.pets.create({ name, categoryId: 1, tags: [tag] }));
+      const stream = await petstore.pets.exportCsv({ tag: [tag], sort: '-id' });
+      assert.ok(stream instanceof ReadableStream);
+      let text = '';
+      for await (const chunk of stream) text += chunk;
+      const lines = text.split('\r\n');
+      assert.ok(lines[0]!.startsWith('id,name,category,status,'), lines[0]);
+      assert.deepEqual(
+        lines.slice(1, -1).map((l) => l.split(',')[0]),
+        [made[1]!.id, made[0]!.id].map(String),
+      );
+      assert.ok(text.includes(`${made[0]!.id},'=Rex,Dogs,available`), 'a formula-like name is defused');
+      assert.ok(text.includes('"Ann, the ""cat"""'));
+      const order = await petstore.orders.place({ petId: made[0]!.id });
+      const answer = await petstore.orders.exportCsv.withResponse({ petId: made[0]!.id });
+      assert.match(answer.headers.get('content-disposition') ?? '', /^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.csv"$/);
+      const orders = (await new Response(answer.data.pipeThrough(new TextEncoderStream())).text()).split('\r\n');
+      assert.equal(orders.length, 3, 'the header, one order, the final CRLF');
+      assert.ok(orders[1]!.startsWith(`${order.id},${made[0]!.id},`));
+      assert.equal((await failure(petstore.pets.exportCsv({ breed: '--' }))).code, 'validation_failed');
+    });
+
     test('photos: upload from a Buffer, a Blob and a file path; read back as Blobs, conditionally too; remove', async (t) => {
       const pet = await petstore.pets.create({ name: 'Photogenic', categoryId: 1 });
       const png = await solid('png', { colour: 1 });
@@ -256,6 +281,30 @@ for (const engine of ENGINES) {
       await petstore.pets.deletePhoto(pet.id, fromBuffer.id);
       assert.equal((await petstore.pets.listPhotos(pet.id)).length, 2);
       assert.equal((await failure(petstore.photos.get(fromBuffer.hash))).status, 404);
+    });
+
+    test('imports: a file streamed from an async iterable and from a path, validated, applied, followed to done', async (t) => {
+      async function* stock() {
+        yield new TextEncoder().encode('name,category,tags\r\n');
+        yield new TextEncoder().encode('Streamed one,Dogs,imported\r\nStreamed two,Cats,\r\n,Cats,\r\n');
+      }
+      const job = await petstore.imports.create({ file: stock(), type: 'text/csv' });
+      assert.deepEqual(
+        [job.state, job.rows, job.valid, job.report.map((r) => [r.line, r.column, r.code])],
+        ['ready', 3, 2, [[4, 'name', 'validation_failed']]],
+      );
+      const applying = await petstore.imports.apply.withResponse(job.id);
+      assert.equal(applying.status, 202);
+      let done = await petstore.imports.get(job.id);
+      while (done.state !== 'done') done = await petstore.imports.get(job.id);
+      assert.equal(done.created, 2);
+
+      const dir = await mkdtemp(join(tmpdir(), 'petstore-import-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const path = join(dir, 'stock.jsonl');
+      await writeFile(path, `${JSON.stringify({ name: 'From a file', categoryId: 1 })}\n`);
+      const fromPath = await petstore.imports.create({ file: path, type: 'application/x-ndjson' });
+      assert.deepEqual([fromPath.state, fromPath.format, fromPath.valid], ['ready', 'jsonl', 1]);
     });
 
     test('health log: add (a retry with the same Idempotency-Key appends once), iterate, get, void, the due list', async () => {

@@ -1,5 +1,6 @@
 // Account (issue 38): the signed-in person changes their password and sees their sessions, ending
-// the others. Only for a person signed in with a password; an API key has no account.
+// the others, and adds or removes passkeys. Only for a person signed in; an API key has no account.
+import { startRegistration } from '@simplewebauthn/browser';
 import { useState } from 'preact/hooks';
 import { Alert, Field, formatTime, NO_PROBLEM, PageHeading, type Problem, problemOf, useLoad, useOutcome, useSession } from '../ui.tsx';
 
@@ -7,6 +8,7 @@ export function AccountPage() {
   const { session } = useSession();
   const { client } = session;
   const sessions = useLoad(() => (session.person ? client.sessions.list() : Promise.resolve([])), []);
+  const passkeys = useLoad(() => (session.person ? client.account.listPasskeys() : Promise.resolve([])), []);
   const [change, setChange] = useState({ currentPassword: '', newPassword: '' });
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const outcome = useOutcome();
@@ -33,6 +35,12 @@ export function AccountPage() {
     }
   };
   const act = (what: () => Promise<unknown>, done: string) => outcome.run(what, done, sessions.reload);
+  const addPasskey = async () => {
+    const options = await client.account.passkeyOptions();
+    const registration = await startRegistration({ optionsJSON: options as unknown as Parameters<typeof startRegistration>[0]['optionsJSON'] });
+    await client.account.addPasskey(registration as never);
+  };
+  const passkeyAct = (what: () => Promise<unknown>, done: string) => outcome.run(what, done, passkeys.reload);
 
   return (
     <section aria-labelledby="page-title">
@@ -72,6 +80,33 @@ export function AccountPage() {
         {problem.general && <Alert>{problem.general}</Alert>}
       </form>
       {outcome.view}
+      {passkeys.error && <Alert>{passkeys.error}</Alert>}
+      <table>
+        <caption>Your passkeys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Added</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(passkeys.data ?? []).map((p) => (
+            <tr key={p.id}>
+              <td>{formatTime(p.createdAt)}</td>
+              <td>{p.lastUsedAt === null ? 'Never' : formatTime(p.lastUsedAt)}</td>
+              <td>
+                <button type="button" onClick={() => passkeyAct(() => client.account.removePasskey(p.id), 'The passkey was removed.')}>
+                  Remove passkey
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" onClick={() => passkeyAct(addPasskey, 'The passkey was added: you can sign in with it.')}>
+        Add a passkey
+      </button>
       {sessions.error && <Alert>{sessions.error}</Alert>}
       <table>
         <caption>Your sessions</caption>

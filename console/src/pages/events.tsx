@@ -26,6 +26,30 @@ interface Data {
 /** A health record in words: "Vaccination Nobivac DHPPi of 2026-03-01". */
 const health = (d: Data) => `${d.kind ? KIND_LABELS[d.kind] : 'Health record'} ${d.name ?? ''} of ${d.date}`.replace('  ', ' ');
 
+type Money = { readonly amount: number; readonly currency: string } | null;
+
+/** A member's value in words: a price as money, nothing as "none", a list joined. */
+function valueWords(member: string, value: unknown): string {
+  if (value === null || value === undefined) return 'none';
+  if (member === 'price') return formatMoney((value as NonNullable<Money>).amount, (value as NonNullable<Money>).currency);
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
+  return typeof value === 'object' ? 'changed' : String(value);
+}
+
+/** What an update changed, in words: "price €19.99 → €21.50, status available → pending" (the event's `changes`). */
+export function changeWords(changes: Readonly<Record<string, readonly unknown[]>>): string {
+  return Object.entries(changes)
+    .map(([member, [before, after]]) => {
+      if (member === 'photoUrls') return 'photos changed';
+      if (typeof before === 'object' && member !== 'price' && !Array.isArray(before) && before !== null) return `${member} changed`;
+      return `${member} ${valueWords(member, before)} → ${valueWords(member, after)}`;
+    })
+    .join(', ');
+}
+
+/** Who made an event's change, when the service recorded it. */
+export const actorName = (e: Event): string | undefined => (e as { actor?: { name: string } }).actor?.name;
+
 /** The animal an event concerns, by the service's rule (eventPetId, src/events/event.schemas.ts): undefined for a category's. */
 export function eventPetId(e: Event): number | undefined {
   const data = e.data as { id?: number; petId?: number };
@@ -45,8 +69,11 @@ export function sentence(e: Event, names: ReadonlyMap<number, { readonly name: s
   switch (e.type) {
     case 'pet.created':
       return `${animal(d.id, d.name)} added, ${d.status}${price}`.replace(/^pet/, 'Pet');
-    case 'pet.updated':
+    case 'pet.updated': {
+      const changes = (e as { changes?: Record<string, unknown[]> }).changes;
+      if (changes !== undefined && Object.keys(changes).length > 0) return `${animal(d.id, d.name)}: ${changeWords(changes)}`.replace(/^pet/, 'Pet');
       return `${animal(d.id, d.name)} changed: now ${d.status}${price}`.replace(/^pet/, 'Pet');
+    }
     case 'pet.deleted':
       return `${animal(d.id)} withdrawn`.replace(/^pet/, 'Pet');
     case 'order.placed':
@@ -169,6 +196,7 @@ export function EventsPage() {
           {events.map((e) => (
             <li key={e.id}>
               <EventSentence event={e} names={names} /> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+              {actorName(e) && <span class="event-actor"> by {actorName(e)}</span>}
               <details>
                 <summary>
                   <span class="event-type">{e.type}</span> <code>{e.id}</code> as JSON

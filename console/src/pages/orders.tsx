@@ -3,6 +3,7 @@ import { ORDER_STATUSES, type Order, type OrderStatus, type Pet } from '@petstor
 import { useState } from 'preact/hooks';
 import {
   Alert,
+  ExportCsv,
   Field,
   Missing,
   NO_PROBLEM,
@@ -99,6 +100,7 @@ export function OrdersPage() {
           </select>
         </label>
       </form>
+      <ExportCsv what="orders" start={() => client.orders.exportCsv.withResponse({ status: status || undefined })} />
       {orders.error && <Alert>{orders.error}</Alert>}
       <table>
         <caption>Orders</caption>

@@ -8,7 +8,7 @@ import { formatMoney } from '../money.ts';
 import { nextCare } from '../care.ts';
 import { pageHref } from '../route.ts';
 import { Alert, Missing, PageHeading, Pager, formatTime, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
-import { concernsPet, sentence } from './events.tsx';
+import { actorName, concernsPet, sentence } from './events.tsx';
 import { HealthLog, KIND_LABELS } from './health.tsx';
 import { PetForm, readPet } from './pets.tsx';
 
@@ -303,6 +303,11 @@ function History({ petId, name }: { petId: number; name: string }) {
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
+      {session.can('activity:read') && (
+        <p>
+          <a href={pageHref(`activity/pet:${petId}/pet.updated`)}>Who changed {name}</a>
+        </p>
+      )}
       {!canRead ? (
         <Missing scope="events:read" what="read the event feed" />
       ) : (
@@ -312,6 +317,7 @@ function History({ petId, name }: { petId: number; name: string }) {
             {events.data?.map((e) => (
               <li key={e.id}>
                 <span class="event-sentence">{sentence(e, names)}</span> <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+                {actorName(e) && <span class="event-actor"> by {actorName(e)}</span>}
               </li>
             ))}
             {events.data?.length === 0 && <li>Nothing recorded yet (events are kept for the days the service is set to keep them).</li>}

@@ -8,7 +8,23 @@ import { useEffect, useState } from 'preact/hooks';
 import { amountText, formatMoney, parseAmount } from '../money.ts';
 import { petHref } from '../route.ts';
 import { describeError } from '../session.ts';
-import { Alert, Field, Missing, NO_PROBLEM, PageHeading, Pager, type Problem, problemOf, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
+import {
+  Alert,
+  ExportCsv,
+  Field,
+  Missing,
+  NO_PROBLEM,
+  Notice,
+  PageHeading,
+  Pager,
+  type Problem,
+  problemOf,
+  useLive,
+  useLoad,
+  useOutcome,
+  usePager,
+  useSession,
+} from '../ui.tsx';
 
 /** What the table asks GET /v1/pets for. */
 interface PetQuery {
@@ -82,20 +98,37 @@ export function PetsPage() {
   const tags = tagsOf(query.tags);
   const breed = query.breed.trim();
   const pager = usePager([query.status, query.categoryId, q, query.tags, query.sex, breed, query.incomplete, query.sort]);
+  // What the filters ask for: the page shown, and Export CSV (every page of it).
+  const filters = {
+    status: query.status || undefined,
+    categoryId: query.categoryId ? Number(query.categoryId) : undefined,
+    tag: tags.length > 0 ? tags : undefined,
+    sex: query.sex || undefined,
+    breed: breed || undefined,
+    recordComplete: query.incomplete ? ('false' as const) : undefined,
+    sort: query.sort,
+  };
   const pets = useLoad(() => {
-    const filters = {
-      limit: 20,
-      cursor: pager.cursor,
-      status: query.status || undefined,
-      categoryId: query.categoryId ? Number(query.categoryId) : undefined,
-      tag: tags.length > 0 ? tags : undefined,
-      sex: query.sex || undefined,
-      breed: breed || undefined,
-      recordComplete: query.incomplete ? ('false' as const) : undefined,
-      sort: query.sort,
-    };
-    return q ? client.pets.search(q, filters) : client.pets.list(filters);
+    const page = { ...filters, limit: 20, cursor: pager.cursor };
+    return q ? client.pets.search(q, page) : client.pets.list(page);
   }, [pager.cursor, query.status, query.categoryId, q, query.tags, query.sex, breed, query.incomplete, query.sort]);
+  // The animals ticked for a bulk change: those of the page shown only (a reload keeps those still on it).
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const shown = pets.error ? [] : (pets.data?.data ?? []);
+  useEffect(() => {
+    const onPage = new Set(shown.map((p) => p.id));
+    setSelected((old) => new Set([...old].filter((id) => onPage.has(id))));
+  }, [pets.data, pets.error]);
+  const toggle = (id: number, on: boolean) =>
+    setSelected((old) => {
+      const next = new Set(old);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const allSelected = shown.length > 0 && shown.every((p) => selected.has(p.id));
+  // What the last bulk change did: shown after the selection it was for is cleared.
+  const [bulkResult, setBulkResult] = useState<BulkOutcome | undefined>();
   const categories = useLoad(() => client.categories.list(), []);
   useLive((e) => e.type.startsWith('pet.') || e.type.startsWith('order.'), pets.reload);
   useLive((e) => e.type.startsWith('category.'), categories.reload);
@@ -156,12 +189,7 @@ export function PetsPage() {
         <label>
           Status{' '}
           <select value={query.status} onChange={(e) => setQuery({ ...query, status: e.currentTarget.value as PetStatus | '' })}>
-            <option value="">any</option>
-            {PET_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
+            <StatusOptions none="any" />
           </select>
         </label>
         <label>
@@ -203,12 +231,37 @@ export function PetsPage() {
           </select>
         </span>
       </form>
+      <ExportCsv what="pets" start={() => client.pets.exportCsv.withResponse({ ...filters, q: q || undefined })} />
       {listProblem.general && <Alert>{listProblem.general}</Alert>}
+      {canWrite && selected.size > 0 && (
+        <BulkChange
+          pets={shown.filter((p) => selected.has(p.id))}
+          categories={categories.data ?? []}
+          onDone={(result) => {
+            setBulkResult(result);
+            setSelected(new Set());
+            pets.reload();
+          }}
+        />
+      )}
+      {bulkResult && <BulkSummary {...bulkResult} />}
       <table>
         <caption>Pets{pets.loading ? ' (loading…)' : ''}</caption>
         <thead>
           <tr>
-            <th scope="col">ID</th>
+            <th scope="col" class="nowrap">
+              {canWrite && (
+                <input
+                  type="checkbox"
+                  class="select"
+                  aria-label="Select all on this page"
+                  checked={allSelected}
+                  disabled={shown.length === 0}
+                  onChange={(e) => setSelected(new Set(e.currentTarget.checked ? shown.map((p) => p.id) : []))}
+                />
+              )}
+              ID
+            </th>
             <th scope="col">Name</th>
             <th scope="col">Category</th>
             <th scope="col">Status</th>
@@ -219,9 +272,20 @@ export function PetsPage() {
           </tr>
         </thead>
         <tbody>
-          {(pets.error ? [] : (pets.data?.data ?? [])).map((pet) => (
+          {shown.map((pet) => (
             <tr key={pet.id}>
-              <td data-label="ID">{pet.id}</td>
+              <td data-label="ID">
+                {canWrite && (
+                  <input
+                    type="checkbox"
+                    class="select"
+                    aria-label={`Select ${pet.name}`}
+                    checked={selected.has(pet.id)}
+                    onChange={(e) => toggle(pet.id, e.currentTarget.checked)}
+                  />
+                )}
+                {pet.id}
+              </td>
               <td data-label="Name">
                 {pet.photoUrls?.[0] && <img class="row-thumb" src={`${pet.photoUrls[0]}/thumb`} alt="" loading="lazy" />}
                 <a href={petHref(pet.id)}>{pet.name}</a>
@@ -266,6 +330,127 @@ export function PetsPage() {
       </table>
       <Pager pager={pager} nextCursor={pets.data?.nextCursor} label="Pets" />
     </section>
+  );
+}
+
+/**
+ * Changes the ticked animals at once (POST /v1/pets/bulk): the status, price, tags or category set
+ * here (what is left as it is is not sent), each animal under its own rules; then what changed and
+ * what was refused, animal by animal, in words.
+ */
+/** The statuses as a select's options, after `none` (the choice of no status: "any", "keep as is") when given. */
+function StatusOptions({ none }: { none?: string }) {
+  return (
+    <>
+      {none !== undefined && <option value="">{none}</option>}
+      {PET_STATUSES.map((s) => (
+        <option key={s} value={s}>
+          {s}
+        </option>
+      ))}
+    </>
+  );
+}
+
+interface BulkOutcome {
+  readonly changed: readonly string[];
+  readonly refused: readonly string[];
+}
+
+function BulkChange({ pets, categories, onDone }: { pets: readonly Pet[]; categories: readonly Category[]; onDone: (result: BulkOutcome) => void }) {
+  const { session } = useSession();
+  const { client } = session;
+  const [change, setChange] = useState({ status: '' as PetStatus | '', price: '', tags: '', categoryId: '' });
+  const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
+  const [saving, setSaving] = useState(false);
+  const nameOf = (id: number) => pets.find((p) => p.id === id)?.name ?? `Pet ${id}`;
+  const apply = async (e: Event) => {
+    e.preventDefault();
+    setProblem(NO_PROBLEM);
+    const amount = change.price.trim() === '' ? undefined : parseAmount(change.price, pets[0]?.price?.currency);
+    if (amount === undefined && change.price.trim() !== '') {
+      setProblem({ fields: { price: `Price must be an amount such as 19.99; got “${change.price}”` }, general: undefined });
+      return;
+    }
+    const patch = {
+      ...(change.status === '' ? {} : { status: change.status }),
+      ...(amount === undefined ? {} : { price: { amount } }),
+      ...(change.tags.trim() === '' ? {} : { tags: tagsOf(change.tags) }),
+      ...(change.categoryId === '' ? {} : { categoryId: Number(change.categoryId) }),
+    };
+    if (Object.keys(patch).length === 0) {
+      setProblem({ fields: {}, general: 'Choose a status, a price, tags or a category to set.' });
+      return;
+    }
+    setSaving(true);
+    try {
+      const done = await client.pets.bulkUpdate({ ids: pets.map((p) => p.id), patch });
+      onDone({
+        changed: done.updated.map((p) => `${p.name} (pet ${p.id})`),
+        refused: done.refused.map((r) => `${nameOf(r.id)} (pet ${r.id}): ${r.error.message}`),
+      });
+    } catch (err) {
+      setProblem(problemOf(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <form class="card" aria-label="Change selected pets" onSubmit={apply}>
+      <h2>
+        Change {pets.length} selected {pets.length === 1 ? 'pet' : 'pets'}
+      </h2>
+      <label>
+        Set status{' '}
+        <select value={change.status} onChange={(e) => setChange({ ...change, status: e.currentTarget.value as PetStatus | '' })}>
+          <StatusOptions none="keep as is" />
+        </select>
+      </label>
+      <Field id="bulk-price" label="Set price" error={problem.fields.price ?? problem.fields['patch.price.amount']}>
+        {(a11y) => (
+          <input {...a11y} inputMode="decimal" value={change.price} onInput={(e) => setChange({ ...change, price: e.currentTarget.value })} size={8} />
+        )}
+      </Field>
+      <Field id="bulk-tags" label="Set tags" error={problem.fields['patch.tags']}>
+        {(a11y) => <input {...a11y} value={change.tags} onInput={(e) => setChange({ ...change, tags: e.currentTarget.value })} size={14} />}
+      </Field>
+      <label>
+        Set category{' '}
+        <select value={change.categoryId} onChange={(e) => setChange({ ...change, categoryId: e.currentTarget.value })}>
+          <option value="">keep as is</option>
+          {categories.map((c) => (
+            <option key={c.id} value={String(c.id)}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" class="primary" disabled={saving}>
+        Apply to {pets.length} selected
+      </button>
+      {problem.general && <Alert>{problem.general}</Alert>}
+    </form>
+  );
+}
+
+function BulkSummary({ changed, refused }: BulkOutcome) {
+  return (
+    <div class="bulk-result">
+      <Notice>
+        Changed {changed.length} of {changed.length + refused.length}
+        {changed.length > 0 ? `: ${changed.join(', ')}` : ''}.
+      </Notice>
+      {refused.length > 0 && (
+        <>
+          <p>Not changed:</p>
+          <ul aria-label="Not changed">
+            {refused.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
   );
 }
 
@@ -552,11 +737,7 @@ export function PetForm({ id, categories, onDone }: { id: number | null; categor
       <Field id="pet-status" label="Status" error={problem.fields.status}>
         {(a11y) => (
           <select {...a11y} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.currentTarget.value as PetStatus })}>
-            {PET_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
+            <StatusOptions />
           </select>
         )}
       </Field>

@@ -1,5 +1,7 @@
 import { CSRF_FAILED } from '../policies/session-cookie.ts';
 import { invalidInvitation, lastOwner, staffExists } from '../../staff/staff.service.ts';
+import { passkeyRefused } from '../../staff/passkey.service.ts';
+import { PASSKEY_REQUIRED } from '../../staff/session.service.ts';
 import { keyLimitReached } from '../../keys/key.service.ts';
 import { notManaged } from '../../webhooks/webhook.access.ts';
 import { errorCodes } from 'fastify';
@@ -124,6 +126,8 @@ async function build(): Promise<Readonly<Record<ErrorCode, ErrorFacts>>> {
     last_owner: facts(counted, () => lastOwner(1)),
     // A request signed in with the session cookie, not safe, from another origin or without the session's token.
     csrf_failed: facts(['auth'], () => CSRF_FAILED),
+    passkey_refused: facts(counted, () => passkeyRefused('its challenge is unknown, used already or expired; ask for new options')),
+    passkey_required: facts(counted, () => PASSKEY_REQUIRED),
     request_timeout: facts(['connection'], () => parseErrorAnswer(parseError('ERR_HTTP_REQUEST_TIMEOUT'))),
     gone: facts(['before-auth'], ({ deprecation }) => {
       if (deprecation === undefined) throw new Error('OpenAPI: only a deprecated operation answers 410 `gone`');

@@ -57,8 +57,9 @@ export function documentResponses(
       const r = value as { $id?: string; $ref?: string; description?: string; examples?: unknown[]; [ERROR_CODES_KEY]?: readonly ErrorCode[] };
       if (Number(status) < 400) {
         const headers = responseHeaders(Number(status), kind, { stages: [kind.public ? 'auth' : 'counted'], examples: [] });
-        // A response without a body (204, 304) is documented by a null schema, and its headers.
-        if (typeof r.$id !== 'string') return [status, { ...r, headers }];
+        // A response without a body (204, 304) is documented by a null schema, and its headers; a
+        // download (csv.ts) by its own content and headers, to which the common ones are added.
+        if (typeof r.$id !== 'string') return [status, { ...r, headers: { ...headers, ...(r as { headers?: object }).headers } }];
         const example = r.examples?.[0];
         return [
           status,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { actingAs, actorOf } from '../../activity/activity.context.ts';
 import { AppError } from '../../errors.ts';
 import { looksGenerated, type KeyVerifier } from '../../keys/key.service.ts';
 import type { Caller, Scope } from '../../keys/key.types.ts';
@@ -190,6 +191,14 @@ export function authentication({ verifier, perKey, authFailures, metrics, sessio
 
   const routes = async (app: FastifyInstance) => {
     app.decorateRequest('principal', null);
+    // The handler of an authenticated request runs as its principal's actor: every write it makes
+    // records who made it (activity/activity.context.ts), read by the outbox and nowhere else. Set
+    // here, the last hook before the handler, because reading the body leaves the async context.
+    // A safe request writes nothing, so the hot reads pay nothing for it.
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (request.principal === null || request.method === 'GET' || request.method === 'HEAD') done();
+      else actingAs(actorOf(request.principal), done);
+    });
     app.addHook('onRoute', (route) => {
       if (route.config?.public === true) return;
       const scope = route.config?.scope;

@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import fp from 'fastify-plugin';
 import { TEXT_PATTERN } from '../../schemas.ts';
 import { CONDITION_PATTERN, CONDITION_RULE } from '../../preconditions.ts';
+import { type AppError, invalid } from '../../errors.ts';
+import { fieldError } from './validation.words.ts';
 
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -136,6 +138,19 @@ async function validation(app: FastifyInstance, { schemas }: { readonly schemas:
 export function checkAgainst(sharedSchemas: readonly object[], schema: object, value: unknown, label: string): string | undefined {
   const validate = buildValidatorCompiler(sharedSchemas)({ schema, httpPart: 'body', method: 'POST', url: '' }) as ValidateFunction;
   return validate(value) ? undefined : describeValidationError(label, validate.errors ?? []);
+}
+
+/**
+ * A body schema's validator outside a request — an import's rows (imports/), under the API's own
+ * rules: the validation_failed error a request with `value` as its body gets, or undefined.
+ */
+export function bodyValidator(sharedSchemas: readonly object[], schema: object): (value: unknown) => AppError | undefined {
+  const validate = buildValidatorCompiler(sharedSchemas)({ schema, httpPart: 'body', method: 'POST', url: '' }) as ValidateFunction;
+  return (value) => {
+    if (validate(value)) return undefined;
+    const errors = validate.errors ?? [];
+    return invalid(describeValidationError('body', errors), fieldError('body', errors[0]));
+  };
 }
 
 const PART_LABEL: Record<string, string> = {

@@ -4,9 +4,11 @@ import type { Storage } from '../storage.ts';
 import { isUnavailable, PgDb, type PgTimeouts } from './postgres.db.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
+import { SqlActivity } from '../sql/sql.activity.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlCustomers } from '../sql/sql.customers.ts';
 import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlImports } from '../sql/sql.imports.ts';
 import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
@@ -86,6 +88,8 @@ function postgresStorage(db: PgDb, instance: PgInstance): Storage {
     customers: new SqlCustomers(db.statements),
     holds: new SqlHolds(db.statements),
     dealerBook: new SqlDealerBook(db.statements),
+    imports: new SqlImports(db.statements, postgresDialect),
+    activity: new SqlActivity(db.statements),
     // One READ COMMITTED transaction per workflow, its repositories bound to the transaction's connection.
     transaction: (work) => db.transaction((statements) => work(sqlTransaction(statements, postgresDialect, instance.id))),
     secret: (name) => databaseSecret(db.statements, name),

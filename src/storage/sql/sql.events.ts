@@ -53,9 +53,10 @@ export class SqlEvents implements EventRepository {
 // SHARE lock on its endpoint's row, which the dispatchers' claims (FOR NO KEY UPDATE) do not block.
 const PUBLISH = perDialect(
   (d) => `WITH e AS (
-    INSERT INTO events (type, data, created_at, pet_id)
-    SELECT t.item, x.item, CAST($3 AS TIMESTAMPTZ), CAST(NULLIF(p.item, '') AS BIGINT)
-    FROM ${d.items('$1', 't')} JOIN ${d.items('$2', 'x')} ON x.n = t.n JOIN ${d.items('$4', 'p')} ON p.n = t.n ORDER BY t.n
+    INSERT INTO events (type, data, created_at, pet_id, actor, changes)
+    SELECT t.item, x.item, CAST($3 AS TIMESTAMPTZ), CAST(NULLIF(p.item, '') AS BIGINT), NULLIF(a.item, ''), NULLIF(c.item, '')
+    FROM ${d.items('$1', 't')} JOIN ${d.items('$2', 'x')} ON x.n = t.n JOIN ${d.items('$4', 'p')} ON p.n = t.n
+      JOIN ${d.items('$5', 'a')} ON a.n = t.n JOIN ${d.items('$6', 'c')} ON c.n = t.n ORDER BY t.n
     RETURNING id, type
   )
   INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
@@ -63,9 +64,11 @@ const PUBLISH = perDialect(
   ORDER BY e.id, w.id`,
 );
 // SQLite (no INSERT in a WITH), two statements per event.
-const INSERT_EVENT = 'INSERT INTO events (type, data, created_at, pet_id) VALUES ($1, $2, $3, $4) RETURNING id';
+const INSERT_EVENT = 'INSERT INTO events (type, data, created_at, pet_id, actor, changes) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id';
 const FIRST_ATTEMPTS = `INSERT INTO webhook_deliveries (webhook_id, type, event_id, attempt, status, next_attempt_at, created_at)
   SELECT w.id, 'attempt', $1, 1, 'pending', $2, $2 FROM webhooks w WHERE ${SUBSCRIBED('$3')}`;
+
+const json = (value: object | undefined): string | undefined => (value === undefined ? undefined : JSON.stringify(value));
 
 export class SqlEventTx implements EventTx {
   readonly #db: SqlDb;
@@ -87,11 +90,20 @@ export class SqlEventTx implements EventTx {
     if (this.#d.dataModifyingCte) {
       // The animal of each event as text ('' for none): a list parameter's items are text (Dialect.items).
       const pets = events.map((e) => String(e.petId ?? ''));
-      await this.#db.run(PUBLISH(this.#d), [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), stamp, pets]);
+      const actors = events.map((e) => json(e.actor) ?? '');
+      const changes = events.map((e) => json(e.changes) ?? '');
+      await this.#db.run(PUBLISH(this.#d), [events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), stamp, pets, actors, changes]);
       return;
     }
     for (const e of events) {
-      const [{ id }] = await this.#db.all<{ id: number }>(INSERT_EVENT, [e.type, JSON.stringify(e.data), stamp, e.petId ?? null]);
+      const [{ id }] = await this.#db.all<{ id: number }>(INSERT_EVENT, [
+        e.type,
+        JSON.stringify(e.data),
+        stamp,
+        e.petId ?? null,
+        json(e.actor) ?? null,
+        json(e.changes) ?? null,
+      ]);
       await this.#db.run(FIRST_ATTEMPTS, [id, stamp, e.type]);
     }
   }

@@ -1,7 +1,19 @@
 // Staff accounts and their sessions (staff, staff_sessions).
 import type { Staff } from '../../staff/staff.schemas.ts';
-import type { StaffChange, StaffCreate, StaffRepository, StaffTx, StoredSession, StoredStaff } from '../../staff/staff.store.ts';
-import { SESSION_COLUMNS, STAFF_COLUMNS, STORED_STAFF_COLUMNS, toStaff, toStoredSession, toStoredStaff, type SessionRow, type StaffRow } from '../rows.ts';
+import type { PasskeyCreate, StaffChange, StaffCreate, StaffRepository, StaffTx, StoredPasskey, StoredSession, StoredStaff } from '../../staff/staff.store.ts';
+import {
+  PASSKEY_COLUMNS,
+  SESSION_COLUMNS,
+  STAFF_COLUMNS,
+  STORED_STAFF_COLUMNS,
+  toStaff,
+  toStoredPasskey,
+  toStoredSession,
+  toStoredStaff,
+  type PasskeyRow,
+  type SessionRow,
+  type StaffRow,
+} from '../rows.ts';
 import { first, perDialect, type Dialect, type SqlDb, type SqlParam } from './sql.db.ts';
 
 const GET = `SELECT ${STAFF_COLUMNS} FROM staff WHERE id = $1`;
@@ -44,6 +56,15 @@ export class SqlStaff implements StaffRepository {
 
   async count(): Promise<number> {
     return Number((await first<{ n: number }>(this.#db, 'SELECT count(*) AS n FROM staff'))!.n);
+  }
+
+  async passkeys(staffId: number): Promise<StoredPasskey[]> {
+    return (await this.#db.all<PasskeyRow>(`SELECT ${PASSKEY_COLUMNS} FROM staff_passkeys WHERE staff_id = $1 ORDER BY id`, [staffId])).map(toStoredPasskey);
+  }
+
+  async passkey(credentialId: string): Promise<StoredPasskey | undefined> {
+    const row = await first<PasskeyRow>(this.#db, `SELECT ${PASSKEY_COLUMNS} FROM staff_passkeys WHERE credential_id = $1`, [credentialId]);
+    return row && toStoredPasskey(row);
   }
 }
 
@@ -134,5 +155,36 @@ export class SqlStaffTx implements StaffTx {
 
   async forgetSessions(staffId: number, before: Date): Promise<void> {
     await this.#db.run('DELETE FROM staff_sessions WHERE staff_id = $1 AND (ended_at < $2 OR expires_at < $2)', [staffId, before.toISOString()]);
+  }
+
+  async addPasskey(input: PasskeyCreate, at: Date): Promise<StoredPasskey | undefined> {
+    const row = await first<PasskeyRow>(
+      this.#db,
+      `INSERT INTO staff_passkeys (staff_id, credential_id, public_key, counter, transports, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (credential_id) DO NOTHING RETURNING ${PASSKEY_COLUMNS}`,
+      [input.staffId, input.credentialId, input.publicKey, input.counter, input.transports.join(' '), at.toISOString()],
+    );
+    return row && toStoredPasskey(row);
+  }
+
+  async removePasskey(staffId: number, id: number): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM staff_passkeys WHERE id = $1 AND staff_id = $2', [id, staffId])) > 0;
+  }
+
+  async usedPasskey(id: number, counter: number, at: Date): Promise<void> {
+    await this.#db.run('UPDATE staff_passkeys SET counter = $2, last_used_at = $3 WHERE id = $1', [id, counter, at.toISOString()]);
+  }
+
+  async saveChallenge(challenge: string, staffId: number, expiresAt: Date, now: Date): Promise<void> {
+    await this.#db.run('DELETE FROM webauthn_challenges WHERE expires_at < $1', [now.toISOString()]);
+    await this.#db.run('INSERT INTO webauthn_challenges (challenge, staff_id, expires_at) VALUES ($1, $2, $3)', [challenge, staffId, expiresAt.toISOString()]);
+  }
+
+  async takeChallenge(challenge: string, staffId: number): Promise<string | undefined> {
+    const row = await first<{ expires_at: string }>(this.#db, 'DELETE FROM webauthn_challenges WHERE challenge = $1 AND staff_id = $2 RETURNING expires_at', [
+      challenge,
+      staffId,
+    ]);
+    return row?.expires_at;
   }
 }

@@ -1,7 +1,9 @@
 import type { Transaction } from '../storage.ts';
+import { SqlActivityTx } from './sql.activity.ts';
 import { SqlCategoryTx } from './sql.categories.ts';
 import { SqlCustomerTx } from './sql.customers.ts';
 import { SqlHoldTx } from './sql.holds.ts';
+import { SqlImportTx } from './sql.imports.ts';
 import { SqlOrderTx } from './sql.orders.ts';
 import { SqlPetTx } from './sql.pets.ts';
 import type { Dialect, SqlDb } from './sql.db.ts';
@@ -31,5 +33,7 @@ export function sqlTransaction(db: SqlDb, dialect: Dialect, instance: number): T
     staff: new SqlStaffTx(db, dialect),
     customers: new SqlCustomerTx(db, dialect),
     holds: new SqlHoldTx(db, dialect),
+    imports: new SqlImportTx(db, dialect),
+    activity: new SqlActivityTx(db),
   };
 }

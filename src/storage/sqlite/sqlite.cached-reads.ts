@@ -13,6 +13,9 @@ import type { GroupCommit } from './sqlite.group-commit.ts';
 import { prepare, sqliteDialect } from './sqlite.db.ts';
 import { ReadCache, type DatabaseChanges } from './sqlite.read-cache.ts';
 
+/** The largest page a listing asks for: `limit`'s maximum (100, schemas.ts) and one more, which tells whether a next page exists. */
+const CACHED_PAGE_MAX = 101;
+
 export class SqlitePets implements PetRepository {
   readonly #writes: GroupCommit;
   readonly #db: DatabaseSync;
@@ -52,9 +55,10 @@ export class SqlitePets implements PetRepository {
   }
 
   list(q: PetQuery): Promise<PetPage> {
-    // A hot listing is read once until the database changes; callers get a copy.
+    // A hot listing is read once until the database changes; callers get a copy. A page larger than
+    // a listing's (an export's, read once each) is not remembered: the cache would come to hold the table.
     return this.#writes.outside(() => {
-      const { pets, walkedTo } = this.#pages.get(JSON.stringify(q), () => this.#page(q))!;
+      const { pets, walkedTo } = q.limit > CACHED_PAGE_MAX ? this.#page(q) : this.#pages.get(JSON.stringify(q), () => this.#page(q))!;
       return { pets: [...pets], walkedTo };
     });
   }

@@ -5,8 +5,10 @@ import { type Migration, readMigrations } from '../migration.ts';
 import { SqlCategories } from '../sql/sql.categories.ts';
 import { SqlCustomers } from '../sql/sql.customers.ts';
 import { SqlHolds } from '../sql/sql.holds.ts';
+import { SqlImports } from '../sql/sql.imports.ts';
 import { SqlDealerBook } from '../sql/sql.dealer-book.ts';
 import { SqlOrders } from '../sql/sql.orders.ts';
+import { SqlActivity } from '../sql/sql.activity.ts';
 import { SqlEvents } from '../sql/sql.events.ts';
 import { SqlHealth } from '../sql/sql.health.ts';
 import { databaseSecret, databaseSetting, saveDatabaseSetting, SqlApiKeys, SqlIdempotency } from '../sql/sql.keys.ts';
@@ -75,6 +77,8 @@ export function openSqlite(options: SqliteOptions): Storage {
     customers: new SqlCustomers(outside),
     holds: new SqlHolds(outside),
     dealerBook: new SqlDealerBook(outside),
+    imports: new SqlImports(outside, sqliteDialect),
+    activity: new SqlActivity(outside),
     transaction: (work) => writes.run(() => work(tx)),
     secret: (name) => databaseSecret(outside, name),
     setting: (name) => databaseSetting(outside, name),
