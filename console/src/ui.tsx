@@ -1,6 +1,6 @@
 // Small pieces every page uses: the session and feed in context, loading with reload on live
 // events, field-level errors from the API's 400 bodies, a pager over cursors.
-import { PetstoreError, type Event, type Pet } from '@petstore/client';
+import { PetstoreError, type Customer, type Event, type Pet } from '@petstore/client';
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
@@ -77,6 +77,23 @@ export function usePetsById(ids: readonly number[]): ReadonlyMap<number, Pet> {
     return new Map(page.data.map((p) => [p.id, p]));
   }, [key]);
   return pets.data ?? new Map();
+}
+
+/**
+ * The customers named by a page of orders, read one by one (the API lists customers by search, not
+ * by id; a page names at most 20), when the session may read customers; none otherwise.
+ */
+export function useCustomersById(ids: readonly (number | undefined)[]): ReadonlyMap<number, Customer> {
+  const { session } = useSession();
+  const canRead = session.can('customers:read');
+  const unique = [...new Set(ids.filter((id) => id !== undefined))].sort((a, b) => a - b);
+  const key = unique.join(',');
+  const customers = useLoad(async () => {
+    if (!canRead || unique.length === 0) return new Map<number, Customer>();
+    const found = await Promise.all(unique.map((id) => session.client.customers.get(id).catch(() => undefined)));
+    return new Map(found.filter((c) => c !== undefined).map((c) => [c.id, c]));
+  }, [key, canRead]);
+  return customers.data ?? new Map();
 }
 
 /**

@@ -2,7 +2,7 @@
 // address or the telephone number, folded as the pet search folds text (lower case, no accents).
 // A shop's customers are thousands, not millions: the engines scan the folded text of the live
 // customers for the part, the same way on each (storage/sql/sql.customers.ts).
-import { fold } from '../pets/pet.search.ts';
+import { fold } from '../pets/pet.fold.ts';
 import type { Customer } from './customer.schemas.ts';
 
 /** A query written as a telephone number: digits, with the separators people write them with. */

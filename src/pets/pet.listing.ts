@@ -4,8 +4,8 @@
 // filter or another order than id; docs/api.md ("Search, tags and sort orders") tells the same.
 import { invalid } from '../errors.ts';
 import type { PetOrderKey, PetPosition, PetQuery } from './pet.store.ts';
-import { UNPRICED_SORT_KEY, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
-import { nameKey, words } from './pet.search.ts';
+import { SORTED_FIELDS, type ListPetsQuery, type Pet, type PetSort } from './pet.schemas.ts';
+import { words } from './pet.search.ts';
 import { breedTerm, normaliseMicrochip } from './pet.record.ts';
 
 /** A listing as the storage is asked for it (without its page size and position), and how its cursors read. */
@@ -108,9 +108,9 @@ export function passes(query: PetListing['query'], pet: Pet): boolean {
   );
 }
 
-/** A pet's place in an order other than by id, as the engines' indexes hold it. */
+/** A pet's place in an order other than by id, as the field table says (PET_FIELDS' `sortable`) and the engines' indexes hold it. */
 function sortValue(order: PetOrderKey, pet: Pet): string | number {
-  if (order === 'name') return nameKey(pet.name);
-  if (order === 'price') return pet.price?.amount ?? UNPRICED_SORT_KEY;
-  return pet.createdAt;
+  const sorted = SORTED_FIELDS.find((f) => f.member === order)?.sortable;
+  if (sorted === undefined) throw new Error(`${order} is not a sortable field of PET_FIELDS`);
+  return sorted.value(pet);
 }

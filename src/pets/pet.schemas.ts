@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { CalendarDate, Cursor, ErrorBody, Id, Limit, TEXT_PATTERN, Timestamp } from '../schemas.ts';
+import { nameKey } from './pet.fold.ts';
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export const PetStatus = Type.Unsafe<PetStatus>({ $id: 'PetStatus', enum: [...PET_STATUSES], type: 'string', description: 'Availability status' });
@@ -249,6 +250,14 @@ export interface PetField {
   readonly written: 'always' | 'insert' | 'never';
   /** Its words are found by `q` (pets/pet.search.ts). */
   readonly searched?: true;
+  /**
+   * Listings may sort by it (`sort=member`, `-member`, ties by id). `value` is a pet's place in that
+   * order, what a keyset cursor carries (pets/pet.listing.ts); the engines compare the same value
+   * (storage/sql/sql.pet-list.ts): its `column` when given (a key the engines keep beside the
+   * field), else its one column, a price by its amount with UNPRICED_SORT_KEY for none. An index on
+   * that expression and id must exist on both engines (docs/contributing.md).
+   */
+  readonly sortable?: { readonly value: (pet: Pet) => string | number; readonly column?: string };
 }
 
 /**
@@ -260,12 +269,18 @@ export interface PetField {
  */
 export const PET_FIELDS: readonly PetField[] = [
   { member: 'id', columns: ['id'], kind: 'integer', written: 'never' },
-  { member: 'name', columns: ['name'], kind: 'text', written: 'always', searched: true },
+  { member: 'name', columns: ['name'], kind: 'text', written: 'always', searched: true, sortable: { value: (pet) => nameKey(pet.name), column: 'name_key' } },
   { member: 'categoryId', columns: ['category_id'], kind: 'integer', written: 'always' },
   { member: 'status', columns: ['status'], kind: 'text', written: 'always' },
   { member: 'description', columns: ['description'], kind: 'text', written: 'always', searched: true },
   { member: 'tags', columns: ['tags'], kind: 'list', written: 'always', searched: true },
-  { member: 'price', columns: ['price_amount', 'price_currency'], kind: 'price', written: 'always' },
+  {
+    member: 'price',
+    columns: ['price_amount', 'price_currency'],
+    kind: 'price',
+    written: 'always',
+    sortable: { value: (pet) => pet.price?.amount ?? UNPRICED_SORT_KEY },
+  },
   { member: 'breed', columns: ['breed'], kind: 'json', written: 'always', searched: true },
   { member: 'sex', columns: ['sex'], kind: 'text', written: 'always' },
   { member: 'neutered', columns: ['neutered'], kind: 'boolean', written: 'always' },
@@ -278,7 +293,7 @@ export const PET_FIELDS: readonly PetField[] = [
   { member: 'recordComplete', columns: ['record_complete'], kind: 'boolean', written: 'always' },
   { member: 'recordMissing', columns: ['record_missing'], kind: 'list', written: 'always' },
   { member: 'photoUrls', columns: ['photos'], kind: 'photos', written: 'never' },
-  { member: 'createdAt', columns: ['created_at'], kind: 'timestamp', written: 'insert' },
+  { member: 'createdAt', columns: ['created_at'], kind: 'timestamp', written: 'insert', sortable: { value: (pet) => pet.createdAt } },
   { member: 'updatedAt', columns: ['updated_at'], kind: 'timestamp', written: 'always' },
 ];
 
@@ -364,8 +379,11 @@ export const SEARCH_WALK = 20_000;
 /** The most ids one listing may ask for (`id=1&id=2…`). */
 export const PET_IDS_MAX = 100;
 
-export const PET_SORTS = ['id', '-id', 'name', '-name', 'price', '-price', 'createdAt', '-createdAt'] as const;
-export type PetSort = (typeof PET_SORTS)[number];
+/** The fields a listing may sort by besides id (PET_FIELDS' `sortable`), in the table's order. */
+export const SORTED_FIELDS = PET_FIELDS.filter((f) => f.sortable !== undefined);
+/** The orders of a listing: by id (the default), then each sortable field; a leading `-` reverses one. */
+export type PetSort = `${'' | '-'}${keyof Pet}`;
+export const PET_SORTS: readonly PetSort[] = ['id' as const, ...SORTED_FIELDS.map((f) => f.member)].flatMap((m): PetSort[] => [m, `-${m}`]);
 export const Q_MAX = 200;
 
 export const ListPetsQuery = Type.Object(

@@ -3,24 +3,13 @@
 // this module writes (SQLite FTS5, PostgreSQL tsvector) and are asked for the words it reads from
 // `q`, so a match is the same on each, whatever collation or extension the database has.
 
+import { fold } from './pet.fold.ts';
 import { SEARCHED_MEMBERS, type Pet } from './pet.schemas.ts';
 
-// Letters NFKD does not decompose but a reader takes for a plain one with a mark.
-const FOLDS: Record<string, string> = { ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', æ: 'ae', œ: 'oe', ß: 'ss', ı: 'i', ħ: 'h' };
-const FOLDABLE = new RegExp(`[${Object.keys(FOLDS).join('')}]`, 'gu');
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** A word longer than this is indexed and searched by its first 100 characters (an index entry stays small). */
 export const WORD_MAX = 100;
-
-/** Lower case, accents removed (é → e, ø → o, ß → ss): what search and name order compare. */
-export function fold(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(FOLDABLE, (c) => FOLDS[c]);
-}
 
 /** The words of `text`, folded, in order, each cut to WORD_MAX characters. */
 export function words(text: string): string[] {
@@ -39,9 +28,4 @@ export function searchText(pet: Partial<Pet>): string {
     return typeof value === 'string' ? value : '';
   });
   return [...new Set(words(text.join(' ')))].join(' ');
-}
-
-/** The key `sort=name` orders by: the folded name, so "émile" sorts with "Emile", between "Ebony" and "Fido". */
-export function nameKey(name: string): string {
-  return fold(name);
 }

@@ -26,7 +26,8 @@ import {
   type Price,
   type PriceInput,
 } from './pet.schemas.ts';
-import { nameKey, searchText } from './pet.search.ts';
+import { nameKey } from './pet.fold.ts';
+import { searchText } from './pet.search.ts';
 import { breedTerms, checkRecord, DEFAULT_RECORD_RULE, microchipInUse, normaliseMicrochip, type RecordRule, recordState } from './pet.record.ts';
 
 // The pet workflows, each in one write transaction over the pet row it locks (docs/architecture.md).

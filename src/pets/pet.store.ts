@@ -24,8 +24,8 @@ export type PetCreate = PetIndex &
     readonly at: Date;
   };
 
-/** The orders a listing of pets comes in; `value` is a row's position in it besides its id. */
-export type PetOrderKey = 'id' | 'name' | 'price' | 'createdAt';
+/** The orders a listing of pets comes in: `id` or a sortable field of PET_FIELDS (pets/pet.schemas.ts). */
+export type PetOrderKey = keyof Pet;
 
 /** A row's keyset position: its id and, unless the order is by id, its sort value (name key, price or createdAt). */
 export interface PetPosition {

@@ -26,7 +26,7 @@ export const dealerBookRoutes: FastifyPluginAsyncTypebox<{ readonly book: Dealer
         operationId: 'getDealerBook',
         tags: ['Store'],
         summary: "The dealer's record book of a period (CSV)",
-        description: `Every animal acquired (added) or disposed of (its order delivered) from \`from\` to \`to\` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): ${DEALER_BOOK_HEADER.map((c) => `\`${c}\``).join(', ')}. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes \`customers:read\`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.`,
+        description: `Every animal acquired (on its record's \`acquiredAt\`; without one, the day it was added) or disposed of (its order delivered) from \`from\` to \`to\` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): ${DEALER_BOOK_HEADER.map((c) => `\`${c}\``).join(', ')}. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes \`customers:read\`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.`,
         'x-stability': 'experimental',
         querystring: DealerBookQuery,
         response: {

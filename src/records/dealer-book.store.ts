@@ -14,7 +14,7 @@ export interface DealerBookEntry {
 }
 
 export interface DealerBookQuery {
-  /** The period's first instant (inclusive) and its end (exclusive). */
+  /** The period's first instant (inclusive) and its end (exclusive), each at a UTC day's start. */
   readonly from: Date;
   readonly to: Date;
   readonly afterId: number;
@@ -22,6 +22,9 @@ export interface DealerBookQuery {
 }
 
 export interface DealerBookRepository {
-  /** The animals added to the store, or delivered to a buyer, in the period, ascending by id after `afterId`. */
+  /**
+   * The animals acquired (their record's `acquiredAt`; without one, the day they were added to the
+   * store) or delivered to a buyer in the period, ascending by id after `afterId`.
+   */
   page(query: DealerBookQuery): Promise<DealerBookEntry[]>;
 }

@@ -788,6 +788,22 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await a.getByLabel('Search by name, e-mail or telephone').fill('');
       });
 
+      await t.test("the order list names each order's customer", async () => {
+        const headers = { authorization: `Bearer ${firstRun}` };
+        const post = async (url: string, payload: object) => {
+          const res = await app.inject({ method: 'POST', url, headers, payload });
+          assert.equal(res.statusCode, 201, res.body);
+          return res.json() as { id: number };
+        };
+        const buyer = await post('/v1/customers', { name: 'Dora Buyer', address: { line1: '1 Main St', city: 'Albany', postalCode: '12207', country: 'US' } });
+        const pet = await post('/v1/pets', { name: 'Pip', categoryId: 1 });
+        const order = await post('/v1/store/orders', { petId: pet.id, customerId: buyer.id });
+        await open(a, 'Orders');
+        const row = a.getByRole('row', { name: new RegExp(`^${order.id} Pip \\(pet ${pet.id}\\) placed`) });
+        await row.getByRole('cell', { name: 'Dora Buyer' }).waitFor();
+        await assertAccessible(a, 'Orders with customers', engine);
+      });
+
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
         await a.setViewportSize({ width: 390, height: 844 });
         const pages = ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events', 'Activity'];

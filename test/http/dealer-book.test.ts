@@ -79,6 +79,19 @@ for (const engine of ENGINES) {
       assert.equal(before.body, `${DEALER_BOOK_HEADER.join(',')}\r\n`);
     });
 
+    test('an animal is in the book of the day its record says it was acquired, not the day it was added', async (t) => {
+      const { app, auth } = await appFor(t);
+      const late = await post(app, auth, '/v1/pets', { name: 'Late entry', categoryId: 1, acquiredAt: '2024-06-15' });
+      const ids = async (from: string, to: string) => {
+        const res = await app.inject({ method: 'GET', url: `/v1/records/dealer-book?from=${from}&to=${to}`, headers: auth });
+        assert.equal(res.statusCode, 200, res.body);
+        return (parse(res.body, { columns: true }) as Record<string, string>[]).map((r) => Number(r.animal_id));
+      };
+      assert.ok((await ids('2024-06-15', '2024-06-15')).includes(late.id), 'in the book of its acquiredAt');
+      assert.ok(!(await ids('2024-06-14', '2024-06-14')).includes(late.id), 'not the day before');
+      assert.ok(!(await ids(today(), today())).includes(late.id), 'not the day it was added');
+    });
+
     test('walks the animals a page at a time without a gap or a repeat, refuses a period backwards, and takes customers:read', async (t) => {
       const { app, auth, storage } = await appFor(t);
       for (let i = 0; i < 5; i++) await post(app, auth, '/v1/pets', { name: `p${i}`, categoryId: 1 });

@@ -1,7 +1,9 @@
 // The pet's field table (PET_FIELDS) against the schemas it sits beside, and what follows from it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { NewPet, Pet, PET_FIELDS, PetPatch, type Pet as PetType } from '../../src/pets/pet.schemas.ts';
+import { ListPetsQuery, NewPet, Pet, PET_FIELDS, PET_SORTS, PetPatch, UNPRICED_SORT_KEY, type Pet as PetType } from '../../src/pets/pet.schemas.ts';
+import { petListing } from '../../src/pets/pet.listing.ts';
+import { sortExpression } from '../../src/storage/sql/sql.pet-list.ts';
 import { newPetRecord, patchPet } from '../../src/pets/pet.service.ts';
 import { PET_COLUMNS, toPet, tupleToPet } from '../../src/storage/rows.ts';
 
@@ -18,6 +20,27 @@ test('every member a client may send or patch is a field the engines write; no c
   const columns = PET_FIELDS.flatMap((f) => f.columns);
   assert.equal(new Set(columns).size, columns.length);
   assert.equal(PET_COLUMNS, columns.join(', '));
+});
+
+test("the sortable fields of the table are the sort enum, the engines' sort expressions and the cursor's value", () => {
+  const sortable = PET_FIELDS.filter((f) => f.sortable !== undefined).map((f) => f.member);
+  assert.deepEqual(sortable, ['name', 'price', 'createdAt']);
+  assert.deepEqual(PET_SORTS, ['id', '-id', ...sortable.flatMap((m) => [m, `-${m}`])]);
+  assert.deepEqual((ListPetsQuery.properties.sort as unknown as { enum: string[] }).enum, PET_SORTS);
+  assert.deepEqual(sortable.map(sortExpression), ['name_key', `coalesce(price_amount, ${UNPRICED_SORT_KEY})`, 'created_at']);
+  assert.throws(() => sortExpression('colour'), /no sort expression for colour/);
+  const pet = {
+    id: 4,
+    name: 'Émile',
+    tags: [],
+    status: 'available',
+    createdAt: '2026-11-22T12:00:00.000Z',
+    updatedAt: '2026-11-22T12:00:00.000Z',
+  } as unknown as PetType;
+  assert.equal(petListing({ sort: '-name' }).position(pet), JSON.stringify(['emile', 4]));
+  assert.equal(petListing({ sort: 'price' }).position(pet), JSON.stringify([UNPRICED_SORT_KEY, 4]));
+  assert.equal(petListing({ sort: 'createdAt' }).position(pet), JSON.stringify(['2026-11-22T12:00:00.000Z', 4]));
+  assert.equal(petListing({}).position(pet), '4');
 });
 
 const row = {

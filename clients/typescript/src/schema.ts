@@ -557,7 +557,7 @@ export interface paths {
         };
         /**
          * The dealer's record book of a period (CSV)
-         * @description Every animal acquired (added) or disposed of (its order delivered) from `from` to `to` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): `animal_id`, `name`, `kind`, `breed`, `sex`, `birth_date`, `colour`, `microchip`, `acquired_at`, `acquired_from`, `acquired_from_address`, `disposed_at`, `method`, `buyer_name`, `buyer_address`, `price`, `currency`, `deposit`, `order_id`. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes `customers:read`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
+         * @description Every animal acquired (on its record's `acquiredAt`; without one, the day it was added) or disposed of (its order delivered) from `from` to `to` (UTC days, both included), withdrawn animals too, one row each in id order, as CSV (RFC 4180: UTF-8, CRLF, a header row): `animal_id`, `name`, `kind`, `breed`, `sex`, `birth_date`, `colour`, `microchip`, `acquired_at`, `acquired_from`, `acquired_from_address`, `disposed_at`, `method`, `buyer_name`, `buyer_address`, `price`, `currency`, `deposit`, `order_id`. Record members an animal lacks are empty. Streamed a page of animals at a time, so a book of any length takes the same memory. It names buyers, so it takes `customers:read`. A field a spreadsheet would read as a formula (starting with =, +, -, @) starts with a quote mark.
          *
          *     Requires scope `customers:read`.
          */

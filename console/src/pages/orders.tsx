@@ -17,6 +17,7 @@ import {
   useOutcome,
   usePager,
   usePetsById,
+  useCustomersById,
   useSession,
 } from '../ui.tsx';
 import { petHref } from '../route.ts';
@@ -38,6 +39,7 @@ export function OrdersPage() {
   const orders = useLoad(() => client.orders.list({ limit: 20, cursor: pager.cursor, status: status || undefined }), [pager.cursor, status]);
   useLive((e) => e.type.startsWith('order.'), orders.reload);
   const pets = usePetsById(orders.data?.data.map((o) => o.petId) ?? []);
+  const customers = useCustomersById(orders.data?.data.map((o) => o.customerId) ?? []);
   const [petId, setPetId] = useState('');
   const [problem, setProblem] = useState<Problem>(NO_PROBLEM);
   const outcome = useOutcome();
@@ -107,6 +109,7 @@ export function OrdersPage() {
             <th scope="col">ID</th>
             <th scope="col">Pet</th>
             <th scope="col">Status</th>
+            <th scope="col">Customer</th>
             <th scope="col">Updated</th>
             {canWrite && <th scope="col">Actions</th>}
           </tr>
@@ -121,6 +124,7 @@ export function OrdersPage() {
               <td data-label="Status">
                 <span class={`badge ${order.status}`}>{order.status}</span>
               </td>
+              <td data-label="Customer">{order.customerId === undefined ? '—' : (customers.get(order.customerId)?.name ?? `Customer ${order.customerId}`)}</td>
               <td data-label="Updated">{formatTime(order.updatedAt)}</td>
               {canWrite && (
                 <td data-label="Actions" class="actions">
@@ -135,7 +139,7 @@ export function OrdersPage() {
           ))}
           {orders.data?.data.length === 0 && (
             <tr>
-              <td colSpan={canWrite ? 5 : 4}>No orders.</td>
+              <td colSpan={canWrite ? 6 : 5}>No orders.</td>
             </tr>
           )}
         </tbody>

@@ -1,5 +1,5 @@
-// The dealer's book: every animal (withdrawn ones too) added in the period or delivered to a buyer
-// in it, with its category, its delivered order and that order's customer as the store holds them.
+// The dealer's book: every animal (withdrawn ones too) acquired in the period (its record's
+// acquiredAt, a day; without one, the instant it was added) or delivered to a buyer in it, with its category, its delivered order and that order's customer as the store holds them.
 // Walked by the pets' primary key a page at a time: the pages of one book read the table once.
 import type { DealerBookEntry, DealerBookQuery, DealerBookRepository } from '../../records/dealer-book.store.ts';
 import { CUSTOMER_COLUMNS, ORDER_COLUMNS, PET_COLUMN_NAMES, toCustomerRecord, toOrder, toPet, type CustomerRow, type OrderRow } from '../rows.ts';
@@ -18,8 +18,13 @@ const PAGE = `SELECT ${PET_COLUMN_NAMES.map((c) => `p.${c}`).join(', ')}, c.name
   FROM pets p JOIN categories c ON c.id = p.category_id
   LEFT JOIN orders o ON o.pet_id = p.id AND o.status = 'delivered'
   LEFT JOIN customers cu ON cu.id = o.customer_id
-  WHERE p.id > $1 AND ((p.created_at >= $2 AND p.created_at < $3) OR (o.updated_at >= $2 AND o.updated_at < $3))
+  WHERE p.id > $1 AND (
+    (p.acquired_at >= $5 AND p.acquired_at < $6)
+    OR (p.acquired_at IS NULL AND p.created_at >= $2 AND p.created_at < $3)
+    OR (o.updated_at >= $2 AND o.updated_at < $3))
   ORDER BY p.id LIMIT $4`;
+
+const day = (at: Date) => at.toISOString().slice(0, 10);
 
 export class SqlDealerBook implements DealerBookRepository {
   readonly #db: SqlDb;
@@ -29,7 +34,7 @@ export class SqlDealerBook implements DealerBookRepository {
   }
 
   async page(q: DealerBookQuery): Promise<DealerBookEntry[]> {
-    const rows = await this.#db.all<Record<string, unknown>>(PAGE, [q.afterId, q.from.toISOString(), q.to.toISOString(), q.limit]);
+    const rows = await this.#db.all<Record<string, unknown>>(PAGE, [q.afterId, q.from.toISOString(), q.to.toISOString(), q.limit, day(q.from), day(q.to)]);
     return rows.map((row) => {
       const order = row.o_id === null ? undefined : toOrder(unprefixed(row, 'o_') as unknown as OrderRow);
       const buyer = row.cu_id === null ? undefined : toCustomerRecord(unprefixed(row, 'cu_') as unknown as CustomerRow);

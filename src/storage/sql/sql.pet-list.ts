@@ -1,17 +1,25 @@
 // The statement of a page of pets (PetRepository.list), written once for both engines: which index
 // serves which listing is written beside each index (../migrations/0009-*/*.sql, 0014-*), and
 // test/storage/pet-plans.test.ts shows the plans use them.
-import { SEARCH_WALK, SORTED_FEW, UNPRICED_SORT_KEY } from '../../pets/pet.schemas.ts';
+import { SEARCH_WALK, SORTED_FEW, SORTED_FIELDS, UNPRICED_SORT_KEY } from '../../pets/pet.schemas.ts';
 import { PET_COLUMNS } from '../rows.ts';
 import type { PetOrderKey, PetPosition, PetQuery } from '../../pets/pet.store.ts';
 import { LIVE, type Dialect, type SqlParam } from './sql.db.ts';
 
-/** The sort expressions, as the migration 9 indexes are written (an expression index is used only for the same expression). */
-export const PET_SORT_EXPRESSIONS: Record<Exclude<PetOrderKey, 'id'>, string> = {
-  name: 'name_key',
-  price: `coalesce(price_amount, ${UNPRICED_SORT_KEY})`,
-  createdAt: 'created_at',
-};
+/**
+ * The sort expressions of the field table's sortable fields (PET_FIELDS' `sortable`), written as the
+ * indexes are (migrations 0009, 0014): an expression index is used only for the same expression.
+ */
+const PET_SORT_EXPRESSIONS: ReadonlyMap<PetOrderKey, string> = new Map(
+  SORTED_FIELDS.map((f) => [f.member, f.sortable?.column ?? (f.kind === 'price' ? `coalesce(${f.columns[0]}, ${UNPRICED_SORT_KEY})` : f.columns[0])]),
+);
+
+/** The expression `order` sorts by; the pets domain asks only for sortable fields. */
+export function sortExpression(order: PetOrderKey | undefined): string {
+  const key = order === undefined ? undefined : PET_SORT_EXPRESSIONS.get(order);
+  if (key === undefined) throw new Error(`no sort expression for ${order}`);
+  return key;
+}
 
 const qualified = (prefix: string) =>
   PET_COLUMNS.split(', ')
@@ -152,7 +160,7 @@ function sortedFewStatement(q: PetQuery, d: Dialect): Statement {
   if (q.words !== undefined || (q.tags?.length ?? 0) > 0) return petListStatement(q, d, 'sparse');
   const params: SqlParam[] = [];
   const param = (value: SqlParam) => `$${params.push(value)}`;
-  const key = PET_SORT_EXPRESSIONS[q.order as Exclude<PetOrderKey, 'id'>];
+  const key = sortExpression(q.order);
   const dir = q.descending ? 'DESC' : 'ASC';
   const matched = filterMatches(q, d, param, `${PET_COLUMNS}, ${key} AS sort_key`);
   const after = q.after === undefined ? '' : ` WHERE (sort_key, id) ${q.descending ? '<' : '>'} (${param(q.after.value ?? null)}, ${param(q.after.id)})`;
@@ -168,7 +176,7 @@ function sortedFewStatement(q: PetQuery, d: Dialect): Statement {
  * is the one the outer query asks for (and sorts nothing).
  */
 function sortedFrom(q: PetQuery, param: (value: SqlParam) => string, columns: string, tail: string): string {
-  const key = PET_SORT_EXPRESSIONS[q.order as Exclude<PetOrderKey, 'id'>];
+  const key = sortExpression(q.order);
   const dir = q.descending ? 'DESC' : 'ASC';
   const after = q.after === undefined ? '' : ` AND (${key}, id) ${q.descending ? '<' : '>'} (${param(q.after.value ?? null)}, ${param(q.after.id)})`;
   return `SELECT ${key} AS sort_key, ${columns} FROM pets WHERE ${LIVE}${after} ORDER BY sort_key ${dir}, id ${dir} ${tail}`;
@@ -294,7 +302,7 @@ export function petListStatement(q: PetQuery, d: Dialect, plan: 'dense' | 'walk'
       where.push(`${id} ${q.descending ? '>=' : '<='} coalesce((${last}), ${q.descending ? 0 : '9223372036854775807'})`);
     }
   } else {
-    const key = PET_SORT_EXPRESSIONS[q.order];
+    const key = sortExpression(q.order);
     if (q.after !== undefined) where.push(`(${key}, id) ${after} (${param(q.after.value ?? null)}, ${param(q.after.id)})`);
     order = `${key} ${dir}, id ${dir}`;
   }
