@@ -1,5 +1,5 @@
 // The store console (issue 25) in headless Chromium, the way staff use it: by role and label, two
-// browsers side by side, an accessibility scan (axe-core) of every page, on every engine. One browser
+// browsers side by side, an accessibility scan (axe-core) of every page, on one engine. One browser
 // for the file, one context per person. Screenshots are taken with UPDATE_SCREENSHOTS=1, into
 // docs/console/ (the pictures docs/console.md shows); a run without it takes none, as nobody looks.
 import assert from 'node:assert/strict';
@@ -149,10 +149,12 @@ const petForm = (page: Page) => page.getByRole('form', { name: /^(Add pet|Edit p
 
 const open = (page: Page, name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
 
-// The engines side by side: the browser waits on the service's polls far more than on the CPU.
-// The ceiling is generous: on this shared 2-core machine at load average 17 one engine took 100–120 s.
+// The console is the same whatever the engine behind it: the API it calls is proven on every engine
+// by the HTTP and storage tests, so the browser runs against one, as the tests below do (a second
+// engine doubled the Chromium time of this, the suite's longest file: issue 32).
+// The ceiling is generous: on this shared 2-core machine at load average 17 the flow took 100–120 s.
 describe('store console in headless Chromium', { skip, concurrency: true }, () => {
-  for (const engine of ENGINES) {
+  for (const engine of ENGINES.slice(0, 1)) {
     test(`staff run the store from two browsers (${engine})`, { timeout: 300_000 }, async (t) => {
       const receiver = await startReceiver(t, (_r, n) => (n === 1 ? 500 : 200));
       const { app, storage } = await buildTestApp(t, {
