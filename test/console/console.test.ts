@@ -801,6 +801,30 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         assert.match((await a.locator('pre.export').textContent()) ?? '', /"email": "ann@example.com"/);
         await assertAccessible(a, 'Customers', engine);
         await shot(a, 'customers', engine);
+        // Edited, while someone else changes the telephone: the 412 shows what they changed; overwriting keeps both.
+        await a.getByLabel('Search by name, e-mail or telephone').fill('ann lee');
+        await row.getByRole('cell', { name: /555 0100/ }).waitFor();
+        await row.getByRole('button', { name: 'Edit Ann Lee' }).click();
+        const editForm = a.getByRole('form', { name: 'Edit Ann Lee' });
+        assert.equal(await editForm.getByLabel('E-mail').inputValue(), 'ann@example.com');
+        await editForm.getByLabel('City').fill('Troy');
+        const auth = { authorization: `Bearer ${firstRun}` };
+        const [ann] = (await app.inject({ method: 'GET', url: '/v1/customers?q=Ann%20Lee', headers: auth })).json() as { id: number }[];
+        const theirs = await app.inject({
+          method: 'PATCH',
+          url: `/v1/customers/${ann!.id}`,
+          headers: { ...auth, 'if-match': '*' },
+          payload: { phone: '+1 518 555 0199' },
+        });
+        assert.equal(theirs.statusCode, 200, theirs.body);
+        await editForm.getByRole('button', { name: 'Save customer' }).click();
+        await editForm.getByRole('alert').getByText('Telephone: was “+1 518 555 0100”, now “+1 518 555 0199”').waitFor();
+        await assertAccessible(a, 'a customer edit in conflict', engine);
+        await shot(a, 'customer-conflict', engine);
+        await editForm.getByRole('button', { name: 'Overwrite with my edit' }).click();
+        await a.getByText('Saved Ann Lee.').waitFor();
+        await row.getByRole('cell', { name: /Troy/ }).waitFor();
+        await row.getByRole('cell', { name: /555 0199/ }).waitFor();
         await row.getByRole('button', { name: 'Erase Ann Lee' }).click();
         await a.getByText('Erased Ann Lee: nothing was kept.').waitFor();
         assert.match(
