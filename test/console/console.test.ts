@@ -853,6 +853,11 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         const bill = a.frameLocator(`iframe[title="Bill of sale of order ${order.id}"]`);
         await bill.getByText('Dora Buyer').first().waitFor();
         await shot(a, 'bill-of-sale', engine);
+        await a.setViewportSize({ width: 390, height: 844 });
+        const narrow = await a.evaluate(() => ({ page: document.scrollingElement!.scrollWidth, viewport: window.innerWidth }));
+        assert.ok(narrow.page <= narrow.viewport, `the bill of sale at 390 px: page ${narrow.page} px wide`);
+        await shot(a, 'bill-of-sale-390', engine);
+        await a.setViewportSize({ width: 1280, height: 800 });
         await a.getByRole('button', { name: 'Close' }).click();
         // A hold: the animal and the customer chosen by name, until tomorrow evening (the default), with a deposit.
         const held = await post('/v1/pets', { name: 'Merry', categoryId: 1 });
@@ -861,6 +866,17 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         await a.getByLabel('Deposit (optional)').fill('50');
         await a.getByRole('button', { name: 'Place hold' }).click();
         await a.getByText(new RegExp(`^Holding Merry \\(pet ${held.id}\\) for Dora Buyer until `)).waitFor();
+        // The animal's page says whom it is held for (until, deposit) and who bought it.
+        await a.goto(`${base}/console/pets/${held.id}`);
+        const sale = a.getByRole('region', { name: 'Hold and buyer' });
+        await sale.getByText(/^For Dora Buyer until .+, deposit \D*50\.00\D*$/).waitFor();
+        await sale.getByText('Not sold.').waitFor();
+        await a.getByRole('list', { name: 'History' }).getByText(`Merry (pet ${held.id}) held until`).waitFor();
+        await assertAccessible(a, "a held animal's page", engine);
+        await shot(a, 'pet-held', engine);
+        await a.goto(`${base}/console/pets/${pet.id}`);
+        await sale.getByText(`Dora Buyer (order ${order.id}, placed)`).waitFor();
+        await sale.getByText('Not held.').waitFor();
       });
 
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {

@@ -54,7 +54,7 @@ export const actorName = (e: Event): string | undefined => (e as { actor?: { nam
 export function eventPetId(e: Event): number | undefined {
   const data = e.data as { id?: number; petId?: number };
   if (e.type.startsWith('category.')) return undefined;
-  return e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id;
+  return e.type.startsWith('pet.health.') || e.type.startsWith('order.') || e.type.startsWith('hold.') ? data.petId : data.id;
 }
 
 /**
@@ -88,6 +88,19 @@ export function sentence(e: Event, names: ReadonlyMap<number, { readonly name: s
       return `Category ${d.id} renamed to ${d.name}`;
     case 'category.deleted':
       return `Category ${d.id} deleted`;
+    case 'hold.placed': {
+      const hold = e.data as { until?: string; deposit?: { amount: number; currency: string } };
+      const deposit = hold.deposit ? ` — deposit ${formatMoney(hold.deposit.amount, hold.deposit.currency)}` : '';
+      return `Hold ${d.id}: ${animal(d.petId)} held until ${formatTime(hold.until)}${deposit}`;
+    }
+    case 'hold.cancelled':
+    case 'hold.converted':
+    case 'hold.expired':
+      return `Hold ${d.id} of ${animal(d.petId)} ${e.type.slice('hold.'.length)}`;
+    case 'customer.created':
+    case 'customer.updated':
+    case 'customer.deleted':
+      return `Customer ${d.id} ${{ 'customer.created': 'added', 'customer.updated': 'changed', 'customer.deleted': 'withdrawn' }[e.type]}`;
     default:
       // order.approved, order.delivered, order.cancelled
       return `Order ${d.id} ${e.type.slice('order.'.length)} (${animal(d.petId)})`;
