@@ -6,7 +6,8 @@ import { formatMoney } from '../money.ts';
 import { describeError } from '../session.ts';
 import { readScopeOf } from '../scopes.ts';
 import { petHref } from '../route.ts';
-import { Alert, Field, Missing, PageHeading, formatTime, usePetsById, useSession } from '../ui.tsx';
+import { Alert, Missing, PageHeading, formatTime, usePetsById, useSession } from '../ui.tsx';
+import { type Choice, Pick } from '../pick.tsx';
 
 const KEEP = 200;
 
@@ -115,8 +116,8 @@ export function concernsPet(e: Event, petId: number): boolean {
 /** What the page shows: every event, or those of one type, of one animal, or both. */
 interface Filter {
   readonly type: EventType | '';
-  /** The animal's id as typed; empty for every animal. */
-  readonly pet: string;
+  /** The animal chosen by its name; undefined for every animal. */
+  readonly pet: Choice | undefined;
 }
 
 /** The events read before following began, when the page opens or a filter changes. */
@@ -126,15 +127,13 @@ export function EventsPage() {
   const { session, live } = useSession();
   const [events, setEvents] = useState<readonly Event[]>([]);
   const [failure, setFailure] = useState<string>();
-  const [filter, setFilter] = useState<Filter>({ type: '', pet: '' });
-  const petId = /^[1-9][0-9]{0,15}$/.test(filter.pet.trim()) ? Number(filter.pet.trim()) : undefined;
-  const petInvalid = filter.pet.trim() !== '' && petId === undefined;
-  const named = usePetsById(petId === undefined ? [] : [petId]).get(petId ?? 0);
+  const [filter, setFilter] = useState<Filter>({ type: '', pet: undefined });
+  const petId = filter.pet?.id;
   const readable = EVENT_TYPES.filter((t) => session.can(readScopeOf(t)));
   // The names of the animals the shown events concern (the first 100), for their sentences.
   const names = usePetsById(events.map(eventPetId).filter((id) => id !== undefined));
   useEffect(() => {
-    if (!session.can('events:read') || petInvalid) return;
+    if (!session.can('events:read')) return;
     let stopped = false;
     setEvents([]);
     setFailure(undefined);
@@ -169,7 +168,7 @@ export function EventsPage() {
       stopped = true;
       unsubscribe();
     };
-  }, [live, session, filter.type, petId, petInvalid]);
+  }, [live, session, filter.type, petId]);
 
   if (!session.can('events:read'))
     return (
@@ -194,14 +193,14 @@ export function EventsPage() {
             ))}
           </select>
         </span>
-        <Field
+        <Pick
           id="events-pet"
           label="Animal"
-          hint={petId === undefined ? 'Its pet ID' : named ? `${named.name}: its history` : `Pet ${petId}`}
-          error={petInvalid ? 'must be a pet ID: a whole number from 1' : undefined}
-        >
-          {(a11y) => <input {...a11y} inputMode="numeric" value={filter.pet} onInput={(e) => setFilter({ ...filter, pet: e.currentTarget.value })} size={8} />}
-        </Field>
+          hint={filter.pet ? `${filter.pet.label}: its history` : 'Its name, or a part of it'}
+          search={async (q) => (await session.client.pets.search(q, { limit: 8 })).data.map((p) => ({ id: p.id, label: p.name, detail: `pet ${p.id}` }))}
+          chosen={filter.pet}
+          onChoose={(pet) => setFilter({ ...filter, pet })}
+        />
       </form>
       {failure && <Alert>{failure}</Alert>}
       <div role="log" aria-label="Event tail">
