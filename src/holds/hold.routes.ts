@@ -50,20 +50,20 @@ export const holdRoutes: FastifyPluginAsyncTypebox<HoldRoutesOptions> = async (a
         tags: ['Store'],
         summary: 'List holds',
         description:
-          'A page of holds, ascending by id, optionally of one customer (`customerId`) and in one state; paged like `GET /pets` (`Link: rel="next"`).',
+          'A page of holds, ascending by id, optionally of one customer (`customerId`), of one animal (`petId`) and in one state; paged like `GET /pets` (`Link: rel="next"`). An animal has at most one live hold: `petId=…&state=live` lists it, or nothing.',
         'x-stability': 'experimental',
         querystring: ListHoldsQuery,
         response: {
           200: { ...Holds, description: 'A page of holds' },
-          400: errorResponse`Invalid \`customerId\`, \`state\`, \`limit\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
+          400: errorResponse`Invalid \`customerId\`, \`petId\`, \`state\`, \`limit\` or \`cursor\`, or an unknown or repeated query parameter (${'validation_failed'}); a \`cursor\` this service did not issue for these filters (${'invalid_cursor'}); ${MALFORMED}`,
           ...commonErrors,
         },
       },
     },
     async (request, reply) => {
       const page = await holds.list(request.query);
-      const { customerId, state, limit } = request.query;
-      linkNext(reply, page, base, '/holds', { customerId, state, limit });
+      const { customerId, petId, state, limit } = request.query;
+      linkNext(reply, page, base, '/holds', { customerId, petId, state, limit });
       return page.items;
     },
   );

@@ -98,6 +98,7 @@ export const HoldIdParams = Type.Object({ holdId: Id('The identifier of the hold
 export const ListHoldsQuery = Type.Object(
   {
     customerId: Type.Optional(Id('Only the holds of this customer')),
+    petId: Type.Optional(Id('Only the holds of this animal (with `state=live`: its live hold, if any)')),
     state: Type.Optional(stateRef('Only the holds in this state')),
     limit: Type.Optional(Limit),
     cursor: Type.Optional(Cursor),

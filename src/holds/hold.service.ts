@@ -176,7 +176,9 @@ export class HoldService {
   }
 
   list(q: ListHoldsQuery): Promise<Page<Hold>> {
-    const scope = `holds;${q.customerId ?? ''};${q.state ?? ''}`;
-    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) => this.#storage.holds.list({ limit, afterId, customerId: q.customerId, state: q.state }));
+    const scope = `holds;${q.customerId ?? ''};${q.petId ?? ''};${q.state ?? ''}`;
+    return this.#cursors.fetchPage(scope, q, (limit, afterId = 0) =>
+      this.#storage.holds.list({ limit, afterId, customerId: q.customerId, petId: q.petId, state: q.state }),
+    );
   }
 }

@@ -9,6 +9,7 @@ export interface HoldQuery {
   readonly limit: number;
   readonly afterId: number;
   readonly customerId?: number;
+  readonly petId?: number;
   readonly state?: HoldState;
 }
 

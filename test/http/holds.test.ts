@@ -176,6 +176,14 @@ for (const engine of ENGINES) {
         ids.slice(2),
       );
       assert.equal((await app.inject({ method: 'GET', url: '/v1/holds?state=expired', headers: auth })).json().length, 0);
+      // One animal's live hold (the console's animal page): that hold alone, whoever it is for.
+      const ofPet = await app.inject({ method: 'GET', url: `/v1/holds?petId=${otherPet}&state=live`, headers: auth });
+      assert.deepEqual(
+        ofPet.json().map((h: { petId: number; customerId: number }) => [h.petId, h.customerId]),
+        [[otherPet, other]],
+      );
+      assert.equal((await app.inject({ method: 'GET', url: `/v1/holds?petId=${otherPet}&customerId=${customer}`, headers: auth })).json().length, 0);
+      assertError(await app.inject({ method: 'GET', url: '/v1/holds?petId=0', headers: auth }), 400, 'validation_failed');
       assertError(await app.inject({ method: 'GET', url: '/v1/holds?state=gone', headers: auth }), 400, 'validation_failed');
     });
 

@@ -601,7 +601,7 @@ export interface paths {
         };
         /**
          * List holds
-         * @description A page of holds, ascending by id, optionally of one customer (`customerId`) and in one state; paged like `GET /pets` (`Link: rel="next"`).
+         * @description A page of holds, ascending by id, optionally of one customer (`customerId`), of one animal (`petId`) and in one state; paged like `GET /pets` (`Link: rel="next"`). An animal has at most one live hold: `petId=…&state=live` lists it, or nothing.
          *
          *     Requires scope `orders:read`.
          */
@@ -10934,6 +10934,8 @@ export interface operations {
             query?: {
                 /** @description Only the holds of this customer */
                 customerId?: number;
+                /** @description Only the holds of this animal (with `state=live`: its live hold, if any) */
+                petId?: number;
                 state?: components["schemas"]["HoldState"];
                 /** @description Maximum number of items returned */
                 limit?: number;
@@ -10962,7 +10964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Holds"];
                 };
             };
-            /** @description Invalid `customerId`, `state`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
+            /** @description Invalid `customerId`, `petId`, `state`, `limit` or `cursor`, or an unknown or repeated query parameter (`validation_failed`); a `cursor` this service did not issue for these filters (`invalid_cursor`); a malformed request (`bad_request`: `Host`, `Authorization` or `Content-Type` twice, percent-encoding) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

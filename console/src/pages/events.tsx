@@ -6,7 +6,8 @@ import { formatMoney } from '../money.ts';
 import { describeError } from '../session.ts';
 import { readScopeOf } from '../scopes.ts';
 import { petHref } from '../route.ts';
-import { Alert, Field, Missing, PageHeading, formatTime, usePetsById, useSession } from '../ui.tsx';
+import { Alert, Missing, PageHeading, formatTime, usePetsById, useSession } from '../ui.tsx';
+import { type Choice, Pick } from '../pick.tsx';
 
 const KEEP = 200;
 
@@ -54,7 +55,7 @@ export const actorName = (e: Event): string | undefined => (e as { actor?: { nam
 export function eventPetId(e: Event): number | undefined {
   const data = e.data as { id?: number; petId?: number };
   if (e.type.startsWith('category.')) return undefined;
-  return e.type.startsWith('pet.health.') || e.type.startsWith('order.') ? data.petId : data.id;
+  return e.type.startsWith('pet.health.') || e.type.startsWith('order.') || e.type.startsWith('hold.') ? data.petId : data.id;
 }
 
 /**
@@ -88,6 +89,19 @@ export function sentence(e: Event, names: ReadonlyMap<number, { readonly name: s
       return `Category ${d.id} renamed to ${d.name}`;
     case 'category.deleted':
       return `Category ${d.id} deleted`;
+    case 'hold.placed': {
+      const hold = e.data as { until?: string; deposit?: { amount: number; currency: string } };
+      const deposit = hold.deposit ? ` — deposit ${formatMoney(hold.deposit.amount, hold.deposit.currency)}` : '';
+      return `Hold ${d.id}: ${animal(d.petId)} held until ${formatTime(hold.until)}${deposit}`;
+    }
+    case 'hold.cancelled':
+    case 'hold.converted':
+    case 'hold.expired':
+      return `Hold ${d.id} of ${animal(d.petId)} ${e.type.slice('hold.'.length)}`;
+    case 'customer.created':
+    case 'customer.updated':
+    case 'customer.deleted':
+      return `Customer ${d.id} ${{ 'customer.created': 'added', 'customer.updated': 'changed', 'customer.deleted': 'withdrawn' }[e.type]}`;
     default:
       // order.approved, order.delivered, order.cancelled
       return `Order ${d.id} ${e.type.slice('order.'.length)} (${animal(d.petId)})`;
@@ -102,8 +116,8 @@ export function concernsPet(e: Event, petId: number): boolean {
 /** What the page shows: every event, or those of one type, of one animal, or both. */
 interface Filter {
   readonly type: EventType | '';
-  /** The animal's id as typed; empty for every animal. */
-  readonly pet: string;
+  /** The animal chosen by its name; undefined for every animal. */
+  readonly pet: Choice | undefined;
 }
 
 /** The events read before following began, when the page opens or a filter changes. */
@@ -113,15 +127,13 @@ export function EventsPage() {
   const { session, live } = useSession();
   const [events, setEvents] = useState<readonly Event[]>([]);
   const [failure, setFailure] = useState<string>();
-  const [filter, setFilter] = useState<Filter>({ type: '', pet: '' });
-  const petId = /^[1-9][0-9]{0,15}$/.test(filter.pet.trim()) ? Number(filter.pet.trim()) : undefined;
-  const petInvalid = filter.pet.trim() !== '' && petId === undefined;
-  const named = usePetsById(petId === undefined ? [] : [petId]).get(petId ?? 0);
+  const [filter, setFilter] = useState<Filter>({ type: '', pet: undefined });
+  const petId = filter.pet?.id;
   const readable = EVENT_TYPES.filter((t) => session.can(readScopeOf(t)));
   // The names of the animals the shown events concern (the first 100), for their sentences.
   const names = usePetsById(events.map(eventPetId).filter((id) => id !== undefined));
   useEffect(() => {
-    if (!session.can('events:read') || petInvalid) return;
+    if (!session.can('events:read')) return;
     let stopped = false;
     setEvents([]);
     setFailure(undefined);
@@ -156,7 +168,7 @@ export function EventsPage() {
       stopped = true;
       unsubscribe();
     };
-  }, [live, session, filter.type, petId, petInvalid]);
+  }, [live, session, filter.type, petId]);
 
   if (!session.can('events:read'))
     return (
@@ -181,14 +193,14 @@ export function EventsPage() {
             ))}
           </select>
         </span>
-        <Field
+        <Pick
           id="events-pet"
           label="Animal"
-          hint={petId === undefined ? 'Its pet ID' : named ? `${named.name}: its history` : `Pet ${petId}`}
-          error={petInvalid ? 'must be a pet ID: a whole number from 1' : undefined}
-        >
-          {(a11y) => <input {...a11y} inputMode="numeric" value={filter.pet} onInput={(e) => setFilter({ ...filter, pet: e.currentTarget.value })} size={8} />}
-        </Field>
+          hint={filter.pet ? `${filter.pet.label}: its history` : 'Its name, or a part of it'}
+          search={async (q) => (await session.client.pets.search(q, { limit: 8 })).data.map((p) => ({ id: p.id, label: p.name, detail: `pet ${p.id}` }))}
+          chosen={filter.pet}
+          onChoose={(pet) => setFilter({ ...filter, pet })}
+        />
       </form>
       {failure && <Alert>{failure}</Alert>}
       <div role="log" aria-label="Event tail">

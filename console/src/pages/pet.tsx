@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatMoney } from '../money.ts';
 import { nextCare } from '../care.ts';
 import { pageHref } from '../route.ts';
-import { Alert, Missing, PageHeading, Pager, formatTime, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
+import { Alert, Missing, PageHeading, Pager, formatTime, useCustomersById, useLive, useLoad, useOutcome, usePager, useSession } from '../ui.tsx';
 import { actorName, concernsPet, sentence } from './events.tsx';
 import { HealthLog, KIND_LABELS } from './health.tsx';
 import { PetForm, readPet } from './pets.tsx';
@@ -121,6 +121,7 @@ export function PetPage({ petId }: { petId: number }) {
         />
       )}
       {outcome.view}
+      <HoldAndBuyer petId={petId} />
       <Photos petId={petId} name={p.name} />
       <Record pet={p} />
       <Health petId={petId} name={p.name} />
@@ -226,6 +227,56 @@ function Health({ petId, name }: { petId: number; name: string }) {
             ) : null}
           </p>
           <HealthLog petId={petId} name={name} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Who the animal is kept for and who bought it (issue 37 §4): its live hold (`GET /v1/holds?petId=&state=live`:
+ * the customer, until when, the deposit) and the customer of its newest order that is not cancelled.
+ * Holds and orders are read with orders:read; the customers' names with customers:read only.
+ */
+function HoldAndBuyer({ petId }: { petId: number }) {
+  const { session } = useSession();
+  const { client } = session;
+  const canRead = session.can('orders:read');
+  const canName = session.can('customers:read');
+  const sale = useLoad(async () => {
+    if (!canRead) return undefined;
+    const [holds, orders] = await Promise.all([client.holds.list({ petId, state: 'live', limit: 1 }), client.orders.list({ petId, limit: 100 })]);
+    return { hold: holds.data[0], order: orders.data.filter((o) => o.status !== 'cancelled').at(-1) };
+  }, [petId, canRead]);
+  useLive((e) => (e.type.startsWith('hold.') || e.type.startsWith('order.')) && concernsPet(e, petId), sale.reload);
+  const customers = useCustomersById([sale.data?.hold?.customerId, sale.data?.order?.customerId]);
+  const who = (id: number | undefined) => (id === undefined ? 'no customer recorded' : (customers.get(id)?.name ?? `customer ${id}`));
+  const { hold, order } = sale.data ?? {};
+  return (
+    <section aria-labelledby="sale-title">
+      <h2 id="sale-title">Hold and buyer</h2>
+      {!canRead ? (
+        <Missing scope="orders:read" what="see its hold and its buyer" />
+      ) : (
+        <>
+          {sale.error && <Alert>{sale.error}</Alert>}
+          <dl class="record">
+            <div>
+              <dt>Hold</dt>
+              <dd>
+                {hold
+                  ? `For ${who(hold.customerId)} until ${formatTime(hold.until)}, ${
+                      hold.deposit ? `deposit ${formatMoney(hold.deposit.amount, hold.deposit.currency)}` : 'no deposit'
+                    }`
+                  : 'Not held.'}
+              </dd>
+            </div>
+            <div>
+              <dt>Buyer</dt>
+              <dd>{order ? `${who(order.customerId)} (order ${order.id}, ${order.status})` : 'Not sold.'}</dd>
+            </div>
+          </dl>
+          {!canName && <Missing scope="customers:read" what="see the customers' names" />}
         </>
       )}
     </section>

@@ -5,9 +5,11 @@ import type { HoldPlacement, HoldQuery, HoldRepository, HoldTx } from '../../hol
 import { HOLD_COLUMNS, priceColumns, toHold, type HoldRow } from '../rows.ts';
 import { first, perDialect, unlessUnique, type Dialect, type SqlDb } from './sql.db.ts';
 
-// NULL parameters switch a filter off; the primary key (or holds_customer) serves the order.
+// NULL parameters switch a filter off; the primary key (or holds_customer) serves the order. An
+// animal has few holds (one live at a time), so its filter reads them through the primary key too.
 const LIST = `SELECT ${HOLD_COLUMNS} FROM holds
-  WHERE id > $1 AND (CAST($2 AS BIGINT) IS NULL OR customer_id = $2) AND (CAST($3 AS TEXT) IS NULL OR state = $3) ORDER BY id LIMIT $4`;
+  WHERE id > $1 AND (CAST($2 AS BIGINT) IS NULL OR customer_id = $2) AND (CAST($3 AS TEXT) IS NULL OR state = $3)
+    AND (CAST($5 AS BIGINT) IS NULL OR pet_id = $5) ORDER BY id LIMIT $4`;
 const OF_CUSTOMER = `SELECT ${HOLD_COLUMNS} FROM holds WHERE customer_id = $1 ORDER BY id`;
 const INSERT = `INSERT INTO holds (pet_id, customer_id, state, method, until, deposit_amount, deposit_currency, created_at, updated_at)
   VALUES ($1, $2, 'live', $3, $4, $5, $6, $7, $7) RETURNING ${HOLD_COLUMNS}`;
@@ -28,7 +30,7 @@ export class SqlHolds implements HoldRepository {
   }
 
   async list(q: HoldQuery): Promise<Hold[]> {
-    return (await this.#db.all<HoldRow>(LIST, [q.afterId, q.customerId ?? null, q.state ?? null, q.limit])).map(toHold);
+    return (await this.#db.all<HoldRow>(LIST, [q.afterId, q.customerId ?? null, q.state ?? null, q.limit, q.petId ?? null])).map(toHold);
   }
 
   async ofCustomer(customerId: number): Promise<Hold[]> {
