@@ -762,6 +762,15 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
         );
         assert.ok(categories.length >= 2);
         await b.getByLabel('Type').selectOption('');
+        // A customer's event names the customer by id and links to no animal's page.
+        const customer = await app.inject({
+          method: 'POST',
+          url: '/v1/customers',
+          headers: { authorization: `Bearer ${firstRun}` },
+          payload: { name: 'Sam Gamgee', address: { line1: '3 Bagshot Row', city: 'Hobbiton', postalCode: 'SH3', country: 'GB' } },
+        });
+        await log.getByText(`Customer ${customer.json().id} added`, { exact: true }).waitFor({ timeout: LIVE_MS });
+        assert.equal(await log.getByRole('link', { name: /^Customer / }).count(), 0);
         // The animal is chosen by its name, not its id.
         await pick(b, 'Animal', 'frodo', new RegExp(`pet ${petId}$`));
         await b.getByText(/^Frodo: its history$/).waitFor();
@@ -894,6 +903,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
               .first()
               .waitFor();
           if (name === 'Webhooks') await a.getByRole('cell', { name: new RegExp(receiver.url.replace(/[.]/g, '\\.')) }).waitFor();
+          if (name === 'Events') await a.getByRole('log', { name: 'Event tail' }).getByRole('link').first().waitFor();
           const width = await a.evaluate(() => ({ page: document.scrollingElement!.scrollWidth, viewport: window.innerWidth }));
           assert.ok(width.page <= width.viewport, `${name} at 390 px: page ${width.page} px wide`);
           await assertAccessible(a, `${name} at 390 px`, engine);

@@ -54,7 +54,8 @@ export const actorName = (e: Event): string | undefined => (e as { actor?: { nam
 /** The animal an event concerns, by the service's rule (eventPetId, src/events/event.schemas.ts): undefined for a category's. */
 export function eventPetId(e: Event): number | undefined {
   const data = e.data as { id?: number; petId?: number };
-  if (e.type.startsWith('category.')) return undefined;
+  // A category's or a customer's event concerns no animal (its data.id is not a pet's).
+  if (e.type.startsWith('category.') || e.type.startsWith('customer.')) return undefined;
   return e.type.startsWith('pet.health.') || e.type.startsWith('order.') || e.type.startsWith('hold.') ? data.petId : data.id;
 }
 
