@@ -893,7 +893,7 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
 
       await t.test('every page fits a 390 px phone without scrolling sideways', async () => {
         await a.setViewportSize({ width: 390, height: 844 });
-        const pages = ['Pets', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events', 'Activity'];
+        const pages = ['Pets', 'Health', 'Import', 'Categories', 'Orders', 'Customers', 'Inventory', 'Keys', 'Webhooks', 'Events', 'Activity', 'Staff'];
         for (const name of pages) {
           await open(a, name);
           await a.getByRole('heading', { level: 1, name }).waitFor();
