@@ -910,6 +910,12 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
           await shot(a, `${name.toLowerCase()}-390`, engine);
         }
         await a.setViewportSize({ width: 1280, height: 800 });
+        // The pages no other step pictures at 1280 px: only when the pictures are being taken.
+        for (const name of process.env.UPDATE_SCREENSHOTS ? ['Import', 'Activity'] : []) {
+          await open(a, name);
+          await a.getByRole('heading', { level: 1, name }).waitFor();
+          await shot(a, name.toLowerCase(), engine);
+        }
       });
 
       await t.test('nothing was loaded from elsewhere, the CSP refused nothing, and the deprecated getPet was never called', () => {
@@ -1230,6 +1236,13 @@ describe('store console in headless Chromium', { skip, concurrency: true }, () =
     await passkeys.getByRole('button', { name: 'Remove passkey' }).waitFor();
     assert.equal(await passkeys.getByRole('cell', { name: 'Never' }).count(), 0, 'the sign-in is recorded on the passkey');
     await assertAccessible(b, 'the Account page with a passkey', engine);
+    await shot(b, 'account', engine);
+    await b.setViewportSize({ width: 390, height: 844 });
+    const narrow = await b.evaluate(() => ({ page: document.scrollingElement!.scrollWidth, viewport: window.innerWidth }));
+    assert.ok(narrow.page <= narrow.viewport, `the Account page at 390 px: page ${narrow.page} px wide`);
+    await assertAccessible(b, 'the Account page at 390 px', engine);
+    await shot(b, 'account-390', engine);
+    await b.setViewportSize({ width: 1280, height: 800 });
 
     // Olive deactivates Ben: his open session's next call (his console asks every 2 s) is refused, and the console says so.
     const refused = b.waitForResponse((r) => r.url().includes('/v1/') && r.status() === 401);
