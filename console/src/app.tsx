@@ -358,7 +358,9 @@ function Console({ session, signOut }: { session: Session; signOut: () => void }
         </ul>
       </nav>
       <main>
-        {live.following ? null : <p class="muted">Your key cannot read the event feed (events:read), so pages refresh every 2 s instead of following it.</p>}
+        {live.following ? null : (
+          <p class="muted">This sign-in may not read the event feed (events:read), so pages refresh every 2 s instead of following it.</p>
+        )}
         {route.kind === 'pet' ? <PetPage key={`pet-${route.petId}`} petId={route.petId} /> : <Page key={current.path} />}
       </main>
     </SessionContext.Provider>
